@@ -1,0 +1,160 @@
+"""A real external `mlir-opt` as the lowering under test.
+
+A whole batch goes through one process with `--split-input-file` (process
+start costs ~20x the lowering of a small program).  Each program's ops carry
+`loc("pK/opN")`, so diagnostics and output chunks map back to program K.  A
+crash or hang of the batch is bisected, so one bad program cannot hide the
+verdicts of the others.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import shutil
+import subprocess
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from verify.errors import EnvironmentProblem
+from verify.lowerings.base import LoweringOutcome
+from verify.program import Program
+
+SPLIT = "// -----"
+KNOWN_VERSIONS = (22, 21, 20, 19, 18, 17, 16)
+DEFAULT_PIPELINE = "gpu-to-llvm"
+_PRINT_FLAGS = (
+    "--mlir-print-op-generic",
+    "--mlir-print-debuginfo",
+    "--mlir-print-local-scope",
+)
+
+
+def find_mlir_opt(version: int | None = None) -> str | None:
+    """Path of `mlir-opt-N` (or the newest mlir-opt when version is None)."""
+    versions = KNOWN_VERSIONS if version is None else (version,)
+    for v in versions:
+        for candidate in (shutil.which(f"mlir-opt-{v}"), f"/usr/lib/llvm-{v}/bin/mlir-opt"):
+            if candidate and os.access(candidate, os.X_OK):
+                return candidate
+    if version is None:
+        return shutil.which("mlir-opt")
+    return None
+
+
+def tool_version(path: str) -> int | None:
+    try:
+        out = subprocess.run(
+            [path, "--version"], capture_output=True, text=True, timeout=30
+        ).stdout
+    except (OSError, subprocess.TimeoutExpired):
+        return None
+    m = re.search(r"LLVM version (\d+)", out)
+    return int(m.group(1)) if m else None
+
+
+@dataclass
+class MlirOptLowering:
+    spec: str
+    path: str
+    pipeline: str = DEFAULT_PIPELINE
+    timeout_s: float = 60.0
+
+    def describe(self) -> str:
+        version = tool_version(self.path)
+        return f"{self.spec}: {self.path} (LLVM {version}), pipeline '{self.pipeline}'"
+
+    def command(self) -> list[str]:
+        return [
+            self.path,
+            "--split-input-file",
+            f"--pass-pipeline=builtin.module({self.pipeline})",
+            *_PRINT_FLAGS,
+        ]
+
+    def lower_batch(self, programs: Sequence[Program]) -> list[LoweringOutcome]:
+        if not programs:
+            return []
+        return self._lower(list(enumerate(programs)))
+
+    def _lower(self, items: list[tuple[int, Program]]) -> list[LoweringOutcome]:
+        text = f"\n{SPLIT}\n".join(p.to_mlir(loc_prefix=f"p{k}/") for k, p in items)
+        try:
+            proc = subprocess.run(
+                self.command(),
+                input=text,
+                capture_output=True,
+                text=True,
+                timeout=self.timeout_s * max(1, len(items)) ** 0.5,
+            )
+        except subprocess.TimeoutExpired:
+            if len(items) == 1:
+                return [LoweringOutcome("timeout", diagnostics=f"no answer in {self.timeout_s}s")]
+            return self._bisect(items)
+        except OSError as e:
+            raise EnvironmentProblem(f"cannot run {self.path}: {e}") from e
+        chunks = proc.stdout.split(f"\n{SPLIT}\n")
+        if proc.returncode < 0 or proc.returncode > 1 or len(chunks) != len(items):
+            if len(items) > 1:
+                return self._bisect(items)
+            return [_crash_outcome(proc)]
+        return [
+            self._outcome(k, chunk, proc.stderr, proc.returncode)
+            for (k, _), chunk in zip(items, chunks)
+        ]
+
+    def _bisect(self, items: list[tuple[int, Program]]) -> list[LoweringOutcome]:
+        mid = len(items) // 2
+        return self._lower(items[:mid]) + self._lower(items[mid:])
+
+    @staticmethod
+    def _outcome(k: int, chunk: str, stderr: str, rc: int) -> LoweringOutcome:
+        mine = _diagnostics_for(k, stderr)
+        body = chunk.strip()
+        if body.startswith(SPLIT):
+            body = body[len(SPLIT):].strip()
+        if body:
+            return LoweringOutcome("ok", lowered=body.replace(f'"p{k}/', '"') + "\n",
+                                   diagnostics=mine)
+        if mine or rc == 1:
+            return LoweringOutcome("rejected", diagnostics=mine or stderr.strip())
+        return LoweringOutcome("crash", diagnostics="exit 0 with no output for this program")
+
+
+def _diagnostics_for(k: int, stderr: str) -> str:
+    tag = f'"p{k}/'
+    lines = [ln.replace(tag, '"') for ln in stderr.splitlines() if tag in ln]
+    return "\n".join(lines)
+
+
+def _crash_outcome(proc: subprocess.CompletedProcess[str]) -> LoweringOutcome:
+    if proc.returncode < 0:
+        why = f"killed by signal {-proc.returncode}"
+    elif proc.returncode == 0:
+        why = "exit 0 with malformed output"
+    else:
+        why = f"exit status {proc.returncode}"
+    tail = "\n".join(proc.stderr.strip().splitlines()[-15:])
+    return LoweringOutcome("crash", diagnostics=f"{why}\n{tail}".strip())
+
+
+def resolve_mlir_opt(spec: str, pipeline: str) -> MlirOptLowering:
+    """`mlir-opt`, `mlir-opt-N` or `mlir-opt:/path` to a runnable lowering."""
+    if spec.startswith("mlir-opt:"):
+        path = spec.split(":", 1)[1]
+        if not (Path(path).is_file() and os.access(path, os.X_OK)):
+            raise EnvironmentProblem(f"{spec}: '{path}' is not an executable file")
+        return MlirOptLowering(spec, path, pipeline)
+    m = re.fullmatch(r"mlir-opt(?:-(\d+))?", spec)
+    if not m:
+        raise EnvironmentProblem(f"unknown lowering '{spec}'")
+    version = int(m.group(1)) if m.group(1) else None
+    path = find_mlir_opt(version)
+    if path is None:
+        pkg = f"mlir-{version}-tools" if version else "mlir-19-tools (or any mlir-N-tools)"
+        raise EnvironmentProblem(
+            f"{spec}: no such mlir-opt on PATH or under /usr/lib/llvm-*/bin; "
+            f"install it with: apt-get install {pkg}"
+        )
+    return MlirOptLowering(spec, path, pipeline)

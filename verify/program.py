@@ -1,0 +1,167 @@
+"""Typed model of the source GPU programs the harness generates and checks.
+
+A program is a module of functions; a function body is a tree of ops (`If`
+and `For` hold nested bodies).  Every op has a stable id ("op3"), printed as
+its MLIR location, so that a lowered runtime call can be traced back to the
+source op it came from (`mlir-opt` keeps locations through conversion).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from typing import Union
+
+ELEMENT_TYPES = ("f32", "i32", "f16", "i64")
+
+
+@dataclass(frozen=True)
+class MemRefType:
+    shape: tuple[int | None, ...]  # None is a dynamic dimension
+    elem: str = "f32"
+
+    def __str__(self) -> str:
+        dims = "".join(("?" if d is None else str(d)) + "x" for d in self.shape)
+        return f"memref<{dims}{self.elem}>"
+
+    @property
+    def num_dynamic(self) -> int:
+        return sum(1 for d in self.shape if d is None)
+
+
+@dataclass(frozen=True)
+class Wait:
+    """`gpu.wait`: async (returns a token) or a host synchronization point."""
+
+    id: str
+    token: str | None
+    deps: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class Alloc:
+    id: str
+    result: str
+    token: str | None
+    deps: tuple[str, ...]
+    host_shared: bool
+    type: MemRefType
+    dyn_sizes: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class Dealloc:
+    id: str
+    token: str | None
+    deps: tuple[str, ...]
+    memref: str
+    type: MemRefType
+
+
+@dataclass(frozen=True)
+class Memset:
+    id: str
+    token: str | None
+    deps: tuple[str, ...]
+    dst: str
+    type: MemRefType
+    value: int
+
+
+@dataclass(frozen=True)
+class Memcpy:
+    id: str
+    token: str | None
+    deps: tuple[str, ...]
+    dst: str
+    src: str
+    type: MemRefType
+
+
+@dataclass(frozen=True)
+class HostStore:
+    """`memref.store` from the host into a host_shared buffer (element 0)."""
+
+    id: str
+    memref: str
+    type: MemRefType
+    value: int
+
+
+@dataclass(frozen=True)
+class HostLoad:
+    """`memref.load` on the host from a host_shared buffer (element 0)."""
+
+    id: str
+    result: str
+    memref: str
+    type: MemRefType
+
+
+@dataclass(frozen=True)
+class If:
+    id: str
+    cond: str  # an i1 function argument
+    then: tuple[Op, ...]
+    orelse: tuple[Op, ...] = ()
+
+
+@dataclass(frozen=True)
+class For:
+    id: str
+    iv: str
+    trip_count: int
+    body: tuple[Op, ...]
+
+
+Op = Union[Wait, Alloc, Dealloc, Memset, Memcpy, HostStore, HostLoad, If, For]
+ASYNC_OPS = (Wait, Alloc, Dealloc, Memset, Memcpy)
+
+
+@dataclass(frozen=True)
+class Arg:
+    name: str
+    type: str  # "i1" or "index"
+
+
+@dataclass(frozen=True)
+class Function:
+    name: str
+    args: tuple[Arg, ...]
+    body: tuple[Op, ...]
+
+
+@dataclass(frozen=True)
+class Program:
+    functions: tuple[Function, ...]
+    # Free-form tags the generator attaches (e.g. "unawaited-token").
+    tags: frozenset[str] = field(default_factory=frozenset)
+
+    def walk(self) -> Iterator[Op]:
+        for fn in self.functions:
+            yield from walk_ops(fn.body)
+
+    def op_count(self) -> int:
+        return sum(1 for _ in self.walk())
+
+    def op_by_id(self) -> dict[str, Op]:
+        return {op.id: op for op in self.walk()}
+
+    def to_mlir(self, loc_prefix: str = "") -> str:
+        from verify.printer import print_program
+
+        return print_program(self, loc_prefix=loc_prefix)
+
+
+def walk_ops(ops: tuple[Op, ...]) -> Iterator[Op]:
+    for op in ops:
+        yield op
+        if isinstance(op, If):
+            yield from walk_ops(op.then)
+            yield from walk_ops(op.orelse)
+        elif isinstance(op, For):
+            yield from walk_ops(op.body)
+
+
+def is_sync(op: Op) -> bool:
+    return isinstance(op, ASYNC_OPS) and op.token is None
