@@ -1,0 +1,60 @@
+"""Which behaviours a program exercises: the coverage figures of a run."""
+
+from __future__ import annotations
+
+from collections import Counter
+
+from verify.program import (
+    ASYNC_OPS,
+    Alloc,
+    Dealloc,
+    For,
+    HostLoad,
+    HostStore,
+    If,
+    Memcpy,
+    Memset,
+    Program,
+    Wait,
+)
+
+_KIND = {Alloc: "alloc", Wait: "wait", Dealloc: "dealloc", Memset: "memset", Memcpy: "memcpy"}
+
+
+def features(program: Program) -> list[str]:
+    out: set[str] = {f"functions={len(program.functions)}"}
+    uses: Counter[str] = Counter()
+    for op in program.walk():
+        if isinstance(op, ASYNC_OPS):
+            kind = _KIND[type(op)]
+            mode = "async" if op.token is not None else "sync"
+            out.add(f"{kind}.{mode}")
+            out.add(f"{kind}.deps={min(len(op.deps), 3)}")
+            uses.update(op.deps)
+            if len(op.deps) > 1:
+                out.add("token.fan-in")
+            if isinstance(op, Alloc):
+                out.add(f"alloc.host_shared={str(op.host_shared).lower()}")
+                out.add("alloc.dynamic" if op.type.num_dynamic else "alloc.static")
+                out.add(f"alloc.elem={op.type.elem}")
+        elif isinstance(op, HostStore):
+            out.add("host.store")
+        elif isinstance(op, HostLoad):
+            out.add("host.load")
+        elif isinstance(op, If):
+            out.add("scf.if.else" if op.orelse else "scf.if")
+        elif isinstance(op, For):
+            out.add("scf.for")
+    if any(n > 1 for n in uses.values()):
+        out.add("token.fan-out")
+    out |= {f"tag.{t}" for t in program.tags}
+    return sorted(out)
+
+
+KNOWN_FEATURES = sorted(
+    [f"{k}.{m}" for k in _KIND.values() for m in ("sync", "async")]
+    + [f"{k}.deps={n}" for k in _KIND.values() for n in range(4)]
+    + ["alloc.host_shared=true", "alloc.host_shared=false", "alloc.dynamic", "alloc.static",
+       "host.store", "host.load", "scf.if", "scf.if.else", "scf.for", "token.fan-in",
+       "token.fan-out", "tag.unawaited-token"]
+)

@@ -1,0 +1,274 @@
+"""`gpu-alloc-verify`: fuzz, check, replay, report, lowerings, bench.
+
+Exit status: 0 no violation, 1 at least one violation, 2 usage or
+environment error (the message says what is missing and how to get it).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+from collections.abc import Sequence
+from typing import Any
+
+from verify.errors import GpuAllocVerifyError, UsageError
+from verify.lowerings.base import Lowering
+from verify.lowerings.mlir_opt import DEFAULT_PIPELINE
+from verify.lowerings.registry import available_specs, default_spec, resolve
+from verify.pipeline import Tally, active_invariants, check_batch
+from verify.verdicts import INVARIANTS
+
+RUNTIMES = ("cuda", "hip", "sycl")
+
+
+def _lowerings(args: argparse.Namespace) -> list[Lowering]:
+    specs = args.lowering or []
+    if not specs:
+        spec, why = default_spec()
+        print(f"lowering: {spec} ({why})", file=sys.stderr)
+        specs = [spec]
+    return [resolve(s, args.pipeline) for s in dict.fromkeys(specs)]
+
+
+def _common(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--lowering", action="append", metavar="SPEC",
+                   help="lowering under test, repeatable: mlir-opt, mlir-opt-16/19/22, "
+                   "mlir-opt:/path/to/mlir-opt, xdsl:NAME (default: newest mlir-opt found, "
+                   "else xdsl:pr69969)")
+    p.add_argument("--pipeline", default=DEFAULT_PIPELINE,
+                   help="pass pipeline for mlir-opt lowerings, as inside "
+                   "builtin.module(...) (default: %(default)s)")
+    p.add_argument("--runtime", choices=RUNTIMES, default="cuda",
+                   help="runtime profile for runtime-contract (default: %(default)s)")
+    p.add_argument("--invariant", action="append", metavar="ID",
+                   help="check only these invariants (repeatable; default: all)")
+    p.add_argument("--json", action="store_true", help="print one JSON object on stdout")
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="gpu-alloc-verify",
+        description="Prove and test how MLIR lowers async GPU ops (gpu.alloc, gpu.wait, ...) "
+        "to runtime calls. Exit 0: no violation; 1: a violation; 2: usage or environment "
+        "error.",
+    )
+    sub = parser.add_subparsers(dest="command", required=True)
+
+    fz = sub.add_parser("fuzz", help="generate random programs, lower, check, shrink")
+    _common(fz)
+    fz.add_argument("--max-examples", type=int, default=200, metavar="N")
+    fz.add_argument("--time-budget", type=float, metavar="SEC",
+                    help="stop generating after SEC seconds")
+    fz.add_argument("--seed", type=int, default=0, help="Hypothesis seed (default: 0)")
+    fz.add_argument("--max-ops", type=int, default=8, help="ops per function, at most")
+    fz.add_argument("--linear-tokens", action="store_true",
+                    help="each token used once, as gpu-async-region produces")
+    fz.add_argument("--no-shrink", action="store_true", help="report first examples unshrunk")
+    fz.add_argument("--db", metavar="DIR", help="Hypothesis example database directory")
+    fz.add_argument("--results", metavar="FILE", help="append JSONL results here")
+    fz.add_argument("--report", metavar="DIR", help="write an HTML report into DIR")
+
+    ck = sub.add_parser("check", help="lower and check one .mlir file")
+    ck.add_argument("file", metavar="FILE.mlir")
+    _common(ck)
+
+    rp = sub.add_parser("replay", help="re-check recorded violations of a results file")
+    rp.add_argument("results", metavar="RESULTS.jsonl")
+    rp.add_argument("--id", help="only the record with this id")
+    rp.add_argument("--json", action="store_true")
+
+    rep = sub.add_parser("report", help="render an HTML report from a results file")
+    rep.add_argument("results", metavar="RESULTS.jsonl")
+    rep.add_argument("-o", "--output", required=True, metavar="DIR")
+
+    sub.add_parser("lowerings", help="list the lowerings this machine can run")
+    sub.add_parser("invariants", help="list the invariant IDs")
+
+    bn = sub.add_parser("bench", help="measure per-stage cost and throughput")
+    bn.add_argument("--lowering", action="append", metavar="SPEC")
+    bn.add_argument("--pipeline", default=DEFAULT_PIPELINE)
+    bn.add_argument("--programs", type=int, default=200, help="programs per size")
+    bn.add_argument("-j", "--jobs", type=int, default=None, help="worker processes")
+    bn.add_argument("--json", action="store_true")
+    return parser
+
+
+def _print_summary(summary: dict[str, Any], elapsed: float | None = None) -> None:
+    print(f"{summary['examples']} program(s), lowerings: {', '.join(summary['lowerings'])}"
+          + (f", {elapsed:.1f}s" if elapsed is not None else ""))
+    for spec, per in summary["by_lowering"].items():
+        print(f"\n{spec}")
+        for inv, counts in per.items():
+            shown = ", ".join(f"{k} {v}" for k, v in counts.items() if v)
+            print(f"  {inv:28} {shown}")
+    for v in summary["violations"]:
+        print(f"\nVIOLATED {v['invariant']} on {v['lowering']}: {v['detail']}")
+        if v.get("counterexample", {}).get("path"):
+            print(f"  path: {v['counterexample']['path']}")
+        print("  program:")
+        print("    " + v["program"].rstrip().replace("\n", "\n    "))
+
+
+def cmd_check(args: argparse.Namespace) -> int:
+    from verify.source_reader import read_program
+
+    program = read_program(args.file)
+    lowerings = _lowerings(args)
+    invariants = active_invariants(args.invariant)
+    row = check_batch([program], lowerings, invariants, args.runtime)[0]
+    tally = Tally()
+    tally.add(row)
+    violations = []
+    for spec, j in row.items():
+        for v in j.violations():
+            violations.append({"invariant": v.invariant, "lowering": spec,
+                               "program": program.to_mlir(), "lowered": j.lowered,
+                               "detail": v.detail, "counterexample": v.counterexample,
+                               "marked_calls": v.marked_calls})
+    summary = {"examples": 1, "lowerings": list(row), "by_invariant": tally.by_invariant,
+               "by_lowering": tally.by_lowering, "violations": violations}
+    if args.json:
+        print(json.dumps(summary, indent=2))
+    else:
+        for spec, j in row.items():
+            print(f"{spec}: lowering {j.status}")
+            for inv, r in j.results.items():
+                extra = f"  ({r.reason.splitlines()[0][:100]})" if r.reason and r.verdict in (
+                    "unknown", "rejected") else ""
+                print(f"  {inv:28} {r.verdict}{extra}")
+                for v in r.violations:
+                    print(f"    {v.detail}")
+    return 1 if violations else 0
+
+
+def cmd_fuzz(args: argparse.Namespace) -> int:
+    from generators.programs import GenConfig
+    from verify.fuzz import FuzzOptions, run_fuzz
+
+    if args.max_examples < 1:
+        raise UsageError("--max-examples must be at least 1")
+    gen = GenConfig(max_ops=args.max_ops)
+    if args.linear_tokens:
+        gen = gen.linear()
+    results = args.results
+    if args.report and not results:
+        from pathlib import Path
+
+        results = str(Path(args.report) / "results.jsonl")
+    last = [0.0]
+
+    def progress(msg: str) -> None:
+        if sys.stderr.isatty() or time.monotonic() - last[0] > 5:
+            last[0] = time.monotonic()
+            print(f"\r{msg}", end="" if sys.stderr.isatty() else "\n", file=sys.stderr)
+
+    opts = FuzzOptions(
+        lowerings=_lowerings(args), invariants=active_invariants(args.invariant),
+        max_examples=args.max_examples, time_budget=args.time_budget, seed=args.seed,
+        db=args.db, runtime=args.runtime, pipeline=args.pipeline, gen=gen,
+        shrink=not args.no_shrink, results=results, progress=progress,
+    )
+    report = run_fuzz(opts)
+    if sys.stderr.isatty():
+        print(file=sys.stderr)
+    summary = report.summary()
+    if args.report:
+        _render_report(results, args.report)
+    if args.json:
+        print(json.dumps(summary, indent=2))
+    else:
+        _print_summary(summary, report.elapsed)
+        if args.report:
+            print(f"\nreport: {args.report}/index.html")
+    return 1 if report.found else 0
+
+
+def _render_report(results: str | None, out_dir: str) -> None:
+    if results is None:
+        return
+    try:
+        from reports.html import render_report
+    except ImportError as e:
+        print(f"HTML report skipped: {e}", file=sys.stderr)
+        return
+    render_report(results, out_dir)
+
+
+def cmd_report(args: argparse.Namespace) -> int:
+    _render_report(args.results, args.output)
+    print(f"report: {args.output}/index.html")
+    return 0
+
+
+def cmd_replay(args: argparse.Namespace) -> int:
+    from verify.results import read_records
+    from verify.source_reader import program_from_text
+
+    records = [r for r in read_records(args.results) if r.get("kind") == "violation"
+               and (args.id is None or r.get("id") == args.id)]
+    if not records:
+        raise UsageError(f"{args.results}: no violation record"
+                         + (f" with id {args.id}" if args.id else ""))
+    still = []
+    for r in records:
+        program = program_from_text(r["program"], r.get("id", "record"))
+        lowering = resolve(r["lowering"], r.get("pipeline", DEFAULT_PIPELINE))
+        j = check_batch([program], [lowering], active_invariants([r["invariant"]]))[0][
+            lowering.spec]
+        verdict = j.results[r["invariant"]].verdict if r["invariant"] in j.results else "?"
+        still.append({"id": r.get("id"), "invariant": r["invariant"],
+                      "lowering": r["lowering"], "verdict": verdict})
+        if not args.json:
+            print(f"{r.get('id')}: {r['invariant']} on {r['lowering']}: {verdict}")
+    if args.json:
+        print(json.dumps(still, indent=2))
+    return 1 if any(s["verdict"] == "violated" for s in still) else 0
+
+
+def cmd_lowerings(args: argparse.Namespace) -> int:
+    specs = available_specs()
+    if not specs:
+        print("no lowering available: apt-get install mlir-19-tools", file=sys.stderr)
+        return 2
+    for spec, desc in specs:
+        print(f"{spec:22} {desc}")
+    return 0
+
+
+def cmd_invariants(args: argparse.Namespace) -> int:
+    active = set(active_invariants())
+    for inv, desc in INVARIANTS.items():
+        mark = "" if inv in active else "  (not implemented yet)"
+        print(f"{inv:28} {desc}{mark}")
+    return 0
+
+
+def cmd_bench(args: argparse.Namespace) -> int:
+    try:
+        from verify.bench import run_bench
+    except ImportError as e:
+        raise UsageError(f"bench is not available in this build: {e}") from e
+    return run_bench(args)
+
+
+COMMANDS = {"fuzz": cmd_fuzz, "check": cmd_check, "replay": cmd_replay, "report": cmd_report,
+            "lowerings": cmd_lowerings, "invariants": cmd_invariants, "bench": cmd_bench}
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    try:
+        return COMMANDS[args.command](args)
+    except GpuAllocVerifyError as e:
+        print(f"gpu-alloc-verify: error: {e}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        print("gpu-alloc-verify: interrupted", file=sys.stderr)
+        return 130
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,83 @@
+"""Stream discipline: `sync-alloc-no-stream` and `stream-no-leak`."""
+
+from __future__ import annotations
+
+import z3
+
+from verify.extract import Call
+from verify.invariants.common import Findings, describe_path
+from verify.invariants.context import CheckContext
+from verify.verdicts import CheckResult
+
+# Allocation entry points and the position of their stream argument.
+ALLOC_STREAM_ARG = {"mgpuMemAlloc": 1, "mgpuMemAllocAsync": 1}
+
+
+def alloc_stream_arg(call: Call) -> z3.ArithRef | None:
+    pos = ALLOC_STREAM_ARG.get(call.callee)
+    # The split API's sync mgpuMemAlloc(size, shared) takes no stream.
+    if pos is None or len(call.args) < 3:
+        return None
+    return call.args[pos]
+
+
+def may_be_stream(ctx: CheckContext, value: z3.ArithRef) -> z3.BoolRef:
+    return z3.Or(*[value == h for h, _ in ctx.lowered.handles_of("stream")], z3.BoolVal(False))
+
+
+def check_sync_alloc_no_stream(ctx: CheckContext) -> CheckResult:
+    f = Findings("sync-alloc-no-stream", ctx)
+    sync_ids = {op.id for op in ctx.source.sync_allocs()}
+    if not sync_ids:
+        return CheckResult("sync-alloc-no-stream", "not-applicable",
+                           reason="no synchronous gpu.alloc in the program")
+    for h, create in ctx.lowered.handles_of("stream"):
+        if create.source_op in sync_ids:
+            f.query(create.guard,
+                    f"mgpuStreamCreate emitted for synchronous gpu.alloc {create.source_op}",
+                    [create.source_op], {"source_op": create.source_op, "handle": h})
+    for call in ctx.lowered.calls:
+        if call.source_op not in sync_ids:
+            continue
+        stream = alloc_stream_arg(call)
+        if stream is None:
+            continue
+        f.query(z3.And(call.guard, may_be_stream(ctx, stream)),
+                f"{call.callee} for synchronous gpu.alloc {call.source_op} runs on a "
+                f"created stream instead of none",
+                [call.source_op], {"source_op": call.source_op})
+    return f.result()
+
+
+def check_stream_no_leak(ctx: CheckContext) -> CheckResult:
+    f = Findings("stream-no-leak", ctx)
+    creates = list(ctx.lowered.handles_of("stream"))
+    if not creates:
+        return CheckResult("stream-no-leak", "holds")
+    destroys = ctx.lowered.calls_to("mgpuStreamDestroy")
+    for h, create in creates:
+        count = z3.Sum(*[z3.If(z3.And(d.guard, d.args[0] == h), 1, 0)
+                         for d in destroys if d.args], z3.IntVal(0))
+        # A stream whose source token is never awaited may stay alive: the
+        # source asked for that, the lowering is not to blame.
+        awaited = ctx.source.awaited.get(create.source_op or "", z3.BoolVal(True))
+        n = z3.Int("destroy_count")
+        bad = z3.And(create.guard, awaited, n == count, n != 1)
+        if f.query(bad, f"stream created by {create.source_op or '?'} is not destroyed "
+                   f"exactly once", [create.source_op]):
+            v = f.violations[-1]
+            assert f.last_model is not None
+            answer_n = f.last_model.eval(n, model_completion=True).as_long()
+            v.counterexample["destroy_count"] = answer_n
+            v.counterexample["source_op"] = create.source_op
+            v.detail = (f"stream created by {create.source_op or 'an unknown op'} "
+                        f"(mgpuStreamCreate) is destroyed {answer_n} time(s), "
+                        f"not exactly once, "
+                        + _path_text(v.counterexample["path"]))
+            v.marked_calls = sorted({c for c in [create.source_op]
+                                     + [d.source_op for d in destroys] if c})
+    return f.result()
+
+
+def _path_text(path: object) -> str:
+    return describe_path(path if isinstance(path, dict) else {})

@@ -1,0 +1,75 @@
+"""Parsing lowered modules with xDSL (generic form, unknown ops allowed)."""
+
+from __future__ import annotations
+
+from functools import lru_cache
+from typing import Any
+
+import re
+
+from xdsl.context import Context
+from xdsl.dialects import get_all_dialects
+from xdsl.parser import Parser
+from xdsl.utils.exceptions import ParseError
+
+
+# `!llvm.ptr<...>` and, inside other LLVM types, the short `ptr<...>`.
+_PTR_RE = re.compile(r"(?<![\w])(?:!llvm\.)?ptr<")
+
+
+class LoweredParseError(Exception):
+    """The lowering's output is not MLIR xDSL can read."""
+
+
+@lru_cache(maxsize=1)
+def _context() -> Context:
+    ctx = Context(allow_unregistered=True)
+    for name, factory in get_all_dialects().items():
+        ctx.register_dialect(name, factory)
+    return ctx
+
+
+def op_name(op: Any) -> str:
+    """The op's MLIR name, also for ops xDSL does not know."""
+    if op.name == "builtin.unregistered":
+        attr = op.attributes.get("op_name__")
+        if attr is not None:
+            return str(attr.data)
+    return str(op.name)
+
+
+def opaque_pointers(text: str) -> str:
+    """`!llvm.ptr<i8>` (LLVM 16's typed pointers) to `!llvm.ptr`: xDSL reads
+    only opaque pointers, and the pointee type does not matter to the checks."""
+    if "ptr<" not in text:
+        return text
+    out: list[str] = []
+    pos = 0
+    while (m := _PTR_RE.search(text, pos)) is not None:
+        start = m.start()
+        marker = m.group(0)
+        out.append(text[pos:start] + marker[:-1])
+        depth, i = 0, start + len(marker) - 1
+        while i < len(text):
+            if text[i] == "<":
+                depth += 1
+            elif text[i] == ">":
+                depth -= 1
+                if depth == 0:
+                    break
+            i += 1
+        inner = text[start + len(marker): i]
+        if inner.strip().isdigit():  # an address space is kept
+            out[-1] += f"<{inner}>"
+        pos = i + 1
+    out.append(text[pos:])
+    return "".join(out)
+
+
+def parse_lowered(text: str) -> Any:
+    try:
+        return Parser(_context(), opaque_pointers(text)).parse_module()
+    except ParseError as e:
+        raise LoweredParseError(str(e).splitlines()[0] if str(e) else "parse error") from e
+    except Exception as e:  # xDSL raises assorted errors on odd input
+        raise LoweredParseError(f"{type(e).__name__}: {e}") from e

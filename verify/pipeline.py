@@ -1,0 +1,117 @@
+"""One run: lower a batch of programs with each lowering, then judge every
+invariant on every (program, lowering)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from verify.extract import extract
+from verify.invariants import CHECKERS, CheckContext
+from verify.lowered_ir import LoweredParseError, parse_lowered
+from verify.lowerings.base import Lowering, LoweringOutcome, Status
+from verify.program import Program
+from verify.solver import DEFAULT_TIMEOUT_MS
+from verify.source_facts import source_facts
+from verify.verdicts import VERDICTS, CheckResult, Violation
+
+NO_CRASH = "lowering-no-crash"
+
+
+def active_invariants(selected: Sequence[str] | None = None) -> list[str]:
+    known = [NO_CRASH, *CHECKERS]
+    if not selected:
+        return known
+    return [i for i in known if i in selected]
+
+
+@dataclass
+class Judgement:
+    """The verdicts of one lowering on one program."""
+
+    spec: str
+    status: Status
+    results: dict[str, CheckResult]
+    lowered: str = ""
+    diagnostics: str = ""
+
+    def violations(self) -> list[Violation]:
+        return [v for r in self.results.values() for v in r.violations]
+
+    def verdicts(self) -> dict[str, str]:
+        return {k: r.verdict for k, r in self.results.items()}
+
+
+def judge(program: Program, outcome: LoweringOutcome, spec: str,
+          invariants: Sequence[str], runtime: str = "cuda",
+          timeout_ms: int = DEFAULT_TIMEOUT_MS) -> Judgement:
+    results: dict[str, CheckResult] = {}
+    rest = [i for i in invariants if i != NO_CRASH]
+    if outcome.status in ("crash", "timeout"):
+        results[NO_CRASH] = CheckResult(NO_CRASH, "violated", [Violation(
+            NO_CRASH, f"the lowering {'hung' if outcome.status == 'timeout' else 'crashed'}"
+            f" on a valid program: {outcome.diagnostics.splitlines()[0] if outcome.diagnostics else ''}",
+            {"diagnostics": outcome.diagnostics})])
+        for i in rest:
+            results[i] = CheckResult(i, "not-applicable", reason=f"lowering {outcome.status}")
+        return Judgement(spec, outcome.status, _ordered(results, invariants),
+                         diagnostics=outcome.diagnostics)
+    results[NO_CRASH] = CheckResult(NO_CRASH, "holds")
+    if outcome.status == "rejected":
+        for i in rest:
+            results[i] = CheckResult(i, "rejected", reason=outcome.diagnostics)
+        return Judgement(spec, "rejected", _ordered(results, invariants),
+                         diagnostics=outcome.diagnostics)
+    module: Any = outcome.module
+    if module is None:
+        try:
+            module = parse_lowered(outcome.lowered)
+        except LoweredParseError as e:
+            results[NO_CRASH] = CheckResult(NO_CRASH, "violated", [Violation(
+                NO_CRASH, f"the lowering reported success but printed unreadable IR: {e}")])
+            for i in rest:
+                results[i] = CheckResult(i, "not-applicable", reason="unreadable output")
+            return Judgement(spec, "crash", _ordered(results, invariants), outcome.lowered,
+                             outcome.diagnostics)
+    src = source_facts(program)
+    ctx = CheckContext(program, src, extract(module, src.arg_names), module,
+                       outcome.lowered, runtime, timeout_ms)
+    for i in rest:
+        results[i] = CHECKERS[i](ctx)
+    return Judgement(spec, "ok", _ordered(results, invariants), outcome.lowered,
+                     outcome.diagnostics)
+
+
+def _ordered(results: dict[str, CheckResult], order: Sequence[str]) -> dict[str, CheckResult]:
+    return {i: results[i] for i in order if i in results}
+
+
+def check_batch(programs: Sequence[Program], lowerings: Sequence[Lowering],
+                invariants: Sequence[str], runtime: str = "cuda",
+                timeout_ms: int = DEFAULT_TIMEOUT_MS) -> list[dict[str, Judgement]]:
+    """Judgements per program, keyed by lowering spec."""
+    table: list[dict[str, Judgement]] = [{} for _ in programs]
+    for lowering in lowerings:
+        outcomes = lowering.lower_batch(programs)
+        for row, program, outcome in zip(table, programs, outcomes):
+            row[lowering.spec] = judge(program, outcome, lowering.spec, invariants,
+                                       runtime, timeout_ms)
+    return table
+
+
+@dataclass
+class Tally:
+    """Verdict counts per invariant and per (lowering, invariant)."""
+
+    examples: int = 0
+    by_invariant: dict[str, dict[str, int]] = field(default_factory=dict)
+    by_lowering: dict[str, dict[str, dict[str, int]]] = field(default_factory=dict)
+
+    def add(self, row: dict[str, Judgement]) -> None:
+        self.examples += 1
+        for spec, j in row.items():
+            for inv, r in j.results.items():
+                self.by_invariant.setdefault(inv, dict.fromkeys(VERDICTS, 0))[r.verdict] += 1
+                per = self.by_lowering.setdefault(spec, {})
+                per.setdefault(inv, dict.fromkeys(VERDICTS, 0))[r.verdict] += 1

@@ -1,0 +1,72 @@
+"""Every Z3 query of the harness goes through here: one solver per thread,
+reused incrementally (push/pop), a timeout per query, and `unknown` kept
+apart from `unsat` so that a solver that gives up never reads as `holds`."""
+
+from __future__ import annotations
+
+import threading
+from dataclasses import dataclass
+from typing import Literal
+
+import z3
+
+DEFAULT_TIMEOUT_MS = 2000
+_local = threading.local()
+
+
+@dataclass
+class SatResult:
+    status: Literal["sat", "unsat", "unknown"]
+    model: z3.ModelRef | None = None
+    reason: str = ""
+
+
+def _solver(timeout_ms: int) -> z3.Solver:
+    solver = getattr(_local, "solver", None)
+    if solver is None:
+        solver = z3.SolverFor("QF_LIA")
+        _local.solver = solver
+    solver.set("timeout", timeout_ms)
+    return solver
+
+
+def check(formula: z3.BoolRef, timeout_ms: int = DEFAULT_TIMEOUT_MS) -> SatResult:
+    """Is `formula` satisfiable?  A model comes with `sat`."""
+    if z3.is_false(formula):
+        return SatResult("unsat")
+    solver = _solver(timeout_ms)
+    solver.push()
+    try:
+        solver.add(formula)
+        answer = solver.check()
+        if answer == z3.sat:
+            return SatResult("sat", solver.model())
+        if answer == z3.unsat:
+            return SatResult("unsat")
+        return SatResult("unknown", reason=solver.reason_unknown() or "solver gave up")
+    finally:
+        solver.pop()
+
+
+def bool_assignment(model: z3.ModelRef, formula: z3.ExprRef) -> dict[str, bool]:
+    """Values of the branch variables that `formula` mentions, by name."""
+    names: dict[str, bool] = {}
+    for var in free_bools(formula):
+        value = model.eval(var, model_completion=True)
+        names[str(var)] = bool(z3.is_true(value))
+    return dict(sorted(names.items()))
+
+
+def free_bools(formula: z3.ExprRef) -> list[z3.ExprRef]:
+    seen: dict[int, z3.ExprRef] = {}
+    stack = [formula]
+    visited: set[int] = set()
+    while stack:
+        e = stack.pop()
+        if e.get_id() in visited:
+            continue
+        visited.add(e.get_id())
+        if z3.is_const(e) and e.decl().kind() == z3.Z3_OP_UNINTERPRETED and z3.is_bool(e):
+            seen[e.get_id()] = e
+        stack.extend(e.children())
+    return list(seen.values())

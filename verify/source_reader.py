@@ -1,0 +1,242 @@
+"""Reading a user's `.mlir` file into a `Program`.
+
+The file is first normalized to generic form by any `mlir-opt` found (no
+pass), which also validates it and gives diagnostics with positions; without
+one, xDSL reads it directly (generic form only).  Ops outside the modelled
+subset are an error that names the op and its position.
+"""
+
+from __future__ import annotations
+
+import re
+import subprocess
+from functools import lru_cache
+from pathlib import Path
+from typing import Any
+
+from xdsl.context import Context
+from xdsl.dialects import get_all_dialects
+from xdsl.parser import Parser
+
+from verify.errors import SourceParseError
+from verify.lowered_ir import op_name
+from verify.lowerings.mlir_opt import find_mlir_opt
+from verify.program import (
+    Alloc,
+    Arg,
+    Dealloc,
+    For,
+    Function,
+    HostLoad,
+    HostStore,
+    If,
+    Memcpy,
+    MemRefType,
+    Memset,
+    Op,
+    Program,
+    Wait,
+)
+
+_NAME_LOC = re.compile(r'^loc\("([^"]*)"\)$')
+_FILE_LOC = re.compile(r'loc\("[^"]*":(\d+):(\d+)\)')
+_IGNORED = {"arith.constant", "func.return", "scf.yield", "memref.dim"}
+
+
+@lru_cache(maxsize=1)
+def _context() -> Context:
+    # The gpu dialect stays unregistered: its ops then read the same whatever
+    # their generic spelling in a given MLIR version.
+    ctx = Context(allow_unregistered=True)
+    for name, factory in get_all_dialects().items():
+        if name != "gpu":
+            ctx.register_dialect(name, factory)
+    return ctx
+
+
+def read_program(path: str | Path) -> Program:
+    path = Path(path)
+    if not path.exists():
+        raise SourceParseError(f"{path}: no such file")
+    text = path.read_text(encoding="utf-8", errors="replace")
+    if not text.strip():
+        raise SourceParseError(f"{path}: the file is empty; give a module with a func.func "
+                               "holding gpu ops")
+    return program_from_text(text, str(path))
+
+
+def _normalize(text: str, name: str) -> str:
+    tool = find_mlir_opt()
+    if tool is None:
+        return text
+    proc = subprocess.run(
+        [tool, "--mlir-print-op-generic", "--mlir-print-local-scope",
+         "--mlir-print-debuginfo", "-"],
+        input=text, capture_output=True, text=True, timeout=60,
+    )
+    if proc.returncode != 0:
+        first = next((ln for ln in proc.stderr.splitlines() if "error" in ln),
+                     proc.stderr.strip().splitlines()[0] if proc.stderr.strip() else "")
+        raise SourceParseError(f"{name}: not valid MLIR: {first.replace('<stdin>', name)}")
+    return proc.stdout
+
+
+def program_from_text(text: str, name: str = "<input>") -> Program:
+    generic = _normalize(text, name)
+    try:
+        module = Parser(_context(), generic, name).parse_module()
+    except Exception as e:  # xDSL raises several error types
+        msg = str(e).strip().splitlines()
+        raise SourceParseError(f"{name}: not valid MLIR: {msg[0] if msg else e}") from e
+    return _Reader(name).module(module)
+
+
+class _Reader:
+    def __init__(self, name: str) -> None:
+        self.file = name
+        self.names: dict[Any, str] = {}
+        self.consts: dict[Any, int] = {}
+        self.count = 0
+        self.used_ids: set[str] = set()
+
+    def where(self, op: Any) -> str:
+        m = _FILE_LOC.search(str(getattr(op, "location", "")))
+        return f"{self.file}:{m.group(1)}:{m.group(2)}" if m else self.file
+
+    def fail(self, op: Any, why: str) -> SourceParseError:
+        return SourceParseError(f"{self.where(op)}: {why}")
+
+    def name(self, value: Any, prefix: str = "v") -> str:
+        if value not in self.names:
+            self.count += 1
+            self.names[value] = f"%{prefix}{self.count}"
+        return self.names[value]
+
+    def op_id(self, op: Any) -> str:
+        m = _NAME_LOC.match(str(getattr(op, "location", "")))
+        if m and m.group(1) not in self.used_ids:
+            self.used_ids.add(m.group(1))
+            return m.group(1)
+        k = len(self.used_ids) + 1
+        while f"op{k}" in self.used_ids:
+            k += 1
+        self.used_ids.add(f"op{k}")
+        return f"op{k}"
+
+    def module(self, module: Any) -> Program:
+        funcs = []
+        for op in module.body.blocks[0].ops:
+            if op_name(op) != "func.func":
+                raise self.fail(op, f"'{op_name(op)}' at module level is not modelled; "
+                                "put the gpu ops inside func.func")
+            funcs.append(self.function(op))
+        if not funcs:
+            raise SourceParseError(f"{self.file}: no func.func in the module")
+        return Program(tuple(funcs))
+
+    def function(self, op: Any) -> Function:
+        fname = str(op.properties["sym_name"].data)
+        block = op.regions[0].blocks[0]
+        args = []
+        for i, a in enumerate(block.args):
+            ty = str(a.type)
+            if ty not in ("i1", "index"):
+                raise self.fail(op, f"argument {i} of @{fname} has type {ty}; "
+                                "only i1 (branch) and index (size) arguments are modelled")
+            self.names[a] = f"%{'cond' if ty == 'i1' else 'size'}{i}"
+            args.append(Arg(self.names[a], ty))
+        return Function(fname, tuple(args), self.ops(block))
+
+    def ops(self, block: Any) -> tuple[Op, ...]:
+        out: list[Op] = []
+        for op in block.ops:
+            res = self.op(op)
+            if res is not None:
+                out.append(res)
+        return tuple(out)
+
+    def segments(self, op: Any) -> list[int] | None:
+        seg = op.properties.get("operandSegmentSizes") or op.attributes.get(
+            "operand_segment_sizes")
+        return list(seg.get_values()) if seg is not None else None
+
+    def token_and_deps(self, op: Any, n_deps: int) -> tuple[str | None, tuple[str, ...]]:
+        deps = tuple(self.name(v, "t") for v in op.operands[:n_deps])
+        tok = [r for r in op.results if "gpu.async.token" in str(r.type)]
+        return (self.name(tok[0], "t") if tok else None), deps
+
+    def n_token_operands(self, op: Any) -> int:
+        return sum(1 for v in op.operands if "gpu.async.token" in str(v.type))
+
+    def op(self, op: Any) -> Op | None:
+        name = op_name(op)
+        if name == "arith.constant":
+            value = getattr(op.properties.get("value") or op.attributes.get("value"), "value",
+                            None)
+            data = getattr(value, "data", None)
+            if isinstance(data, (int, float)):
+                self.consts[op.results[0]] = int(data)
+            return None
+        if name in _IGNORED:
+            return None
+        oid = self.op_id(op)
+        if name == "gpu.wait":
+            token, deps = self.token_and_deps(op, len(op.operands))
+            return Wait(oid, token, deps)
+        if name == "gpu.alloc":
+            seg = self.segments(op) or [self.n_token_operands(op), 0, 0]
+            token, deps = self.token_and_deps(op, seg[0])
+            mem = [r for r in op.results if "memref" in str(r.type)][0]
+            mtype = _memref_type(op, str(mem.type), self)
+            dyn = tuple(self.name(v) for v in op.operands[seg[0]:seg[0] + seg[1]])
+            shared = "hostShared" in op.properties or "hostShared" in op.attributes
+            return Alloc(oid, self.name(mem, "m"), token, deps, shared, mtype, dyn)
+        if name in ("gpu.dealloc", "gpu.memset", "gpu.memcpy"):
+            n_tok = self.n_token_operands(op)
+            token, deps = self.token_and_deps(op, n_tok)
+            rest = list(op.operands[n_tok:])
+            if name == "gpu.dealloc":
+                return Dealloc(oid, token, deps, self.name(rest[0], "m"),
+                               _memref_type(op, str(rest[0].type), self))
+            if name == "gpu.memset":
+                return Memset(oid, token, deps, self.name(rest[0], "m"),
+                              _memref_type(op, str(rest[0].type), self),
+                              self.consts.get(rest[1], 0))
+            return Memcpy(oid, token, deps, self.name(rest[0], "m"), self.name(rest[1], "m"),
+                          _memref_type(op, str(rest[0].type), self))
+        if name == "memref.store":
+            return HostStore(oid, self.name(op.operands[1], "m"),
+                             _memref_type(op, str(op.operands[1].type), self),
+                             self.consts.get(op.operands[0], 0))
+        if name == "memref.load":
+            return HostLoad(oid, self.name(op.results[0]), self.name(op.operands[0], "m"),
+                            _memref_type(op, str(op.operands[0].type), self))
+        if name == "scf.if":
+            cond = op.operands[0]
+            if cond not in self.names or not self.names[cond].startswith("%cond"):
+                raise self.fail(op, "scf.if on a value other than an i1 function argument "
+                                "is not modelled")
+            if op.results:
+                raise self.fail(op, "scf.if with results is not modelled")
+            then = self.ops(op.regions[0].blocks[0])
+            orelse = self.ops(op.regions[1].blocks[0]) if op.regions[1].blocks else ()
+            return If(oid, self.names[cond], then, orelse)
+        if name == "scf.for":
+            lb, ub, step = (self.consts.get(v) for v in op.operands[:3])
+            if lb is None or ub is None or not step or len(op.operands) > 3:
+                raise self.fail(op, "scf.for needs constant bounds and no iter_args")
+            body = op.regions[0].blocks[0]
+            iv = self.name(body.args[0], "i")
+            return For(oid, iv, max(0, -(-(ub - lb) // step)), self.ops(body))
+        raise self.fail(op, f"'{name}' is not modelled (supported: gpu.wait, gpu.alloc, "
+                        "gpu.dealloc, gpu.memset, gpu.memcpy, memref.load/store, scf.if, "
+                        "scf.for, arith.constant)")
+
+
+def _memref_type(op: Any, text: str, reader: _Reader) -> MemRefType:
+    m = re.fullmatch(r"memref<((?:[0-9?]+x)*)(\w+)>", text.replace(" ", ""))
+    if not m:
+        raise reader.fail(op, f"memref type {text} is not modelled (no layout or "
+                          "memory space supported)")
+    dims = tuple(None if d == "?" else int(d) for d in m.group(1).split("x") if d)
+    return MemRefType(dims, m.group(2))
