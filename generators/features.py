@@ -32,7 +32,8 @@ def features(program: Program) -> list[str]:
             out.add(f"{kind}.deps={min(len(op.deps), 3)}")
             uses.update(op.deps)
             if len(op.deps) > 1:
-                out.add("token.fan-in")
+                # Many tokens into an async op; a host wait on many is ordinary.
+                out.add("token.fan-in" if op.token is not None else "wait.sync.many")
             if isinstance(op, Alloc):
                 out.add(f"alloc.host_shared={str(op.host_shared).lower()}")
                 out.add("alloc.dynamic" if op.type.num_dynamic else "alloc.static")

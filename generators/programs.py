@@ -148,6 +148,11 @@ class _Builder:
         for d in deps:
             covered |= self.awaited_by.get(d, {d})
         self.awaited_by[token] = covered
+        if not self.cfg.fanout:
+            # A consumed token is gone: buffers waiting on it now wait on this one.
+            for buf in scope.buffers:
+                if buf.last_token in deps:
+                    buf.last_token = token
         scope.tokens.append(token)
         scope.own_tokens.add(token)
         scope.pending = [t for t in scope.pending if t not in covered] + [token]

@@ -341,14 +341,14 @@ class _Extractor:
                 self.env[iv] = z3.IntVal(lb + i * step)
             else:
                 self.env[iv] = self.fresh("iv")
-            for arg, v in zip(body.args[1:], carried):
+            for arg, v in zip(body.args[1:], carried, strict=False):
                 self.env[arg] = v
             out = self.block_ops(body, z3.And(guard, ran)) or []
             carried = [
                 z3.If(ran, new, old) if not z3.is_true(ran) else new
-                for new, old in zip(out, carried)
+                for new, old in zip(out, carried, strict=False)
             ]
-        for r, v in zip(op.results, carried):
+        for r, v in zip(op.results, carried, strict=False):
             self.env[r] = v
 
 

@@ -124,7 +124,7 @@ def run_fuzz(opts: FuzzOptions) -> FuzzReport:
 
     def flush() -> None:
         rows = check_batch(pending, opts.lowerings, opts.invariants, opts.runtime)
-        for program, row in zip(pending, rows):
+        for program, row in zip(pending, rows, strict=False):
             tally.add(row)
             feats = features(program)
             for feat in feats:
@@ -216,7 +216,7 @@ def _shrink(opts: FuzzOptions, keys: set[tuple[str, str]]) -> dict[tuple[str, st
 
         @given(programs(opts.gen))
         def prop(program: Program) -> None:
-            for spec, inv in wanted:
+            for spec, inv in wanted:  # noqa: B023 - runs within this round
                 j = judge_one(spec, program)
                 if j.results.get(inv) is not None and j.results[inv].verdict == "violated":
                     err = classes[(spec, inv)](f"{inv} on {spec}")

@@ -2,16 +2,14 @@
 
 from __future__ import annotations
 
+import re
 from functools import lru_cache
 from typing import Any
-
-import re
 
 from xdsl.context import Context
 from xdsl.dialects import get_all_dialects
 from xdsl.parser import Parser
 from xdsl.utils.exceptions import ParseError
-
 
 # `!llvm.ptr<...>` and, inside other LLVM types, the short `ptr<...>`.
 _PTR_RE = re.compile(r"(?<![\w])(?:!llvm\.)?ptr<")

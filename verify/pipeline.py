@@ -51,7 +51,7 @@ def judge(program: Program, outcome: LoweringOutcome, spec: str,
     if outcome.status in ("crash", "timeout"):
         results[NO_CRASH] = CheckResult(NO_CRASH, "violated", [Violation(
             NO_CRASH, f"the lowering {'hung' if outcome.status == 'timeout' else 'crashed'}"
-            f" on a valid program: {outcome.diagnostics.splitlines()[0] if outcome.diagnostics else ''}",
+            f" on a valid program: {_first_line(outcome.diagnostics)}",
             {"diagnostics": outcome.diagnostics})])
         for i in rest:
             results[i] = CheckResult(i, "not-applicable", reason=f"lowering {outcome.status}")
@@ -83,6 +83,10 @@ def judge(program: Program, outcome: LoweringOutcome, spec: str,
                      outcome.diagnostics)
 
 
+def _first_line(text: str) -> str:
+    return text.strip().splitlines()[0] if text.strip() else ""
+
+
 def _ordered(results: dict[str, CheckResult], order: Sequence[str]) -> dict[str, CheckResult]:
     return {i: results[i] for i in order if i in results}
 
@@ -94,7 +98,7 @@ def check_batch(programs: Sequence[Program], lowerings: Sequence[Lowering],
     table: list[dict[str, Judgement]] = [{} for _ in programs]
     for lowering in lowerings:
         outcomes = lowering.lower_batch(programs)
-        for row, program, outcome in zip(table, programs, outcomes):
+        for row, program, outcome in zip(table, programs, outcomes, strict=False):
             row[lowering.spec] = judge(program, outcome, lowering.spec, invariants,
                                        runtime, timeout_ms)
     return table

@@ -42,7 +42,7 @@ def source_facts(program: Program) -> SourceFacts:
                 facts.guards[op.id] = guard
                 facts.ops[op.id] = op
                 facts.func_of[op.id] = fn_name
-                order.append(op)
+                order.append(op)  # noqa: B023 - walk runs within this iteration
                 if isinstance(op, If):
                     c = branch_var(fn_name, op.cond)
                     walk(op.then, z3.And(guard, c))

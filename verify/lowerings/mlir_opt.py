@@ -101,7 +101,7 @@ class MlirOptLowering:
             return [_crash_outcome(proc)]
         return [
             self._outcome(k, chunk, proc.stderr, proc.returncode)
-            for (k, _), chunk in zip(items, chunks)
+            for (k, _), chunk in zip(items, chunks, strict=False)
         ]
 
     def _bisect(self, items: list[tuple[int, Program]]) -> list[LoweringOutcome]:

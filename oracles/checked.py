@@ -1,0 +1,351 @@
+"""Handle, pointer and contract checks shared by every concrete runtime.
+
+`CheckedRuntime` implements the `Runtime` protocol once: it validates each
+call against the registries of streams, events and allocations it has handed
+out and against the profile, records an error for every misuse, and passes
+the calls that survive to a backend (`_b_*` methods) that does the work: the
+simulator's scheduler or CUDA through CuPy.  So the simulator and the real
+GPU find the same misuses with the same words.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import dataclass
+
+from oracles.runtime import (
+    BAD_SIZE,
+    DOUBLE_DESTROY,
+    DOUBLE_FREE,
+    HOST_ACCESS_DEVICE_MEMORY,
+    INVALID_HANDLE,
+    INVALID_POINTER,
+    NULL_STREAM,
+    OUT_OF_BOUNDS,
+    USE_AFTER_DESTROY,
+    USE_AFTER_FREE,
+    AllocationState,
+    HostAccess,
+    MemoryKind,
+    Outcome,
+    Profile,
+    RuntimeErrorRecord,
+    encode_contents,
+    get_profile,
+    hex_bytes,
+)
+
+MAX_ALLOC = 1 << 32
+
+
+@dataclass
+class Handle:
+    kind: str  # "stream" or "event"
+    label: str
+    destroyed: bool = False
+
+
+@dataclass
+class Allocation:
+    index: int
+    base: int
+    size: int
+    kind: MemoryKind
+    label: str
+    freed: bool = False
+
+
+class CheckedRuntime:
+    def __init__(self, profile: str | Profile = "cuda") -> None:
+        self.profile = profile if isinstance(profile, Profile) else get_profile(profile)
+        self.loc: str | None = None
+        self.handles: dict[int, Handle] = {}
+        self.allocations: list[Allocation] = []
+        self.errors: list[RuntimeErrorRecord] = []
+        self.accesses: list[HostAccess] = []
+        self._per_loc: Counter[tuple[str, str | None]] = Counter()
+
+    # -- bookkeeping --------------------------------------------------------
+    def set_location(self, loc: str | None) -> None:
+        self.loc = loc
+
+    def error(self, kind: str, call: str, detail: str) -> None:
+        self.errors.append(RuntimeErrorRecord(kind, call, self.loc, detail))
+
+    def _label(self, what: str) -> str:
+        key = (what, self.loc)
+        n = self._per_loc[key]
+        self._per_loc[key] += 1
+        where = self.loc if self.loc is not None else what
+        return f"{where}#{n}" if what == "alloc" else f"{what}@{where}#{n}"
+
+    def _new_handle(self, kind: str, value: int) -> int:
+        self.handles[value] = Handle(kind, self._label(kind))
+        return value
+
+    def handle_name(self, value: int) -> str:
+        h = self.handles.get(value)
+        return h.label if h else f"{value:#x}"
+
+    def check_handle(self, call: str, kind: str, value: int, *, used: bool = True) -> bool:
+        """Is `value` a live handle of `kind`?  `used`: the wrapper dereferences it."""
+        if value == 0 and kind == "stream":
+            if used and not self.profile.null_stream_ok:
+                self.error(NULL_STREAM, call, f"{self.profile.name} dereferences the stream")
+                return False
+            return True
+        h = self.handles.get(value)
+        if h is None or h.kind != kind:
+            self.error(INVALID_HANDLE, call, f"{value:#x} is no {kind} this runtime created")
+            return False
+        if h.destroyed:
+            self.error(USE_AFTER_DESTROY, call, f"{h.label} was destroyed")
+            return not used
+        return True
+
+    def find(self, ptr: int) -> Allocation | None:
+        for a in reversed(self.allocations):
+            if a.base <= ptr <= a.base + a.size:
+                return a
+        return None
+
+    def resolve(self, call: str, ptr: int, nbytes: int) -> tuple[Allocation, int] | None:
+        a = self.find(ptr)
+        if a is None:
+            self.error(INVALID_POINTER, call, f"{ptr:#x} is in no allocation")
+            return None
+        off = ptr - a.base
+        if a.freed:
+            self.error(USE_AFTER_FREE, call, f"{a.label} was freed")
+            return None
+        if nbytes < 0 or off + nbytes > a.size:
+            self.error(OUT_OF_BOUNDS, call, f"{a.label}+{off} size {nbytes} > {a.size}")
+            return None
+        return a, off
+
+    # -- streams and events -------------------------------------------------
+    def stream_create(self) -> int:
+        self._tick()
+        return self._new_handle("stream", self._b_stream_create())
+
+    def stream_destroy(self, stream: int) -> None:
+        self._tick()
+        self._destroy("stream_destroy", "stream", stream)
+
+    def _destroy(self, call: str, kind: str, value: int) -> None:
+        h = self.handles.get(value)
+        if h is None or h.kind != kind:
+            self.error(INVALID_HANDLE, call, f"{value:#x} is no {kind} this runtime created")
+        elif h.destroyed:
+            self.error(DOUBLE_DESTROY, call, f"{h.label} destroyed twice")
+        else:
+            h.destroyed = True
+            if kind == "stream":
+                self._b_stream_destroy(value)
+            else:
+                self._b_event_destroy(value)
+
+    def stream_synchronize(self, stream: int) -> None:
+        self._tick()
+        if self.check_handle("stream_synchronize", "stream", stream):
+            self._b_stream_synchronize(stream)
+
+    def stream_wait_event(self, stream: int, event: int) -> None:
+        self._tick()
+        ok = self.check_handle("stream_wait_event", "stream", stream)
+        if self.check_handle("stream_wait_event", "event", event) and ok:
+            self._b_stream_wait_event(stream, event)
+
+    def event_create(self) -> int:
+        self._tick()
+        return self._new_handle("event", self._b_event_create())
+
+    def event_destroy(self, event: int) -> None:
+        self._tick()
+        self._destroy("event_destroy", "event", event)
+
+    def event_record(self, event: int, stream: int) -> None:
+        self._tick()
+        ok = self.check_handle("event_record", "stream", stream)
+        if self.check_handle("event_record", "event", event) and ok:
+            self._b_event_record(event, stream)
+
+    def event_synchronize(self, event: int) -> None:
+        self._tick()
+        if self.check_handle("event_synchronize", "event", event):
+            self._b_event_synchronize(event)
+
+    # -- memory -------------------------------------------------------------
+    def _alloc(self, call: str, size: int, stream: int, host_shared: bool) -> int:
+        if size < 0 or size >= MAX_ALLOC:
+            self.error(BAD_SIZE, call, f"size {size}")
+            return 0
+        kind = self.profile.memory_kind(host_shared)
+        base = self._b_alloc(size, kind, stream)
+        if base == 0:
+            return 0
+        self.allocations.append(
+            Allocation(len(self.allocations), base, size, kind, self._label("alloc"))
+        )
+        return base
+
+    def mem_alloc(self, size: int, stream: int, host_shared: bool) -> int:
+        self._tick()
+        # Every profile ignores the stream here, but a dead handle is still a finding.
+        self.check_handle("mem_alloc", "stream", stream, used=False)
+        return self._alloc("mem_alloc", size, 0, host_shared)
+
+    def mem_alloc_sync(self, size: int, host_shared: bool) -> int:
+        self._tick()
+        return self._alloc("mem_alloc_sync", size, 0, host_shared)
+
+    def mem_alloc_async(self, size: int, stream: int, host_shared: bool) -> int:
+        self._tick()
+        if not self.check_handle("mem_alloc_async", "stream", stream):
+            return 0
+        return self._alloc("mem_alloc_async", size, stream, host_shared)
+
+    def mem_free(self, ptr: int, stream: int) -> None:
+        self._tick()
+        used = self.profile.free_uses_stream
+        if not self.check_handle("mem_free", "stream", stream, used=used) and used:
+            return
+        if ptr == 0:
+            return
+        a = self.find(ptr)
+        if a is None or a.base != ptr:
+            self.error(INVALID_POINTER, "mem_free", f"{ptr:#x} is no allocation's base")
+        elif a.freed:
+            self.error(DOUBLE_FREE, "mem_free", f"{a.label} freed twice")
+        else:
+            a.freed = True
+            self._b_free(a, stream)
+
+    def memcpy(self, dst: int, src: int, nbytes: int, stream: int) -> None:
+        self._tick()
+        if not self.check_handle("memcpy", "stream", stream):
+            return
+        d = self.resolve("memcpy", dst, nbytes)
+        s = self.resolve("memcpy", src, nbytes)
+        if d is not None and s is not None:
+            self._b_memcpy(d[0], d[1], s[0], s[1], nbytes, stream)
+
+    def _memset(self, call: str, dst: int, pattern: bytes, count: int, stream: int) -> None:
+        self._tick()
+        if not self.check_handle(call, "stream", stream):
+            return
+        r = self.resolve(call, dst, len(pattern) * count)
+        if r is not None:
+            self._b_memset(r[0], r[1], pattern, count, stream)
+
+    def memset32(self, dst: int, value: int, count: int, stream: int) -> None:
+        self._memset("memset32", dst, (value & 0xFFFFFFFF).to_bytes(4, "little"), count, stream)
+
+    def memset16(self, dst: int, value: int, count: int, stream: int) -> None:
+        self._memset("memset16", dst, (value & 0xFFFF).to_bytes(2, "little"), count, stream)
+
+    def _host_target(self, call: str, ptr: int, nbytes: int) -> tuple[Allocation, int] | None:
+        r = self.resolve(call, ptr, nbytes)
+        if r is not None and r[0].kind == "device":
+            self.error(HOST_ACCESS_DEVICE_MEMORY, call, f"{r[0].label} is device memory")
+            return None
+        return r
+
+    def host_read(self, ptr: int, nbytes: int) -> bytes | None:
+        self._tick()
+        r = self._host_target("host_read", ptr, nbytes)
+        if r is None:
+            self.accesses.append(HostAccess(self.loc, "read", f"{ptr:#x}", None))
+            return None
+        data, mask = self._b_host_read(r[0], r[1], nbytes)
+        value = hex_bytes(data, mask)
+        self.accesses.append(HostAccess(self.loc, "read", f"{r[0].label}+{r[1]}", value))
+        return data
+
+    def host_write(self, ptr: int, data: bytes) -> None:
+        self._tick()
+        r = self._host_target("host_write", ptr, len(data))
+        if r is None:
+            self.accesses.append(HostAccess(self.loc, "write", f"{ptr:#x}", None))
+            return
+        self._b_host_write(r[0], r[1], data)
+        self.accesses.append(HostAccess(self.loc, "write", f"{r[0].label}+{r[1]}", data.hex()))
+
+    # -- outcome ------------------------------------------------------------
+    def outcome(self) -> Outcome:
+        self._b_settle()
+        allocs = []
+        for a in self.allocations:
+            contents = None
+            if not a.freed:
+                data, mask = self._b_contents(a)
+                contents = encode_contents(data, mask)
+            allocs.append(AllocationState(a.label, a.size, a.kind, not a.freed, contents))
+        live = [h for h in self.handles.values() if not h.destroyed]
+        return Outcome(
+            profile=self.profile.name,
+            allocations=allocs,
+            live_streams=[h.label for h in live if h.kind == "stream"],
+            live_events=[h.label for h in live if h.kind == "event"],
+            errors=list(self.errors),
+            host_accesses=list(self.accesses),
+        )
+
+    def close(self) -> None:
+        pass
+
+    # -- backend hooks ------------------------------------------------------
+    def _tick(self) -> None:
+        """Called on entry to every API call (the simulator may run queued work)."""
+
+    def _b_stream_create(self) -> int:
+        raise NotImplementedError
+
+    def _b_stream_destroy(self, stream: int) -> None:
+        raise NotImplementedError
+
+    def _b_stream_synchronize(self, stream: int) -> None:
+        raise NotImplementedError
+
+    def _b_stream_wait_event(self, stream: int, event: int) -> None:
+        raise NotImplementedError
+
+    def _b_event_create(self) -> int:
+        raise NotImplementedError
+
+    def _b_event_destroy(self, event: int) -> None:
+        raise NotImplementedError
+
+    def _b_event_record(self, event: int, stream: int) -> None:
+        raise NotImplementedError
+
+    def _b_event_synchronize(self, event: int) -> None:
+        raise NotImplementedError
+
+    def _b_alloc(self, size: int, kind: MemoryKind, stream: int) -> int:
+        raise NotImplementedError
+
+    def _b_free(self, alloc: Allocation, stream: int) -> None:
+        raise NotImplementedError
+
+    def _b_memcpy(
+        self, dst: Allocation, doff: int, src: Allocation, soff: int, n: int, stream: int
+    ) -> None:
+        raise NotImplementedError
+
+    def _b_memset(
+        self, dst: Allocation, off: int, pattern: bytes, count: int, stream: int
+    ) -> None:
+        raise NotImplementedError
+
+    def _b_host_read(self, a: Allocation, off: int, n: int) -> tuple[bytes, bytes | None]:
+        raise NotImplementedError
+
+    def _b_host_write(self, a: Allocation, off: int, data: bytes) -> None:
+        raise NotImplementedError
+
+    def _b_settle(self) -> None:
+        raise NotImplementedError
+
+    def _b_contents(self, a: Allocation) -> tuple[bytes, bytes | None]:
+        raise NotImplementedError

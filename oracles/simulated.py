@@ -1,0 +1,273 @@
+"""A simulated GPU runtime: streams as FIFO queues, run lazily by a seeded scheduler.
+
+Device work (memset, memcpy, event records, event waits) is queued, never run
+at once.  It runs when the host forces it (stream or event synchronization,
+the device-synchronizing free of cuda/hip, the final `outcome()`), and at the
+start of every API call the scheduler may run some runnable work, chosen by
+its seeded random generator: different seeds are different legal schedules.
+Seed 0 runs nothing early (the laziest schedule, the one that shows a missing
+synchronization most plainly).
+
+Ordering is explicit: a work item depends on the item before it on its
+stream, on the marker of an event it waits for, and, on the legacy null
+stream, on everything queued before (and everything after depends on it).
+
+Races are found whatever the schedule: a host access to a buffer that queued
+work still writes (`host-race`), and two queued operations on one buffer, at
+least one writing, neither ordered before the other (`device-race`).  The
+host sees the un-run state, so the racy read also shows as a different value.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+from oracles.checked import Allocation, CheckedRuntime
+from oracles.runtime import DEVICE_RACE, HOST_RACE, USE_AFTER_FREE, MemoryKind, Profile
+
+STREAM_BASE = 0x7E00_0000_0000
+EVENT_BASE = 0x7F00_0000_0000
+ALLOC_BASE = 0x1000_0000_0000
+ALLOC_STRIDE = 1 << 33  # > the largest allocation, so pointers never alias
+
+
+@dataclass(eq=False)
+class _Work:
+    seq: int
+    what: str
+    loc: str | None
+    deps: list[_Work]
+    action: Callable[[], None] | None = None
+    writes: frozenset[int] = frozenset()
+    reads: frozenset[int] = frozenset()
+    done: bool = False
+
+    def conflicts(self, other: _Work) -> set[int]:
+        return (self.writes & (other.writes | other.reads)) | (self.reads & other.writes)
+
+
+@dataclass
+class _Memory:
+    data: bytearray
+    mask: bytearray  # 1 where a byte was ever written
+    freed: bool = False
+
+
+@dataclass
+class _EventState:
+    marker: _Work | None = None
+
+
+@dataclass
+class _StreamState:
+    tail: _Work | None = None
+    items: list[_Work] = field(default_factory=list)
+
+
+class SimulatedRuntime(CheckedRuntime):
+    def __init__(
+        self, profile: str | Profile = "cuda", seed: int = 0, eagerness: float | None = None
+    ) -> None:
+        super().__init__(profile)
+        self.seed = seed
+        self.rng = random.Random(seed)
+        self.eagerness = (0.0 if seed == 0 else 0.5) if eagerness is None else eagerness
+        self.pending: list[_Work] = []
+        self.streams: dict[int, _StreamState] = {0: _StreamState()}
+        self.events: dict[int, _EventState] = {}
+        self.memory: dict[int, _Memory] = {}
+        self._seq = 0
+        self._next_stream = STREAM_BASE
+        self._next_event = EVENT_BASE
+        self.executed: list[tuple[str, str | None]] = []  # (what, loc) in run order
+
+    # -- scheduler ----------------------------------------------------------
+    def _enqueue(
+        self,
+        stream: int,
+        what: str,
+        action: Callable[[], None] | None = None,
+        writes: frozenset[int] = frozenset(),
+        reads: frozenset[int] = frozenset(),
+        extra: tuple[_Work | None, ...] = (),
+    ) -> _Work:
+        st = self.streams.setdefault(stream, _StreamState())
+        deps = [st.tail, *extra]
+        if stream == 0:
+            deps += self.pending  # the legacy default stream waits for everything
+        else:
+            deps.append(self.streams[0].tail)
+        self._seq += 1
+        live_deps = list(dict.fromkeys(d for d in deps if d is not None and not d.done))
+        w = _Work(self._seq, what, self.loc, live_deps, action, writes, reads)
+        if writes or reads:
+            before = self._ancestors(w)
+            for p in self.pending:
+                clash = w.conflicts(p)
+                if clash and p not in before:
+                    names = ", ".join(self.allocations[i].label for i in sorted(clash))
+                    self.error(
+                        DEVICE_RACE,
+                        what,
+                        f"{names}: unordered with {p.what} from {p.loc or '?'}",
+                    )
+        self.pending.append(w)
+        st.tail = w
+        return w
+
+    def _ancestors(self, w: _Work) -> set[_Work]:
+        seen: set[_Work] = set()
+        stack = list(w.deps)
+        while stack:
+            d = stack.pop()
+            if d.done or d in seen:
+                continue
+            seen.add(d)
+            stack.extend(d.deps)
+        return seen
+
+    @staticmethod
+    def _runnable(w: _Work) -> bool:
+        return not w.done and all(d.done for d in w.deps)
+
+    def _run(self, w: _Work) -> None:
+        w.done = True
+        self.pending.remove(w)
+        self.executed.append((w.what, w.loc))
+        if w.action is not None:
+            saved, self.loc = self.loc, w.loc
+            try:
+                w.action()
+            finally:
+                self.loc = saved
+
+    def _run_one_of(self, candidates: list[_Work]) -> None:
+        ready = sorted((c for c in candidates if self._runnable(c)), key=lambda c: c.seq)
+        self._run(self.rng.choice(ready))
+
+    def _force(self, w: _Work | None) -> None:
+        """Run `w` and what it depends on, in a random legal order."""
+        while w is not None and not w.done:
+            self._run_one_of([w, *self._ancestors(w)])
+
+    def _tick(self) -> None:
+        while self.pending and self.eagerness and self.rng.random() < self.eagerness:
+            self._run_one_of(self.pending)
+
+    def _b_settle(self) -> None:
+        while self.pending:
+            self._run_one_of(self.pending)
+
+    # -- streams and events -------------------------------------------------
+    def _b_stream_create(self) -> int:
+        self._next_stream += 0x100
+        self.streams[self._next_stream] = _StreamState()
+        return self._next_stream
+
+    def _b_stream_destroy(self, stream: int) -> None:
+        pass  # queued work still runs, as on CUDA
+
+    def _b_stream_synchronize(self, stream: int) -> None:
+        if stream == 0:
+            self._b_settle()
+        else:
+            self._force(self.streams[stream].tail)
+
+    def _b_stream_wait_event(self, stream: int, event: int) -> None:
+        marker = self.events[event].marker  # never recorded: nothing to wait for
+        self._enqueue(stream, "stream_wait_event", extra=(marker,))
+
+    def _b_event_create(self) -> int:
+        self._next_event += 0x100
+        self.events[self._next_event] = _EventState()
+        return self._next_event
+
+    def _b_event_destroy(self, event: int) -> None:
+        pass
+
+    def _b_event_record(self, event: int, stream: int) -> None:
+        self.events[event].marker = self._enqueue(stream, "event_record")
+
+    def _b_event_synchronize(self, event: int) -> None:
+        self._force(self.events[event].marker)
+
+    # -- memory -------------------------------------------------------------
+    def _b_alloc(self, size: int, kind: MemoryKind, stream: int) -> int:
+        index = len(self.allocations)
+        self.memory[index] = _Memory(bytearray(size), bytearray(size))
+        return ALLOC_BASE + index * ALLOC_STRIDE
+
+    def _b_free(self, alloc: Allocation, stream: int) -> None:
+        if self.profile.free_synchronizes:
+            self._b_settle()
+        else:
+            users = [p for p in self.pending if alloc.index in (p.writes | p.reads)]
+            if users:
+                self.error(
+                    HOST_RACE,
+                    "mem_free",
+                    f"{alloc.label} freed while {users[0].what} from "
+                    f"{users[0].loc or '?'} is unfinished",
+                )
+        self.memory[alloc.index].freed = True
+
+    def _live(self, index: int, what: str) -> _Memory | None:
+        mem = self.memory[index]
+        if mem.freed:
+            self.error(USE_AFTER_FREE, what, f"{self.allocations[index].label} freed before it ran")
+            return None
+        return mem
+
+    def _b_memcpy(
+        self, dst: Allocation, doff: int, src: Allocation, soff: int, n: int, stream: int
+    ) -> None:
+        def run() -> None:
+            d, s = self._live(dst.index, "memcpy"), self._live(src.index, "memcpy")
+            if d is not None and s is not None:
+                d.data[doff : doff + n] = s.data[soff : soff + n]
+                d.mask[doff : doff + n] = s.mask[soff : soff + n]
+
+        self._enqueue(
+            stream, "memcpy", run, writes=frozenset({dst.index}), reads=frozenset({src.index})
+        )
+
+    def _b_memset(
+        self, dst: Allocation, off: int, pattern: bytes, count: int, stream: int
+    ) -> None:
+        n = len(pattern) * count
+
+        def run() -> None:
+            d = self._live(dst.index, f"memset{8 * len(pattern)}")
+            if d is not None:
+                d.data[off : off + n] = pattern * count
+                d.mask[off : off + n] = b"\x01" * n
+
+        self._enqueue(stream, f"memset{8 * len(pattern)}", run, writes=frozenset({dst.index}))
+
+    def _host_race(self, call: str, a: Allocation, write: bool) -> None:
+        for p in self.pending:
+            touched = p.writes | p.reads if write else p.writes
+            if a.index in touched:
+                self.error(
+                    HOST_RACE,
+                    call,
+                    f"{a.label} accessed while {p.what} from {p.loc or '?'} is unfinished",
+                )
+                return
+
+    def _b_host_read(self, a: Allocation, off: int, n: int) -> tuple[bytes, bytes | None]:
+        self._host_race("host_read", a, write=False)
+        mem = self.memory[a.index]
+        return bytes(mem.data[off : off + n]), bytes(mem.mask[off : off + n])
+
+    def _b_host_write(self, a: Allocation, off: int, data: bytes) -> None:
+        self._host_race("host_write", a, write=True)
+        mem = self.memory[a.index]
+        mem.data[off : off + len(data)] = data
+        mem.mask[off : off + len(data)] = b"\x01" * len(data)
+
+    def _b_contents(self, a: Allocation) -> tuple[bytes, bytes | None]:
+        mem = self.memory[a.index]
+        return bytes(mem.data), bytes(mem.mask)

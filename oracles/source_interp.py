@@ -1,0 +1,220 @@
+"""Reference semantics: run a source `Program` under the gpu dialect's meaning.
+
+A token is a completion fact.  The interpreter maps that onto any `Runtime`
+in the most literal way, independent of how a lowering does it: every async
+op gets a stream of its own that first waits for the events of its
+dependencies, and a fresh event recorded after it stands for its token.  A
+synchronous `gpu.wait [deps]` synchronizes those events; a synchronous memset,
+memcpy or dealloc runs on a private stream that is synchronized at once.  A
+dealloc first waits on the host for its dependencies, so the free never races
+with the work it follows, whatever the profile does with its stream.  At the
+end of a function every stream and event the interpreter made is destroyed:
+the source has no streams, so its outcome never shows a live one.
+
+What the outcome cannot show, `SourceRun` adds: the tokens the executed path
+left un-awaited (a lowering may then legitimately leave streams live).
+"""
+
+from __future__ import annotations
+
+import struct
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from math import prod
+from typing import Literal
+
+from oracles.runtime import Outcome, Runtime
+from verify.program import (
+    Alloc,
+    Dealloc,
+    For,
+    Function,
+    HostLoad,
+    HostStore,
+    If,
+    Memcpy,
+    MemRefType,
+    Memset,
+    Op,
+    Program,
+    Wait,
+)
+
+ELEM_BYTES = {"f16": 2, "f32": 4, "f64": 8, "i1": 1, "i8": 1, "i16": 2, "i32": 4, "i64": 8}
+_PACK = {"f16": "<e", "f32": "<f", "f64": "<d", "i8": "<b", "i16": "<h", "i32": "<i", "i64": "<q"}
+
+ArgValue = int | bool
+SourceStatus = Literal["ok", "unsupported"]
+
+
+class Unsupported(Exception):
+    """The program uses something the reference semantics does not model."""
+
+
+def element_bytes(value: int, elem: str) -> bytes:
+    """The in-memory bytes of the integer `value` as an `elem` element."""
+    if elem.startswith("f"):
+        return struct.pack(_PACK[elem], float(value))
+    bits = ELEM_BYTES[elem] * 8
+    return (value & ((1 << bits) - 1)).to_bytes(ELEM_BYTES[elem], "little")
+
+
+@dataclass
+class SourceRun:
+    status: SourceStatus
+    outcome: Outcome | None
+    unawaited: list[str] = field(default_factory=list)  # tokens never awaited on this path
+    reason: str = ""
+
+
+@dataclass
+class _Buffer:
+    ptr: int
+    type: MemRefType
+    elems: int
+
+    @property
+    def nbytes(self) -> int:
+        return self.elems * ELEM_BYTES[self.type.elem]
+
+
+class _Interp:
+    def __init__(self, fn: Function, args: Mapping[str, ArgValue], rt: Runtime) -> None:
+        self.fn = fn
+        self.args = args
+        self.rt = rt
+        self.events: dict[str, int] = {}  # token name -> event standing for it
+        self.covers: dict[str, set[int]] = {}  # token name -> token instances it implies
+        self.instance: dict[str, int] = {}  # token name -> its current instance id
+        self.produced: dict[int, str] = {}
+        self.awaited: set[int] = set()
+        self.buffers: dict[str, _Buffer] = {}
+        self.streams: list[int] = []
+        self.all_events: list[int] = []
+
+    def arg(self, name: str) -> ArgValue:
+        if name not in self.args:
+            raise Unsupported(f"no value given for argument {name} of @{self.fn.name}")
+        return self.args[name]
+
+    # -- tokens -------------------------------------------------------------
+    def stream_after(self, deps: tuple[str, ...]) -> int:
+        s = self.rt.stream_create()
+        self.streams.append(s)
+        for d in deps:
+            self.rt.stream_wait_event(s, self.events[d])
+        return s
+
+    def complete(self, token: str | None, s: int, deps: tuple[str, ...]) -> None:
+        if token is None:  # a synchronous op: finish before the host goes on
+            self.rt.stream_synchronize(s)
+            return
+        e = self.rt.event_create()
+        self.all_events.append(e)
+        self.rt.event_record(e, s)
+        inst = len(self.produced)
+        self.produced[inst] = token
+        self.events[token] = e
+        self.instance[token] = inst
+        self.covers[token] = {inst}.union(*(self.covers[d] for d in deps))
+
+    def host_wait(self, deps: tuple[str, ...]) -> None:
+        for d in deps:
+            self.rt.event_synchronize(self.events[d])
+            self.awaited |= self.covers[d]
+
+    # -- ops ----------------------------------------------------------------
+    def run(self, ops: tuple[Op, ...]) -> None:
+        for op in ops:
+            self.rt.set_location(op.id)
+            self.op(op)
+
+    def op(self, op: Op) -> None:
+        if isinstance(op, Wait):
+            if op.token is None:
+                self.host_wait(op.deps)
+            else:
+                self.complete(op.token, self.stream_after(op.deps), op.deps)
+        elif isinstance(op, Alloc):
+            elems = prod(d if d is not None else self.size(n) for d, n in self._dims(op))
+            nbytes = elems * ELEM_BYTES[op.type.elem]
+            if op.token is None:
+                ptr = self.rt.mem_alloc_sync(nbytes, op.host_shared)
+            else:
+                s = self.stream_after(op.deps)
+                ptr = self.rt.mem_alloc(nbytes, s, op.host_shared)
+                self.complete(op.token, s, op.deps)
+            self.buffers[op.result] = _Buffer(ptr, op.type, elems)
+        elif isinstance(op, Dealloc):
+            self.host_wait_quietly(op.deps)
+            s = self.stream_after(op.deps)
+            self.rt.mem_free(self.buffers[op.memref].ptr, s)
+            self.complete(op.token, s, op.deps)
+        elif isinstance(op, Memset):
+            buf = self.buffers[op.dst]
+            pattern = element_bytes(op.value, op.type.elem)
+            s = self.stream_after(op.deps)
+            if len(pattern) == 4:
+                self.rt.memset32(buf.ptr, int.from_bytes(pattern, "little"), buf.elems, s)
+            elif len(pattern) == 2:
+                self.rt.memset16(buf.ptr, int.from_bytes(pattern, "little"), buf.elems, s)
+            else:
+                raise Unsupported(f"{op.id}: gpu.memset of {op.type.elem} has no mgpu call")
+            self.complete(op.token, s, op.deps)
+        elif isinstance(op, Memcpy):
+            dst, src = self.buffers[op.dst], self.buffers[op.src]
+            s = self.stream_after(op.deps)
+            self.rt.memcpy(dst.ptr, src.ptr, dst.nbytes, s)
+            self.complete(op.token, s, op.deps)
+        elif isinstance(op, HostStore):
+            buf = self.buffers[op.memref]
+            self.rt.host_write(buf.ptr, element_bytes(op.value, op.type.elem))
+        elif isinstance(op, HostLoad):
+            buf = self.buffers[op.memref]
+            self.rt.host_read(buf.ptr, ELEM_BYTES[op.type.elem])
+        elif isinstance(op, If):
+            self.run(op.then if self.arg(op.cond) else op.orelse)
+        elif isinstance(op, For):
+            for _ in range(op.trip_count):
+                self.run(op.body)
+        else:  # pragma: no cover - the Op union is closed
+            raise Unsupported(f"unknown op {op!r}")
+
+    def host_wait_quietly(self, deps: tuple[str, ...]) -> None:
+        """Wait for deps on the host without counting them as awaited by the source."""
+        for d in deps:
+            self.rt.event_synchronize(self.events[d])
+
+    def size(self, name: str) -> int:
+        return int(self.arg(name))
+
+    @staticmethod
+    def _dims(op: Alloc) -> list[tuple[int | None, str]]:
+        names = iter(op.dyn_sizes)
+        return [(d, "" if d is not None else next(names)) for d in op.type.shape]
+
+    def finish(self) -> list[str]:
+        self.rt.set_location(None)
+        for e in self.all_events:
+            self.rt.event_destroy(e)
+        for s in self.streams:
+            self.rt.stream_destroy(s)
+        return [self.produced[i] for i in sorted(set(self.produced) - self.awaited)]
+
+
+def run_function(fn: Function, args: Mapping[str, ArgValue], rt: Runtime) -> SourceRun:
+    """Run one function of a program against `rt`; `args` maps "%cond0" to a value."""
+    interp = _Interp(fn, args, rt)
+    try:
+        interp.run(fn.body)
+    except Unsupported as e:
+        return SourceRun("unsupported", None, reason=str(e))
+    unawaited = interp.finish()
+    return SourceRun("ok", rt.outcome(), unawaited)
+
+
+def function_named(program: Program, name: str) -> Function:
+    for fn in program.functions:
+        if fn.name == name:
+            return fn
+    raise KeyError(f"program has no function @{name}")

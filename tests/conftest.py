@@ -1,0 +1,37 @@
+"""Shared fixtures: real mlir-opt discovery and buggy mlir-opt wrappers."""
+
+from __future__ import annotations
+
+import stat
+import sys
+from pathlib import Path
+
+import pytest
+
+from verify.lowerings.mlir_opt import find_mlir_opt
+
+FIXTURES = Path(__file__).parent / "fixtures"
+
+
+def need_mlir_opt(version: int) -> str:
+    path = find_mlir_opt(version)
+    if path is None:
+        pytest.skip(f"mlir-opt-{version} not installed (apt-get install mlir-{version}-tools)")
+    return path
+
+
+@pytest.fixture
+def mutant(tmp_path: Path):
+    """`mutant(mode, version=19)` -> path of an mlir-opt that breaks one thing."""
+
+    def make(mode: str, version: int = 19) -> str:
+        real = need_mlir_opt(version)
+        script = tmp_path / f"mlir-opt-{mode}"
+        script.write_text(
+            f'#!/bin/sh\nexec "{sys.executable}" "{FIXTURES / "mutating_mlir_opt.py"}" '
+            f'{mode} "{real}" "$@"\n'
+        )
+        script.chmod(script.stat().st_mode | stat.S_IXUSR | stat.S_IXGRP | stat.S_IXOTH)
+        return str(script)
+
+    return make
