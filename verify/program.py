@@ -10,7 +10,6 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from dataclasses import dataclass, field
-from typing import Union
 
 ELEMENT_TYPES = ("f32", "i32", "f16", "i64")
 
@@ -114,7 +113,7 @@ class For:
     body: tuple[Op, ...]
 
 
-Op = Union[Wait, Alloc, Dealloc, Memset, Memcpy, HostStore, HostLoad, If, For]
+Op = Wait | Alloc | Dealloc | Memset | Memcpy | HostStore | HostLoad | If | For
 ASYNC_OPS = (Wait, Alloc, Dealloc, Memset, Memcpy)
 
 
