@@ -34,6 +34,13 @@ _CASTS = {
     "arith.index_cast",
     "arith.index_castui",
 }
+# Host reads and writes of buffers are listed among the calls: they are
+# points in host order that async-order needs.
+HOST_ACCESS = ("host.load", "host.store")
+_HOST_OPS = {"memref.load": "host.load", "memref.store": "host.store",
+             "llvm.load": "host.load", "llvm.store": "host.store"}
+# Handles are far from any size or constant a program uses.
+HANDLE_BASE = 1 << 40
 _LOC_RE = re.compile(r'loc\("([^"]*)"')
 DEFAULT_LOOP_BOUND = 3
 
@@ -47,6 +54,11 @@ class Call:
     guard: z3.BoolRef
     source_op: str | None
     handle: int | None = None  # the handle this call creates, if any
+    iters: tuple[int, ...] = ()  # iteration numbers of the enclosing unrolled loops
+
+    @property
+    def is_host_access(self) -> bool:
+        return self.callee in HOST_ACCESS
 
 
 @dataclass
@@ -65,6 +77,7 @@ class LoweredFacts:
     handles: dict[int, tuple[str, Call]] = field(default_factory=dict)
     residue: list[Residue] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)  # e.g. loops truncated at the bound
+    unknown_values: set[int] = field(default_factory=set)  # stand-ins for opaque values
 
     def handles_of(self, kind: str) -> Iterable[tuple[int, Call]]:
         return ((h, c) for h, (k, c) in self.handles.items() if k == kind)
@@ -121,13 +134,18 @@ class _Extractor:
         self.env: dict[Any, z3.ArithRef] = {}
         self.conds: dict[Any, z3.BoolRef] = {}
         self.fresh_count = 0
-        self.next_handle = 1
+        self.next_handle = HANDLE_BASE + 1
         self.func = ""
+        self.iters: tuple[int, ...] = ()
 
     # -- values ------------------------------------------------------------
     def fresh(self, hint: str = "v") -> z3.ArithRef:
+        # An unknown value is a distinct negative constant: it never aliases
+        # a handle, the null pointer or another unknown value.
         self.fresh_count += 1
-        return z3.Int(f"{self.func}:{hint}{self.fresh_count}")
+        value = z3.IntVal(-self.fresh_count)
+        self.facts.unknown_values.add(-self.fresh_count)
+        return value
 
     def val(self, ssa: Any) -> z3.ArithRef:
         term = self.env.get(ssa)
@@ -264,6 +282,9 @@ class _Extractor:
             self.function(op)
         elif name in GPU_RUNTIME_OPS:
             self.residue(name, op, guard)
+        elif name in _HOST_OPS and source_loc(op) is not None:
+            self.facts.calls.append(Call(len(self.facts.calls), self.func, _HOST_OPS[name], (),
+                                         guard, source_loc(op), iters=self.iters))
         else:
             for region in op.regions:
                 self.region(region, guard)
@@ -288,7 +309,8 @@ class _Extractor:
     def call(self, op: Any, guard: z3.BoolRef) -> None:
         callee = callee_name(op) or "<indirect>"
         args = tuple(self.val(a) for a in op.operands)
-        call = Call(len(self.facts.calls), self.func, callee, args, guard, source_loc(op))
+        call = Call(len(self.facts.calls), self.func, callee, args, guard, source_loc(op),
+                    iters=self.iters)
         if callee in HANDLE_CREATORS:
             call.handle = self.next_handle
             self.next_handle += 1
@@ -328,7 +350,8 @@ class _Extractor:
                 )
             runs = [z3.BoolVal(True)] * min(trip, self.loop_bound)
         else:
-            count = self.fresh("trip")
+            self.fresh_count += 1
+            count = z3.Int(f"{self.func}:trip{self.fresh_count}")
             runs = [count > i for i in range(self.loop_bound)]
             self.facts.notes.append(
                 f"loop at {source_loc(op)}: symbolic trip count, paths up to "
@@ -343,7 +366,10 @@ class _Extractor:
                 self.env[iv] = self.fresh("iv")
             for arg, v in zip(body.args[1:], carried, strict=False):
                 self.env[arg] = v
+            outer = self.iters
+            self.iters = (*outer, i)
             out = self.block_ops(body, z3.And(guard, ran)) or []
+            self.iters = outer
             carried = [
                 z3.If(ran, new, old) if not z3.is_true(ran) else new
                 for new, old in zip(out, carried, strict=False)

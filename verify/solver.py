@@ -70,3 +70,34 @@ def free_bools(formula: z3.ExprRef) -> list[z3.ExprRef]:
             seen[e.get_id()] = e
         stack.extend(e.children())
     return list(seen.values())
+
+
+class Session:
+    """Many queries over one base (e.g. a schedule encoding): the base is
+    asserted once and each query is pushed and popped on top of it."""
+
+    def __init__(self, base: list[z3.BoolRef], timeout_ms: int = DEFAULT_TIMEOUT_MS) -> None:
+        self.base = base
+        self.timeout_ms = timeout_ms
+
+    def __enter__(self) -> Session:
+        self.solver = _solver(self.timeout_ms)
+        self.solver.push()
+        self.solver.add(*self.base)
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.solver.pop()
+
+    def check(self, formula: z3.BoolRef) -> SatResult:
+        self.solver.push()
+        try:
+            self.solver.add(formula)
+            answer = self.solver.check()
+            if answer == z3.sat:
+                return SatResult("sat", self.solver.model())
+            if answer == z3.unsat:
+                return SatResult("unsat")
+            return SatResult("unknown", reason=self.solver.reason_unknown() or "solver gave up")
+        finally:
+            self.solver.pop()

@@ -1,7 +1,7 @@
 """The invariant catalogue: ID -> checker over a `CheckContext`.
 
 `lowering-no-crash` is decided from the lowering's status, before any checker
-runs (see `verify.pipeline`).
+runs (see `verify.pipeline`); `differential` runs programs (see `oracles/`).
 """
 
 from __future__ import annotations
@@ -10,6 +10,10 @@ from collections.abc import Callable
 
 from verify.invariants.completeness import check_lowering_complete
 from verify.invariants.context import CheckContext
+from verify.invariants.contract import check_runtime_contract
+from verify.invariants.flags import check_host_shared_flag
+from verify.invariants.handles import check_event_no_leak, check_use_after_destroy
+from verify.invariants.ordering import check_async_order
 from verify.invariants.streams import check_stream_no_leak, check_sync_alloc_no_stream
 from verify.verdicts import CheckResult
 
@@ -18,6 +22,11 @@ Checker = Callable[[CheckContext], CheckResult]
 CHECKERS: dict[str, Checker] = {
     "sync-alloc-no-stream": check_sync_alloc_no_stream,
     "stream-no-leak": check_stream_no_leak,
+    "stream-no-use-after-destroy": check_use_after_destroy,
+    "event-no-leak": check_event_no_leak,
+    "host-shared-flag": check_host_shared_flag,
+    "async-order": check_async_order,
+    "runtime-contract": check_runtime_contract,
     "lowering-complete": check_lowering_complete,
 }
 

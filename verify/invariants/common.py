@@ -12,8 +12,10 @@ from verify.verdicts import CheckResult, Violation
 class Findings:
     """Collects the queries of one invariant; any `unknown` taints `holds`."""
 
-    def __init__(self, invariant: str, ctx: CheckContext) -> None:
+    def __init__(self, invariant: str, ctx: CheckContext,
+                 session: solver.Session | None = None) -> None:
         self.invariant = invariant
+        self.session = session
         self.ctx = ctx
         self.violations: list[Violation] = []
         self.unknown: list[str] = []
@@ -22,7 +24,8 @@ class Findings:
     def query(self, bad: z3.BoolRef, detail: str, marked: list[str | None],
               extra: dict[str, object] | None = None) -> bool:
         """Record a violation if `bad` is satisfiable; True when it was."""
-        answer = solver.check(bad, self.ctx.timeout_ms)
+        answer = (self.session.check(bad) if self.session is not None
+                  else solver.check(bad, self.ctx.timeout_ms))
         if answer.status == "unknown":
             self.unknown.append(f"{detail}: {answer.reason}")
             return False

@@ -1,0 +1,46 @@
+"""Judge hand-written lowered IR against a source program."""
+
+from __future__ import annotations
+
+import subprocess
+
+from tests.conftest import need_mlir_opt
+from verify.lowerings.base import LoweringOutcome
+from verify.pipeline import active_invariants, judge
+from verify.source_reader import program_from_text
+from verify.verdicts import CheckResult
+
+# Declarations every hand-written lowered module may use.
+DECLS = """
+  llvm.func @mgpuStreamCreate() -> !llvm.ptr
+  llvm.func @mgpuStreamDestroy(!llvm.ptr)
+  llvm.func @mgpuStreamSynchronize(!llvm.ptr)
+  llvm.func @mgpuStreamWaitEvent(!llvm.ptr, !llvm.ptr)
+  llvm.func @mgpuEventCreate() -> !llvm.ptr
+  llvm.func @mgpuEventDestroy(!llvm.ptr)
+  llvm.func @mgpuEventSynchronize(!llvm.ptr)
+  llvm.func @mgpuEventRecord(!llvm.ptr, !llvm.ptr)
+  llvm.func @mgpuMemAlloc(i64, !llvm.ptr, i8) -> !llvm.ptr
+  llvm.func @mgpuMemFree(!llvm.ptr, !llvm.ptr)
+  llvm.func @mgpuMemset32(!llvm.ptr, i32, i64, !llvm.ptr)
+  llvm.func @mgpuMemcpy(!llvm.ptr, !llvm.ptr, i64, !llvm.ptr)
+"""
+
+
+def generic(text: str) -> str:
+    tool = need_mlir_opt(19)
+    proc = subprocess.run(
+        [tool, "--mlir-print-op-generic", "--mlir-print-debuginfo", "--mlir-print-local-scope",
+         "-"], input=text, capture_output=True, text=True)
+    assert proc.returncode == 0, proc.stderr
+    return proc.stdout
+
+
+def check(source: str, lowered_funcs: str, runtime: str = "cuda",
+          timeout_ms: int = 2000) -> dict[str, CheckResult]:
+    """Verdicts of every invariant for `lowered_funcs` (llvm.func bodies)."""
+    program = program_from_text(source)
+    lowered = generic("module {\n" + lowered_funcs + DECLS + "}\n")
+    j = judge(program, LoweringOutcome("ok", lowered=lowered), "hand-written",
+              active_invariants(), runtime, timeout_ms)
+    return j.results

@@ -1,0 +1,73 @@
+"""`runtime-contract`: each call is one the chosen runtime's wrapper accepts.
+
+Checked per profile (`--runtime cuda|hip|sycl`): the callee and arity exist;
+stream arguments are streams and event arguments events (no kind mix-up,
+no null event, no destroy of the null stream); no null stream where the
+wrapper dereferences it; and, for HIP, whose mgpuMemAlloc ignores
+host_shared, no host access to a buffer the source allocated host_shared.
+"""
+
+from __future__ import annotations
+
+import z3
+
+from verify.invariants.common import Findings, describe_path
+from verify.invariants.context import CheckContext
+from verify.program import Alloc, HostLoad, HostStore
+from verify.runtime_api import PROFILES, roles
+from verify.verdicts import CheckResult, Violation
+
+
+def _one_of(value: z3.ArithRef, handles: list[int]) -> z3.BoolRef:
+    return z3.Or(*[value == h for h in handles], z3.BoolVal(False))
+
+
+def check_runtime_contract(ctx: CheckContext) -> CheckResult:
+    profile = PROFILES[ctx.runtime]
+    f = Findings("runtime-contract", ctx)
+    streams = [h for h, _ in ctx.lowered.handles_of("stream")]
+    events = [h for h, _ in ctx.lowered.handles_of("event")]
+    for call in ctx.lowered.calls:
+        if call.is_host_access or not call.callee.startswith("mgpu"):
+            continue
+        sig = roles(call.callee, len(call.args))
+        if sig is None:
+            f.violations.append(Violation(
+                "runtime-contract",
+                f"{ctx.runtime} runtime has no {call.callee} taking {len(call.args)} argument(s)",
+                {"source_op": call.source_op}, [call.source_op] if call.source_op else []))
+            continue
+        where = f"{call.callee} (from {call.source_op or '?'})"
+        for role, value in zip(sig, call.args, strict=False):
+            if role == "stream":
+                f.query(z3.And(call.guard, _one_of(value, events)),
+                        f"{where} is given an event where a stream is expected",
+                        [call.source_op])
+                if call.callee in profile.needs_stream or call.callee == "mgpuStreamDestroy":
+                    f.query(z3.And(call.guard, value == 0),
+                            f"{where} is given the null stream, which the {ctx.runtime} "
+                            "wrapper dereferences or cannot destroy", [call.source_op])
+            elif role == "event":
+                f.query(z3.And(call.guard, z3.Or(_one_of(value, streams), value == 0)),
+                        f"{where} is given a stream or null where an event is expected",
+                        [call.source_op])
+    if ctx.runtime == "hip":
+        _hip_host_access(ctx, f)
+    for v in f.violations:
+        if v.counterexample.get("path"):
+            v.detail += ", " + describe_path(v.counterexample["path"])  # type: ignore[arg-type]
+    return f.result()
+
+
+def _hip_host_access(ctx: CheckContext, f: Findings) -> None:
+    allocs = {op.result: op for op in ctx.source.ops.values() if isinstance(op, Alloc)}
+    for call in ctx.lowered.calls:
+        src = ctx.source.ops.get(call.source_op or "")
+        if not call.is_host_access or not isinstance(src, (HostLoad, HostStore)):
+            continue
+        alloc = allocs.get(src.memref)
+        if alloc is not None and alloc.host_shared:
+            f.query(call.guard,
+                    f"host access {src.id} of host_shared buffer from {alloc.id}: HIP's "
+                    "mgpuMemAlloc ignores host_shared, so this reads device memory",
+                    [src.id, alloc.id])

@@ -1,0 +1,57 @@
+"""`host-shared-flag`: the allocation call passes the source's host_shared."""
+
+from __future__ import annotations
+
+import z3
+
+from verify.invariants.common import Findings
+from verify.invariants.context import CheckContext
+from verify.program import Alloc
+from verify.runtime_api import ALLOC_CALLEES, arg_of
+from verify.verdicts import CheckResult
+
+
+def check_host_shared_flag(ctx: CheckContext) -> CheckResult:
+    f = Findings("host-shared-flag", ctx)
+    checked = 0
+    for call in ctx.lowered.calls:
+        src = ctx.source.ops.get(call.source_op or "")
+        if call.callee not in ALLOC_CALLEES or not isinstance(src, Alloc):
+            continue
+        flag = arg_of(call.callee, call.args, "flag")
+        if flag is None:
+            f.violations.append(_no_flag(call.callee, src.id))
+            continue
+        checked += 1
+        expected = 1 if src.host_shared else 0
+        if _opaque(flag, ctx.lowered.unknown_values):
+            f.unknown.append(f"flag of {call.callee} for {src.id} is not a constant")
+            continue
+        f.query(z3.And(call.guard, flag != expected),
+                f"{call.callee} for gpu.alloc {src.id} passes host_shared="
+                f"{'0' if expected else '1'} but the source says "
+                f"{'host_shared' if expected else 'not host_shared'}",
+                [src.id], {"source_op": src.id, "expected_flag": expected})
+    if checked == 0 and not f.violations and not f.unknown:
+        return CheckResult("host-shared-flag", "not-applicable",
+                           reason="no lowered allocation call")
+    return f.result()
+
+
+def _opaque(term: z3.ExprRef, unknown: set[int]) -> bool:
+    """Does the flag depend on a value the extractor could not follow?"""
+    stack = [term]
+    while stack:
+        e = stack.pop()
+        if z3.is_int_value(e) and e.as_long() in unknown:
+            return True
+        stack.extend(e.children())
+    return False
+
+
+def _no_flag(callee: str, op_id: str):  # type: ignore[no-untyped-def]
+    from verify.verdicts import Violation
+
+    return Violation("host-shared-flag",
+                     f"{callee} for gpu.alloc {op_id} has no host_shared argument",
+                     {"source_op": op_id}, [op_id])

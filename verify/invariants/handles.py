@@ -1,0 +1,67 @@
+"""Handle lifetimes: `stream-no-use-after-destroy` and `event-no-leak`."""
+
+from __future__ import annotations
+
+import z3
+
+from verify.extract import Call
+from verify.invariants.common import Findings, describe_path
+from verify.invariants.context import CheckContext
+from verify.runtime_api import DESTROYERS, roles
+from verify.verdicts import CheckResult
+
+
+def handle_args(call: Call) -> list[tuple[str, z3.ArithRef]]:
+    """(role, value) of the stream and event arguments of a call."""
+    sig = roles(call.callee, len(call.args)) or ()
+    return [(r, a) for r, a in zip(sig, call.args, strict=False) if r in ("stream", "event")]
+
+
+def check_use_after_destroy(ctx: CheckContext) -> CheckResult:
+    f = Findings("stream-no-use-after-destroy", ctx)
+    calls = ctx.lowered.calls
+    destroys = [c for c in calls if c.callee in DESTROYERS and c.args]
+    for d in destroys:
+        kind = DESTROYERS[d.callee]
+        for h, create in ctx.lowered.handles_of(kind):
+            freed = z3.And(d.guard, d.args[0] == h)
+            for u in calls[d.index + 1:]:
+                if u.func != d.func:
+                    continue
+                for role, value in handle_args(u):
+                    if role != kind:
+                        continue
+                    what = "destroyed twice" if u.callee == d.callee else \
+                        f"used by {u.callee} after its destroy"
+                    hit = f.query(
+                        z3.And(freed, u.guard, value == h),
+                        f"{kind} created by {create.source_op or '?'} is {what} "
+                        f"(destroy from {d.source_op or '?'}, use from {u.source_op or '?'})",
+                        [create.source_op, d.source_op, u.source_op],
+                        {"handle_from": create.source_op, "destroy": d.index, "use": u.index},
+                    )
+                    if hit:
+                        v = f.violations[-1]
+                        v.detail += ", " + describe_path(v.counterexample["path"])  # type: ignore[arg-type]
+                        return f.result()  # one counterexample per program is enough
+    return f.result()
+
+
+def check_event_no_leak(ctx: CheckContext) -> CheckResult:
+    f = Findings("event-no-leak", ctx)
+    destroys = ctx.lowered.calls_to("mgpuEventDestroy")
+    for h, create in ctx.lowered.handles_of("event"):
+        count = z3.Sum(*[z3.If(z3.And(d.guard, d.args[0] == h), 1, 0)
+                         for d in destroys if d.args], z3.IntVal(0))
+        n = z3.Int("destroy_count")
+        if f.query(z3.And(create.guard, n == count, n != 1),
+                   f"event created by {create.source_op or '?'} is not destroyed exactly once",
+                   [create.source_op] + [d.source_op for d in destroys]):
+            v = f.violations[-1]
+            assert f.last_model is not None
+            times = f.last_model.eval(n, model_completion=True).as_long()
+            v.counterexample["destroy_count"] = times
+            v.detail = (f"event created by {create.source_op or '?'} (mgpuEventCreate) is "
+                        f"destroyed {times} time(s), not exactly once, "
+                        + describe_path(v.counterexample["path"]))  # type: ignore[arg-type]
+    return f.result()

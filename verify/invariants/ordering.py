@@ -1,0 +1,116 @@
+"""`async-order`: the source's happens-before edges hold in every schedule.
+
+Edges of the source program:
+- token: an op that depends on a token starts after the work behind it;
+- host wait: after `gpu.wait [%t]`, host accesses and synchronous ops start
+  after the work behind `%t`;
+- synchronous op: a synchronous gpu op finishes before later host accesses
+  and synchronous ops start.
+Each edge is one query over the schedule encoding (asserted once, queries
+pushed on top); a model is a schedule in which the later op starts before
+the earlier one's work is done.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+import z3
+
+from verify import solver
+from verify.invariants.common import Findings, describe_path
+from verify.invariants.context import CheckContext
+from verify.program import ASYNC_OPS, HostLoad, HostStore, Op, Wait, is_sync
+from verify.schedule import Item, Schedule, describe, encode
+from verify.verdicts import CheckResult
+
+
+def _host_ordered(op: Op) -> bool:
+    return isinstance(op, (HostLoad, HostStore)) or (is_sync(op) and not isinstance(op, Wait))
+
+
+def _same_iteration(a: Item, b: Item) -> bool:
+    n = min(len(a.call.iters), len(b.call.iters))
+    return a.call.iters[:n] == b.call.iters[:n]
+
+
+class _Edges:
+    def __init__(self, ctx: CheckContext, sch: Schedule, func: str) -> None:
+        self.ctx = ctx
+        self.items: dict[str, list[Item]] = {}
+        for it in sch.items.values():
+            if it.call.func == func and it.call.source_op:
+                self.items.setdefault(it.call.source_op, []).append(it)
+        self.producer = {op.token: op for op in ctx.source.ops.values()
+                         if isinstance(op, ASYNC_OPS) and op.token}
+        self.order = {op_id: k for k, op_id in enumerate(ctx.source.ops)}
+
+    def behind(self, token: str, seen: set[str] | None = None) -> list[Op]:
+        """The ops whose work a token stands for (through work-less waits)."""
+        seen = seen if seen is not None else set()
+        op = self.producer.get(token)
+        if op is None or op.id in seen:
+            return []
+        seen.add(op.id)
+        if self.items.get(op.id):
+            return [op]
+        return [x for d in op.deps for x in self.behind(d, seen)]
+
+    def edges(self, func: str) -> Iterable[tuple[Op, Op, z3.BoolRef, str]]:
+        """(earlier op, later op, extra source condition, why) for this function."""
+        ops = [op for op in self.ctx.source.ops.values()
+               if self.ctx.source.func_of[op.id] == func]
+        for y in ops:
+            for d in getattr(y, "deps", ()):
+                for x in self.behind(d):
+                    yield x, y, z3.BoolVal(True), f"{y.id} depends on {d} of {x.id}"
+        for w in ops:
+            if not (isinstance(w, Wait) and w.token is None):
+                continue
+            for h in ops:
+                if self.order[h.id] > self.order[w.id] and _host_ordered(h):
+                    for d in w.deps:
+                        for x in self.behind(d):
+                            yield (x, h, self.ctx.source.guards[w.id],
+                                   f"host wait {w.id} awaits {x.id} before {h.id}")
+        for y in ops:
+            if is_sync(y) and not isinstance(y, Wait):
+                for h in ops:
+                    if self.order[h.id] > self.order[y.id] and _host_ordered(h):
+                        yield (y, h, z3.BoolVal(True),
+                               f"synchronous {y.id} finishes before {h.id}")
+
+
+def check_async_order(ctx: CheckContext) -> CheckResult:
+    funcs = list(dict.fromkeys(c.func for c in ctx.lowered.calls))
+    f = Findings("async-order", ctx)
+    any_edge = False
+    for func in funcs:
+        calls = [c for c in ctx.lowered.calls if c.func == func]
+        sch = encode(calls)
+        edges = _Edges(ctx, sch, func)
+        with solver.Session(sch.constraints, ctx.timeout_ms) as session:
+            f.session = session
+            for x, y, cond, why in edges.edges(func):
+                for a in edges.items.get(x.id, []):
+                    if a.stream is None:
+                        continue  # the earlier side must be device work
+                    for b in edges.items.get(y.id, []):
+                        if b.call.index <= a.call.index or not _same_iteration(a, b):
+                            continue
+                        any_edge = True
+                        bad = z3.And(a.call.guard, b.call.guard, cond, b.start < a.end)
+                        if f.query(bad, f"{why}, yet {b.call.callee} of {y.id} may start "
+                                   f"before {a.call.callee} of {x.id} ends",
+                                   [x.id, y.id], {"edge": why}):
+                            v = f.violations[-1]
+                            assert f.last_model is not None
+                            v.counterexample["schedule"] = describe(sch, f.last_model)
+                            v.detail += ", " + describe_path(v.counterexample["path"])  # type: ignore[arg-type]
+                            f.session = None
+                            return f.result()
+        f.session = None
+    if not any_edge and not f.violations:
+        return CheckResult("async-order", "not-applicable",
+                           reason="no happens-before edge between lowered work")
+    return f.result()
