@@ -67,10 +67,17 @@ class GenConfig:
     dynamic_shapes: bool = True
     host_shared: bool = True
     max_depth: int = 2
+    # Stay within what upstream gpu-to-llvm of this LLVM version lowers
+    # (16: async alloc with one dependency, never host_shared; 18 and later:
+    # also sync host_shared alloc), so a campaign tells "breaks" from "rejects".
+    supported: int | None = None
 
     def linear(self) -> GenConfig:
         """Token discipline that `gpu-async-region` produces: each token used once."""
         return replace(self, fanout=False, fanin=False, max_deps=1, unawaited=False)
+
+    def supported_by(self, version: int) -> GenConfig:
+        return replace(self.linear(), supported=version)
 
 
 @dataclass
@@ -91,6 +98,7 @@ class _Scope:
     touched_outer: set[str] = field(default_factory=set)
     own_buffers: set[str] = field(default_factory=set)
     own_tokens: set[str] = field(default_factory=set)
+    keep: set[str] = field(default_factory=set)  # buffers this region must not dealloc
 
 
 class _Builder:
@@ -124,8 +132,11 @@ class _Builder:
         return name
 
     # -- tokens -------------------------------------------------------------
-    def take_deps(self, scope: _Scope, required: list[str]) -> tuple[str, ...]:
+    def take_deps(self, scope: _Scope, required: list[str],
+                  out: list[Op] | None = None) -> tuple[str, ...]:
         deps = list(dict.fromkeys(t for t in required if t is not None))
+        if self.cfg.supported is not None and out is not None:
+            return self.one_dep(scope, deps, out)
         extra_max = max(0, self.cfg.max_deps - len(deps))
         if not self.cfg.fanin:
             extra_max = min(extra_max, 1 - min(1, len(deps)))
@@ -141,6 +152,19 @@ class _Builder:
                 if t in scope.tokens:
                     scope.tokens.remove(t)
         return tuple(deps)
+
+    def one_dep(self, scope: _Scope, deps: list[str], out: list[Op]) -> tuple[str, ...]:
+        """Exactly one dependency, as upstream's lowering needs a stream to use."""
+        if not deps:
+            if scope.tokens and self.draw(st.booleans()):
+                deps = [self.draw(st.sampled_from(scope.tokens))]
+            else:
+                token = self.produce_token(scope, ())
+                out.append(Wait(self.op_id(), token, ()))
+                deps = [token]
+        if deps[0] in scope.tokens:
+            scope.tokens.remove(deps[0])
+        return (deps[0],)
 
     def produce_token(self, scope: _Scope, deps: tuple[str, ...]) -> str:
         token = self.fresh("t")
@@ -186,29 +210,43 @@ class _Builder:
     def is_async(self) -> bool:
         return self.draw(st.booleans())
 
-    def gen_alloc(self, scope: _Scope, out: list[Op]) -> None:
+    def gen_alloc(self, scope: _Scope, out: list[Op], like: _Buffer | None = None,
+                  shared: bool | None = None) -> _Buffer:
+        """Allocate a buffer (of `like`'s type if given) and return it."""
         is_async = self.is_async()
-        shared = self.cfg.host_shared and self.draw(st.booleans())
-        rank = self.draw(st.integers(1, 2))
-        shape: list[int | None] = []
+        if shared is None:
+            shared = self.cfg.host_shared and self.draw(st.booleans())
+        if self.cfg.supported is not None:
+            # 16 lowers async non-shared allocs only; later versions add sync shared.
+            is_async = not shared if self.cfg.supported >= 18 else True
+            shared = shared and self.cfg.supported >= 18 and not is_async
         dyn: list[str] = []
-        for _ in range(rank):
-            if self.cfg.dynamic_shapes and self.draw(st.integers(0, 3)) == 3:
-                shape.append(None)
-                dyn.append(self.arg("index"))
-            else:
-                shape.append(self.draw(st.sampled_from((4, 1, 16, 64))))
-        elem = self.draw(st.sampled_from(ELEMENT_TYPES))
-        mtype = MemRefType(tuple(shape), elem)
+        if like is not None:
+            mtype = like.type
+        else:
+            shape: list[int | None] = []
+            for _ in range(self.draw(st.integers(1, 2))):
+                if self.cfg.dynamic_shapes and self.draw(st.integers(0, 3)) == 3:
+                    shape.append(None)
+                    dyn.append(self.arg("index"))
+                else:
+                    shape.append(self.draw(st.sampled_from((4, 1, 16, 64))))
+            # Upstream lowers memset of 16- and 32-bit elements only.
+            # (16: 32-bit only.)
+            elems = (ELEMENT_TYPES if self.cfg.supported is None
+                     else ("f32", "i32", "f16") if self.cfg.supported >= 18 else ("f32", "i32"))
+            mtype = MemRefType(tuple(shape), self.draw(st.sampled_from(elems)))
         name = self.fresh("m")
         if is_async:
-            deps = self.take_deps(scope, [])
+            deps = self.take_deps(scope, [], out)
             token = self.produce_token(scope, deps)
         else:
             deps, token = (), None
         out.append(Alloc(self.op_id(), name, token, deps, shared, mtype, tuple(dyn)))
-        scope.buffers.append(_Buffer(name, mtype, shared, token))
+        buf = _Buffer(name, mtype, shared, token)
+        scope.buffers.append(buf)
         scope.own_buffers.add(name)
+        return buf
 
     def gen_wait(self, scope: _Scope, out: list[Op]) -> None:
         if self.is_async():
@@ -218,14 +256,18 @@ class _Builder:
         elif scope.pending:
             n = self.draw(st.integers(1, len(scope.pending)))
             self.host_wait(scope, scope.pending[:n], out)
+            # Real programs wait in order to touch results on the host.
+            if self.budget > 0 and self.draw(st.booleans()):
+                self.budget -= 1
+                self.gen_host(scope, out)
 
     def _buffer_op(self, scope: _Scope, bufs: list[_Buffer], out: list[Op], make) -> None:
         pending = [b for b in bufs if b.last_token is not None]
         if not self.cfg.fanin and len(pending) > 1:
             # One dependency at most: settle the others on the host first.
             self.sync_access(scope, pending[1:], out)
-        if self.is_async():
-            deps = self.take_deps(scope, [b.last_token for b in bufs if b.last_token])
+        if self.is_async() or self.cfg.supported is not None:
+            deps = self.take_deps(scope, [b.last_token for b in bufs if b.last_token], out)
             token = self.produce_token(scope, deps)
         else:
             self.sync_access(scope, bufs, out)
@@ -236,9 +278,10 @@ class _Builder:
             self.touch(scope, b)
 
     def gen_dealloc(self, scope: _Scope, out: list[Op]) -> None:
-        if not scope.buffers:
+        candidates = [b for b in scope.buffers if b.name not in scope.keep]
+        if not candidates:
             return
-        buf = self.draw(st.sampled_from(scope.buffers))
+        buf = self.draw(st.sampled_from(candidates))
         self._buffer_op(
             scope, [buf], out, lambda i, t, d: Dealloc(i, t, d, buf.name, buf.type)
         )
@@ -246,7 +289,7 @@ class _Builder:
 
     def gen_memset(self, scope: _Scope, out: list[Op]) -> None:
         if not scope.buffers:
-            return
+            self.gen_alloc(scope, out)
         buf = self.draw(st.sampled_from(scope.buffers))
         value = self.draw(st.integers(0, 7))
         self._buffer_op(
@@ -260,7 +303,12 @@ class _Builder:
                 by_type.setdefault(b.type, []).append(b)
         pairs = [bs for bs in by_type.values() if len(bs) >= 2]
         if not pairs:
-            return
+            if not by_type:
+                return
+            # Give a static buffer a twin to copy to or from.
+            group = self.draw(st.sampled_from(list(by_type.values())))
+            self.gen_alloc(scope, out, like=group[0])
+            pairs = [[b for b in scope.buffers if b.type == group[0].type]]
         group = self.draw(st.sampled_from(pairs))
         dst = self.draw(st.sampled_from(group))
         src = self.draw(st.sampled_from([b for b in group if b is not dst]))
@@ -274,7 +322,9 @@ class _Builder:
     def gen_host(self, scope: _Scope, out: list[Op]) -> None:
         shared = [b for b in scope.buffers if b.host_shared]
         if not shared:
-            return
+            if not self.cfg.host_shared or (self.cfg.supported or 99) < 18:
+                return
+            shared = [self.gen_alloc(scope, out, shared=True)]
         buf = self.draw(st.sampled_from(shared))
         self.sync_access(scope, [buf], out)
         if self.draw(st.booleans()):
@@ -284,10 +334,15 @@ class _Builder:
             out.append(HostLoad(self.op_id(), self.fresh("v"), buf.name, buf.type))
         self.touch(scope, buf)
 
-    def gen_region(self, scope: _Scope, depth: int) -> tuple[tuple[Op, ...], _Scope]:
+    def gen_region(self, scope: _Scope, depth: int,
+                   loop: bool = False) -> tuple[tuple[Op, ...], _Scope]:
+        outer = [replace(b) for b in scope.buffers if b.last_token is None]
         inner = _Scope(
-            buffers=[replace(b) for b in scope.buffers if b.last_token is None],
-            tokens=list(scope.tokens),
+            buffers=outer,
+            # A loop body runs many times: it may not consume outer tokens
+            # or free outer buffers, which would happen once per iteration.
+            tokens=[] if loop else list(scope.tokens),
+            keep={b.name for b in outer} | scope.keep if loop else set(scope.keep),
         )
         ops = self.gen_ops(inner, depth + 1)
         return ops, inner
@@ -320,7 +375,7 @@ class _Builder:
         trip = self.draw(st.integers(0, 3))
         op_id = self.op_id()
         iv = self.fresh("i")
-        body, inner = self.gen_region(scope, depth)
+        body, inner = self.gen_region(scope, depth, loop=True)
         out.append(For(op_id, iv, trip, body))
         self.close_region(scope, inner)
 

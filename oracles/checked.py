@@ -104,8 +104,12 @@ class CheckedRuntime:
         return True
 
     def find(self, ptr: int) -> Allocation | None:
+        """The allocation `ptr` points into (or one past the end of: a zero-size access)."""
         for a in reversed(self.allocations):
-            if a.base <= ptr <= a.base + a.size:
+            if a.base <= ptr < a.base + a.size:
+                return a
+        for a in reversed(self.allocations):  # real allocations can be adjacent
+            if ptr == a.base + a.size:
                 return a
         return None
 
@@ -184,6 +188,7 @@ class CheckedRuntime:
         base = self._b_alloc(size, kind, stream)
         if base == 0:
             return 0
+        kind = self._b_memory_kind(base, kind)
         self.allocations.append(
             Allocation(len(self.allocations), base, size, kind, self._label("alloc"))
         )
@@ -210,16 +215,37 @@ class CheckedRuntime:
         used = self.profile.free_uses_stream
         if not self.check_handle("mem_free", "stream", stream, used=used) and used:
             return
-        if ptr == 0:
+        a = self._freeable("mem_free", ptr)
+        if a is not None:
+            self._b_free(a, stream)
+
+    def mem_free_sync(self, ptr: int) -> None:
+        self._tick()
+        a = self._freeable("mem_free_sync", ptr)
+        if a is not None:
+            self._b_free_sync(a)
+
+    def mem_free_async(self, ptr: int, stream: int) -> None:
+        self._tick()
+        if not self.check_handle("mem_free_async", "stream", stream):
             return
+        a = self._freeable("mem_free_async", ptr)
+        if a is not None:
+            self._b_free_async(a, stream)
+
+    def _freeable(self, call: str, ptr: int) -> Allocation | None:
+        """The allocation `ptr` is the base of, marked freed; None for null or a misuse."""
+        if ptr == 0:
+            return None
         a = self.find(ptr)
         if a is None or a.base != ptr:
-            self.error(INVALID_POINTER, "mem_free", f"{ptr:#x} is no allocation's base")
-        elif a.freed:
-            self.error(DOUBLE_FREE, "mem_free", f"{a.label} freed twice")
-        else:
-            a.freed = True
-            self._b_free(a, stream)
+            self.error(INVALID_POINTER, call, f"{ptr:#x} is no allocation's base")
+            return None
+        if a.freed:
+            self.error(DOUBLE_FREE, call, f"{a.label} freed twice")
+            return None
+        a.freed = True
+        return a
 
     def memcpy(self, dst: int, src: int, nbytes: int, stream: int) -> None:
         self._tick()
@@ -325,8 +351,21 @@ class CheckedRuntime:
     def _b_alloc(self, size: int, kind: MemoryKind, stream: int) -> int:
         raise NotImplementedError
 
+    def _b_memory_kind(self, base: int, requested: MemoryKind) -> MemoryKind:
+        """The kind the backend really allocated (CuPy asks the driver)."""
+        return requested
+
     def _b_free(self, alloc: Allocation, stream: int) -> None:
         raise NotImplementedError
+
+    def _b_free_sync(self, alloc: Allocation) -> None:
+        """Split API: wait for the device, then free."""
+        self._b_settle()
+        self._b_free(alloc, 0)
+
+    def _b_free_async(self, alloc: Allocation, stream: int) -> None:
+        """Split API: free once the stream's earlier work is done (default: now)."""
+        self._b_free(alloc, stream)
 
     def _b_memcpy(
         self, dst: Allocation, doff: int, src: Allocation, soff: int, n: int, stream: int

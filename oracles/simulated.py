@@ -9,8 +9,9 @@ Seed 0 runs nothing early (the laziest schedule, the one that shows a missing
 synchronization most plainly).
 
 Ordering is explicit: a work item depends on the item before it on its
-stream, on the marker of an event it waits for, and, on the legacy null
-stream, on everything queued before (and everything after depends on it).
+stream and on the marker of an event it waits for.  Streams are created
+non-blocking (as `mgpuStreamCreate` does), so the null stream orders nothing
+but its own work.
 
 Races are found whatever the schedule: a host access to a buffer that queued
 work still writes (`host-race`), and two queued operations on one buffer, at
@@ -22,7 +23,7 @@ from __future__ import annotations
 
 import random
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 from oracles.checked import Allocation, CheckedRuntime
 from oracles.runtime import DEVICE_RACE, HOST_RACE, USE_AFTER_FREE, MemoryKind, Profile
@@ -44,7 +45,7 @@ class _Work:
     reads: frozenset[int] = frozenset()
     done: bool = False
 
-    def conflicts(self, other: _Work) -> set[int]:
+    def conflicts(self, other: _Work) -> frozenset[int]:
         return (self.writes & (other.writes | other.reads)) | (self.reads & other.writes)
 
 
@@ -63,7 +64,6 @@ class _EventState:
 @dataclass
 class _StreamState:
     tail: _Work | None = None
-    items: list[_Work] = field(default_factory=list)
 
 
 class SimulatedRuntime(CheckedRuntime):
@@ -95,10 +95,6 @@ class SimulatedRuntime(CheckedRuntime):
     ) -> _Work:
         st = self.streams.setdefault(stream, _StreamState())
         deps = [st.tail, *extra]
-        if stream == 0:
-            deps += self.pending  # the legacy default stream waits for everything
-        else:
-            deps.append(self.streams[0].tail)
         self._seq += 1
         live_deps = list(dict.fromkeys(d for d in deps if d is not None and not d.done))
         w = _Work(self._seq, what, self.loc, live_deps, action, writes, reads)
@@ -170,10 +166,7 @@ class SimulatedRuntime(CheckedRuntime):
         pass  # queued work still runs, as on CUDA
 
     def _b_stream_synchronize(self, stream: int) -> None:
-        if stream == 0:
-            self._b_settle()
-        else:
-            self._force(self.streams[stream].tail)
+        self._force(self.streams[stream].tail)
 
     def _b_stream_wait_event(self, stream: int, event: int) -> None:
         marker = self.events[event].marker  # never recorded: nothing to wait for
@@ -212,6 +205,16 @@ class SimulatedRuntime(CheckedRuntime):
                     f"{users[0].loc or '?'} is unfinished",
                 )
         self.memory[alloc.index].freed = True
+
+    def _b_free_sync(self, alloc: Allocation) -> None:
+        self._b_settle()
+        self.memory[alloc.index].freed = True
+
+    def _b_free_async(self, alloc: Allocation, stream: int) -> None:
+        def run() -> None:
+            self.memory[alloc.index].freed = True
+
+        self._enqueue(stream, "mem_free_async", run, writes=frozenset({alloc.index}))
 
     def _live(self, index: int, what: str) -> _Memory | None:
         mem = self.memory[index]

@@ -19,6 +19,7 @@ from verify.verdicts import VERDICTS
 Record = dict[str, Any]
 Counts = dict[str, int]  # verdict -> count
 UNNAMED = "(unnamed)"
+_PROGRAM_KEYS = ("id", "features", "results")
 
 
 def _zero_counts() -> Counts:
@@ -42,6 +43,8 @@ class Campaign:
     end: Record | None = None
     programs: list[Record] = field(default_factory=list)
     violation_records: list[Record] = field(default_factory=list)
+    # Filled on first use, once the file has been read.
+    _summary: Record | None = field(default=None, repr=False, compare=False)
 
     @property
     def complete(self) -> bool:
@@ -100,17 +103,21 @@ class Campaign:
         Parts missing from the end line (a campaign killed mid-way has none)
         are recomputed, so a report never shows less than the file holds.
         """
+        if self._summary is None:
+            self._summary = self._build_summary()
+        return self._summary
+
+    def _build_summary(self) -> Record:
         end = self._end_summary()
-        computed = self._computed_summary()
         by_lowering = end.get("by_lowering")
         if not isinstance(by_lowering, dict) or (not by_lowering and self.programs):
-            by_lowering = computed["by_lowering"]
+            by_lowering = self._computed_by_lowering()
         by_invariant = end.get("by_invariant")
         if not isinstance(by_invariant, dict) or (not by_invariant and by_lowering):
             by_invariant = _sum_invariants(by_lowering)
         examples = end.get("examples")
         if not isinstance(examples, int) or isinstance(examples, bool):
-            examples = computed["examples"]
+            examples = len(self.programs)
         violations = end.get("violations")
         return {
             "examples": examples,
@@ -120,7 +127,7 @@ class Campaign:
             "violations": violations if isinstance(violations, list) else [],
         }
 
-    def _computed_summary(self) -> Record:
+    def _computed_by_lowering(self) -> dict[str, dict[str, Counts]]:
         by_lowering: dict[str, dict[str, Counts]] = {}
         for prog in self.programs:
             results = prog.get("results")
@@ -134,7 +141,7 @@ class Campaign:
                 for inv, verdict in verdicts.items():
                     cell = row.setdefault(str(inv), _zero_counts())
                     cell[str(verdict)] = cell.get(str(verdict), 0) + 1
-        return {"examples": len(self.programs), "by_lowering": by_lowering}
+        return by_lowering
 
     def statuses(self) -> dict[str, Counts]:
         """Lowering -> {ok, rejected, crash, timeout} counts over program lines."""
@@ -154,7 +161,8 @@ class Campaign:
         """Generator feature -> number of programs that reached it."""
         cov = (self.end or {}).get("coverage")
         if isinstance(cov, dict) and (cov or not self.programs):
-            return {str(k): int(v) for k, v in cov.items() if isinstance(v, (int, float))}
+            return {str(k): int(v) for k, v in cov.items()
+                    if isinstance(v, (int, float)) and 0 <= v < 2**63}
         counts: dict[str, int] = {}
         for prog in self.programs:
             features = prog.get("features")
@@ -231,8 +239,8 @@ def parse_lines(lines: Iterable[str]) -> History:
             camp.start = camp.start or rec
         elif kind == "campaign-end":
             camp.end = rec
-        elif kind == "program":
-            camp.programs.append(rec)
+        elif kind == "program":  # the report needs no program text: keep memory flat
+            camp.programs.append({k: rec[k] for k in _PROGRAM_KEYS if k in rec})
         elif kind == "violation":
             camp.violation_records.append(rec)
         else:

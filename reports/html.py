@@ -12,6 +12,7 @@ and a trend table over every campaign the file holds.
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Iterable, Sequence
 from datetime import datetime, timezone
 from itertools import zip_longest
@@ -21,7 +22,8 @@ from typing import Any
 import jinja2
 
 from reports.history import Campaign, History, load_history, load_results
-from reports.lit_export import export_lit, loc_id, reproducer_text, write_lit_config
+from reports.irtext import counterexample, loc_id, marked_ops
+from reports.lit_export import export_lit, reproducer_text, write_lit_config
 from verify.errors import UsageError
 from verify.verdicts import INVARIANTS, VERDICTS
 
@@ -42,13 +44,30 @@ def _env() -> jinja2.Environment:
 
 
 def _fmt_time(t: float | None) -> str:
-    if t is None:
+    try:
+        when = datetime.fromtimestamp(t, tz=timezone.utc)  # type: ignore[arg-type] # noqa: UP017
+    except (TypeError, ValueError, OverflowError, OSError):
         return "?"
-    return datetime.fromtimestamp(t, tz=timezone.utc).strftime("%Y-%m-%d %H:%M:%S UTC")
+    return when.strftime("%Y-%m-%d %H:%M:%S UTC")
+
+
+def _as_dict(x: Any) -> dict[str, Any]:
+    return x if isinstance(x, dict) else {}
+
+
+def _as_list(x: Any) -> list[Any]:
+    return x if isinstance(x, list) else []
+
+
+def _int(n: Any) -> int:
+    try:
+        return int(n)
+    except (TypeError, ValueError, OverflowError):
+        return 0
 
 
 def _fmt_duration(s: float | None) -> str:
-    if s is None:
+    if s is None or not 0 <= s < 1e9:
         return ""
     s = int(round(s))
     return f"{s // 3600}h{s % 3600 // 60:02d}m" if s >= 3600 else f"{s // 60}m{s % 60:02d}s"
@@ -75,50 +94,64 @@ def _matrix(camp: Campaign, first_violation: dict[tuple[str, str], str]) -> dict
     by_lowering = summary["by_lowering"]
     columns = _invariant_columns(by_lowering)
     statuses = camp.statuses()
-    rows = []
+    rows: list[dict[str, Any]] = []
     for spec in camp.lowerings or list(by_lowering):
         row = by_lowering.get(spec) if isinstance(by_lowering.get(spec), dict) else {}
-        cells = []
+        cells: list[dict[str, Any]] = []
         for inv in columns:
             counts = row.get(inv) if isinstance(row.get(inv), dict) else None
-            if not counts or not any(counts.values()):
+            if not counts or not any(_int(n) for n in counts.values()):
                 cells.append({"invariant": inv, "empty": True, "counts": [], "violated": 0,
                               "css": "empty", "link": ""})
                 continue
-            shown = [(v, int(counts.get(v, 0))) for v in VERDICTS if counts.get(v)]
-            shown += [(str(v), int(n)) for v, n in counts.items() if v not in VERDICTS and n]
-            violated = int(counts.get("violated", 0))
+            shown: list[tuple[str, int]] = [
+                (v, _int(counts.get(v))) for v in VERDICTS if _int(counts.get(v))]
+            shown += [(str(v), _int(n)) for v, n in counts.items()
+                      if v not in VERDICTS and _int(n)]
+            violated = _int(counts.get("violated"))
             css = "violated" if violated else ("unknown" if counts.get("unknown") else "clean")
             cells.append({"invariant": inv, "empty": False, "counts": shown,
                           "violated": violated, "css": css,
                           "link": first_violation.get((spec, inv), "")})
-        status = statuses.get(spec, {})
+        status: dict[str, int] = statuses.get(spec, {})
         rows.append({"lowering": spec, "cells": cells,
-                     "status": sorted(status.items(), key=lambda kv: -kv[1])})
+                     "status": sorted(status.items(), key=lambda kv: (-kv[1], kv[0]))})
     return {"columns": columns, "rows": rows}
 
 
+_OP_NAME = re.compile(r'(?:^\s*|= )"?([a-z_]+\.[\w.]+)"?[ (]')
+_CALLEE = re.compile(r"(?:callee = |llvm\.call )@([\w$.]+)")
+
+
 def _lowered_lines(lowered: str, marked: set[str]) -> list[dict[str, Any]]:
+    """Lines of the lowered IR; those of a marked source op carry a mark and a summary.
+
+    "call": a runtime call, an unconverted gpu op or cast of a marked op (the
+    offending code); "op": other IR from the same op (sizes, descriptors).
+    """
     lines = []
     for n, text in enumerate(lowered.splitlines(), 1):
-        mark = ""
-        if marked and loc_id(text) in marked and not text.lstrip().startswith("}"):
+        mark, summary = "", ""
+        op_id = loc_id(text)
+        if marked and op_id in marked and not text.lstrip().startswith("}"):
             strong = ("llvm.call" in text or "gpu." in text
                       or "unrealized_conversion_cast" in text)
             mark = "call" if strong else "op"
-        lines.append({"n": n, "text": text, "mark": mark})
+            callee, name = _CALLEE.search(text), _OP_NAME.search(text)
+            summary = (f"llvm.call @{callee.group(1)}" if callee
+                       else name.group(1) if name else text.strip()[:60])
+        lines.append({"n": n, "text": text, "mark": mark, "op": op_id or "",
+                      "summary": summary})
     return lines
 
 
 def _violation_view(v: dict[str, Any], index: int, lit_href: str) -> dict[str, Any]:
-    cex = v.get("counterexample") if isinstance(v.get("counterexample"), dict) else {}
-    marked = {str(m) for m in v.get("marked_calls") or [] if m}
-    if not marked and cex.get("source_op"):
-        marked = {str(cex["source_op"])}
-    path = cex.get("path") if isinstance(cex.get("path"), dict) else {}
-    schedule = cex.get("schedule") if isinstance(cex.get("schedule"), list) else []
-    trace_src = cex.get("trace_source") if isinstance(cex.get("trace_source"), list) else []
-    trace_low = cex.get("trace_lowered") if isinstance(cex.get("trace_lowered"), list) else []
+    cex = counterexample(v)
+    marked = marked_ops(v)
+    path = _as_dict(cex.get("path"))
+    schedule = _as_list(cex.get("schedule"))
+    trace_src = _as_list(cex.get("trace_source"))
+    trace_low = _as_list(cex.get("trace_lowered"))
     traces = [(_text(a) if a is not None else "", _text(b) if b is not None else "")
               for a, b in zip_longest(trace_src, trace_low)]
     try:
@@ -127,6 +160,7 @@ def _violation_view(v: dict[str, Any], index: int, lit_href: str) -> dict[str, A
         repro, repro_error = "", f"{type(e).__name__}: {e}"
     invariant = str(v.get("invariant", "?"))
     program = str(v.get("program") or "")
+    lowered = _lowered_lines(str(v.get("lowered") or ""), marked)
     return {
         "id": str(v.get("id") or f"violation-{index}"),
         "anchor": "v-" + _anchor(str(v.get("id") or f"violation-{index}")),
@@ -137,7 +171,8 @@ def _violation_view(v: dict[str, Any], index: int, lit_href: str) -> dict[str, A
         "detail": str(v.get("detail", "")),
         "program": [{"text": ln, "mark": bool(marked) and loc_id(ln) in marked}
                     for ln in program.splitlines()],
-        "lowered": _lowered_lines(str(v.get("lowered") or ""), marked),
+        "lowered": lowered,
+        "offending": [ln for ln in lowered if ln["mark"] == "call"],
         "marked": sorted(marked),
         "path": [(str(k), _text(val).lower() if isinstance(val, bool) else _text(val))
                  for k, val in path.items()],
@@ -164,7 +199,7 @@ def _coverage(camp: Campaign, known: Sequence[str] | None) -> dict[str, Any]:
 
 
 def _trend(campaigns: Iterable[Campaign], latest: Campaign) -> list[dict[str, Any]]:
-    rows = []
+    rows: list[dict[str, Any]] = []
     for c in campaigns:
         summary = c.summary()
         rows.append({
@@ -212,34 +247,49 @@ def render_html(history: History, *, source_name: str = "",
     return _env().get_template("report.html").render(**context)
 
 
+def _generator_features() -> Sequence[str]:
+    try:
+        from generators.features import KNOWN_FEATURES
+    except Exception:  # noqa: BLE001 - a report without the list still renders
+        return ()
+    return list(KNOWN_FEATURES)
+
+
 def render_report(results_path: str | Path, out_dir: str | Path, *,
                   known_features: Sequence[str] | None = None,
                   campaign: str | None = None,
                   mlir_opt: str | None = None) -> Path:
-    """Write out_dir/index.html (and out_dir/lit/*.mlir); return the page's path.
+    """Write out_dir/index.html and out_dir/lit/CAMPAIGN/*.mlir; return the page's path.
 
     `known_features`: the generator's feature list, so features no program
-    reached show as 0.  `mlir_opt`: when given, out_dir/lit/lit.cfg.py is
-    written too, so `lit out_dir/lit` reruns every reproducer with that tool.
+    reached show as 0 (default: `generators.features.KNOWN_FEATURES` when
+    importable; pass `()` for none).  `mlir_opt`: when given,
+    out_dir/lit/CAMPAIGN/lit.cfg.py is written too, so `lit` on that folder
+    reruns every reproducer with that tool.
     """
     results = Path(results_path)
     if not results.is_file():
         raise UsageError(f"results file '{results}' does not exist; "
                          "run `gpu-alloc-verify fuzz --report DIR` first")
+    if known_features is None:
+        known_features = _generator_features()
     history = load_history(results)
+    camp = history.get(campaign) if campaign else history.latest
+    if campaign and camp is None:
+        render_html(history, source_name=results.name, campaign=campaign)  # raises UsageError
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
-    camp = history.get(campaign) if campaign else history.latest
     hrefs: dict[str, str] = {}
     if camp is not None:
+        lit_dir = out / "lit" / _anchor(camp.id)
         for v in camp.violations():
             try:
-                path = export_lit(v, out / "lit")
+                path = export_lit(v, lit_dir)
             except Exception:  # noqa: BLE001 - the page shows the error instead
                 continue
-            hrefs[str(v.get("id"))] = f"lit/{path.name}"
+            hrefs[str(v.get("id"))] = path.relative_to(out).as_posix()
         if hrefs and mlir_opt:
-            write_lit_config(out / "lit", mlir_opt)
+            write_lit_config(lit_dir, mlir_opt)
     page = out / "index.html"
     page.write_text(render_html(history, source_name=results.name,
                                 known_features=known_features, campaign=campaign,

@@ -1,12 +1,18 @@
 """A violation as a lit test: the shrunk source plus FileCheck lines.
 
-The checks state the violated invariant about the lowered code, so the test
-fails on the buggy lowering and passes once it is fixed.  They are derived
-from the source program (which ops are sync, host_shared, ...) and from the
-buggy lowered text in the record (which stream leaked, which call used a
-destroyed stream), and they tie a lowered call to its source op by its
-`loc("opN")`; such tests run `mlir-opt` with `--mlir-print-debuginfo
---mlir-print-local-scope` so the locations reach FileCheck.
+The test fails on the buggy lowering and passes once it is fixed.  Its
+checks come from the source program (which allocs are sync or host_shared)
+and from the buggy lowered text in the record (which stream leaked, which
+call used a destroyed stream); a lowered call is tied to its source op by
+`loc("opN")`, so runs that need it add `--mlir-print-debuginfo
+--mlir-print-local-scope`.  Two kinds of run:
+
+- a property, `| FileCheck`: e.g. no `mgpuStreamCreate` at a sync alloc's
+  loc, the alloc call takes the `1 : i8` constant, no `gpu.*` op is left;
+- a bug pattern, `| not FileCheck`: e.g. "a stream created at op0 and no
+  destroy of it up to the next function".  It passes once the pattern is
+  gone, also for a fix that creates no stream at all; a plain run with the
+  functions' labels rules out an empty or garbled output.
 
 Soundness is per straight-line program: the checks are textual, so for a
 program with branches or loops a counterexample that needs one particular
@@ -25,124 +31,22 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from reports.irtext import (
+    Call,
+    Source,
+    counterexample,
+    marked_ops,
+    parse_calls,
+    parse_source,
+)
 from verify.errors import EnvironmentProblem
 from verify.verdicts import INVARIANTS
 
 Record = dict[str, Any]
 LOC_FLAGS = "--mlir-print-debuginfo --mlir-print-local-scope"
 VAR = "[0-9a-zA-Z_]+"  # an SSA name without its '%', as FileCheck captures it
-_LOC_RE = re.compile(r'loc\("([^"]+)"\)')
-_FUNC_RE = re.compile(r'(?:(?:llvm|func)\.func\b[^@\n]*@([\w$.]+)|sym_name = "([\w$.]+)")')
-_GENERIC_CALL = re.compile(
-    r'^\s*(?:(%[\w$.#:]+)\s*=\s*)?"llvm\.call"\(([^)]*)\).*?callee = @([\w$.]+)')
-_CUSTOM_CALL = re.compile(r"^\s*(?:(%[\w$.#:]+)\s*=\s*)?llvm\.call @([\w$.]+)\(([^)]*)\)")
-_SRC_OP = re.compile(r"^\s*(?:(%[^=]+?)\s*=\s*)?(gpu\.\w+)(.*)$")
 # An upper-case word before ':' could read as a lit or FileCheck directive.
 _DIRECTIVE_LIKE = re.compile(r"([A-Z][A-Z0-9_]*(?:-[A-Z0-9]+)*)(:|(?<=END)\.)")
-
-
-def loc_id(line: str) -> str | None:
-    """The source op id a line carries (`loc("op3")` or `loc("p0/op3")` -> "op3")."""
-    found = _LOC_RE.findall(line)
-    return found[-1].rsplit("/", 1)[-1] if found else None
-
-
-@dataclass
-class SrcOp:
-    func: str
-    name: str  # gpu.alloc, gpu.wait, ...
-    loc: str | None  # the literal loc string in the source, e.g. "op3"
-    results: list[str]
-    is_async: bool
-    deps: list[str]
-    host_shared: bool
-
-    @property
-    def id(self) -> str | None:
-        return self.loc.rsplit("/", 1)[-1] if self.loc else None
-
-    @property
-    def token(self) -> str | None:
-        return self.results[-1] if self.is_async and self.results else None
-
-
-@dataclass
-class Source:
-    functions: list[str] = field(default_factory=list)
-    ops: list[SrcOp] = field(default_factory=list)
-    branches: bool = False
-
-    def by_id(self, op_id: str) -> SrcOp | None:
-        return next((op for op in self.ops if op.id == op_id), None)
-
-    def awaited_tokens(self) -> set[str]:
-        """Tokens a synchronous gpu.wait depends on, directly or through other tokens."""
-        producer = {op.token: op for op in self.ops if op.token}
-        todo = [d for op in self.ops if op.name == "gpu.wait" and not op.is_async for d in op.deps]
-        seen: set[str] = set()
-        while todo:
-            tok = todo.pop()
-            if tok in seen:
-                continue
-            seen.add(tok)
-            if tok in producer:
-                todo.extend(producer[tok].deps)
-        return seen
-
-
-def parse_source(text: str) -> Source:
-    src = Source()
-    func = ""
-    for line in text.splitlines():
-        m = re.search(r"func\.func\s+(?:\w+\s+)?@([\w$.]+)", line)
-        if m:
-            func = m.group(1)
-            src.functions.append(func)
-            continue
-        if re.search(r"\b(scf\.(if|for|while)|cf\.(cond_)?br)\b", line):
-            src.branches = True
-        m = _SRC_OP.match(line)
-        if not m:
-            continue
-        results = [r.strip() for r in (m.group(1) or "").split(",") if r.strip()]
-        rest = m.group(3)
-        is_async = re.match(r"\s+async\b", rest) is not None
-        deps_m = re.match(r"\s*(?:async\s*)?\[([^\]]*)\]", rest)
-        deps = [d.strip() for d in deps_m.group(1).split(",") if d.strip()] if deps_m else []
-        loc = _LOC_RE.findall(rest)
-        src.ops.append(SrcOp(func, m.group(2), loc[-1] if loc else None, results, is_async, deps,
-                             re.search(r"\bhost_shared\b", rest) is not None))
-    return src
-
-
-@dataclass
-class Call:
-    index: int  # line number in the lowered text
-    func: str
-    result: str | None
-    callee: str
-    operands: list[str]
-    loc: str | None  # source op id
-
-
-def parse_calls(lowered: str) -> list[Call]:
-    """Runtime calls of lowered text, generic or custom form."""
-    calls: list[Call] = []
-    func = ""
-    for i, line in enumerate(lowered.splitlines()):
-        fm = _FUNC_RE.search(line)
-        if fm and ("llvm.func" in line or "func.func" in line):
-            func = fm.group(1) or fm.group(2)
-        gm, cm = _GENERIC_CALL.match(line), _CUSTOM_CALL.match(line)
-        if gm:
-            result, operands, callee = gm.group(1), gm.group(2), gm.group(3)
-        elif cm:
-            result, callee, operands = cm.group(1), cm.group(2), cm.group(3)
-        else:
-            continue
-        ops = [o.strip() for o in operands.split(",") if o.strip()]
-        calls.append(Call(i, func, result, callee, ops, loc_id(line)))
-    return calls
 
 
 @dataclass
@@ -152,6 +56,10 @@ class Group:
     name: str
     lines: dict[str, list[str]] = field(default_factory=dict)  # function -> lines
     preamble: list[str] = field(default_factory=list)  # before the first label
+    # A bug pattern: the test runs `not FileCheck`, so it passes once nothing matches
+    # (e.g. "a stream created at op0 and no destroy of it": a fix that creates no
+    # stream at all passes too).
+    negate: bool = False
 
     def add(self, func: str, *lines: str) -> None:
         self.lines.setdefault(func, []).extend(lines)
@@ -200,12 +108,18 @@ def _create_pattern(ctx: Ctx, call: Call, var: str, create: str) -> list[str]:
 
 
 def _checks_no_leak(ctx: Ctx) -> list[Group]:
-    inv = ctx.record.get("invariant", "")
-    create, destroy = _resource_names(inv)
-    destroyed = {(c.func, o) for c in ctx.calls if c.callee == destroy for o in c.operands}
+    """Per offending create: "created, never destroyed" or "destroyed twice", negated."""
+    create, destroy = _resource_names(str(ctx.record.get("invariant", "")))
     creates = [c for c in ctx.calls if c.callee == create and c.result]
-    leaked = [c for c in creates if (c.func, c.result) not in destroyed]
-    chosen = [c for c in leaked if c.loc in ctx.marked]
+
+    def destroys(c: Call) -> int:
+        return sum(1 for d in ctx.calls
+                   if d.callee == destroy and d.func == c.func and c.result in d.operands)
+
+    cex = counterexample(ctx.record)
+    source_op = cex.get("source_op")
+    chosen = [c for c in creates if c.loc == source_op] or \
+        [c for c in creates if c.loc in ctx.marked and destroys(c) != 1]
     if not chosen:
         awaited = ctx.src.awaited_tokens()
 
@@ -213,16 +127,21 @@ def _checks_no_leak(ctx: Ctx) -> list[Group]:
             op = ctx.src.by_id(c.loc) if c.loc else None
             return op is None or op.token is None or op.token in awaited
 
-        chosen = [c for c in leaked if must_destroy(c)] or leaked
+        chosen = [c for c in creates if destroys(c) != 1 and must_destroy(c)]
     if not chosen:
         chosen = [c for c in creates if c.loc in ctx.marked] or creates
-        ctx.notes.append(f"every {create} in the buggy output has a {destroy} somewhere; "
-                         "the leak is path-dependent, so this textual check may pass on it")
     groups = []
-    for k, call in enumerate(chosen):
-        g = Group("STREAM" if create == "mgpuStreamCreate" else "EVENT")
-        g.add(ctx.func_of(call), *_create_pattern(ctx, call, f"R{k}", create),
-              f"llvm.call @{destroy}(%[[R{k}]])")
+    for call in chosen:
+        n = destroys(call)
+        if n == 1:  # textually fine: the count differs on some path only
+            n = cex.get("destroy_count", 0) if isinstance(cex.get("destroy_count"), int) else 0
+            ctx.notes.append(f"the {create} from {call.loc or '?'} has one {destroy} in the "
+                             "text; the count differs on the counterexample's path only, so "
+                             "this textual check may pass on the buggy lowering")
+        g = Group("LEAK" if n == 0 else "TWICE", negate=True)
+        tail = ([f"-NOT: llvm.call @{destroy}(%[[R]])"] if n == 0 else
+                [f"llvm.call @{destroy}(%[[R]])", f"llvm.call @{destroy}(%[[R]])"])
+        g.add(ctx.func_of(call), *_create_pattern(ctx, call, "R", create), *tail)
         groups.append(g)
     return groups
 
@@ -231,20 +150,23 @@ def _checks_use_after_destroy(ctx: Ctx) -> list[Group]:
     groups = []
     for create, destroy in (("mgpuStreamCreate", "mgpuStreamDestroy"),
                             ("mgpuEventCreate", "mgpuEventDestroy")):
+        handle_from = counterexample(ctx.record).get("handle_from")
         for call in (c for c in ctx.calls if c.callee == create and c.result):
+            if handle_from and call.loc != handle_from:
+                continue
             uses = [c for c in ctx.calls if c.func == call.func and call.result in c.operands]
             first = next((i for i, c in enumerate(uses) if c.callee == destroy), None)
             if first is None or first == len(uses) - 1:
                 continue
-            k = len(groups)
-            g = Group("USE")
-            g.add(ctx.func_of(call), *_create_pattern(ctx, call, f"R{k}", create),
-                  f"llvm.call @{destroy}(%[[R{k}]])", f"-NOT: %[[R{k}]]{{{{[,): ]}}}}")
+            g = Group("UAD", negate=True)
+            g.add(ctx.func_of(call), *_create_pattern(ctx, call, "R", create),
+                  f"llvm.call @{destroy}(%[[R]])", "%[[R]]{{[,): ]}}")
             groups.append(g)
     return groups or _checks_regression(ctx)
 
 
 def _checks_sync_alloc(ctx: Ctx) -> list[Group]:
+    """No create at a sync alloc's loc; its alloc call takes no created stream either."""
     allocs = [op for op in ctx.src.ops if op.name == "gpu.alloc" and not op.is_async]
     allocs = [op for op in allocs if op.id in ctx.marked] or allocs
     g = Group("NOSTREAM")
@@ -256,7 +178,20 @@ def _checks_sync_alloc(ctx: Ctx) -> list[Group]:
         else:
             g.add(func, *(f"-NOT: llvm.call @mgpuStreamCreate(){ctx.loc_pat(op.id)}"
                           for op in mine if op.loc))
-    return [g]
+    groups = [g]
+    # A sync alloc handed a stream created elsewhere: mgpuMemAlloc(size, stream, flag).
+    made = {(c.func, c.result): c for c in ctx.calls if c.callee == "mgpuStreamCreate"}
+    for call in ctx.calls:
+        op = ctx.src.by_id(call.loc) if call.loc else None
+        if (op is not None and op in allocs and call.callee == "mgpuMemAlloc"
+                and len(call.operands) >= 2 and (call.func, call.operands[1]) in made):
+            h = Group("BORROW", negate=True)
+            h.add(op.func, *_create_pattern(ctx, made[(call.func, call.operands[1])], "S",
+                                            "mgpuStreamCreate"),
+                  f"llvm.call @mgpuMemAlloc(%{{{{{VAR}}}}}, %[[S]]{{{{[,)]}}}}"
+                  f"{ctx.loc_pat(op.id)}")
+            groups.append(h)
+    return groups
 
 
 def _flag_value(lowered_lines: list[str], call: Call) -> str | None:
@@ -290,10 +225,14 @@ def _checks_host_shared(ctx: Ctx) -> list[Group]:
 
 
 def _checks_complete(ctx: Ctx) -> list[Group]:
+    # After each function's label, to the next label (the last: to the end of the
+    # module, declarations included).
     g = Group("DONE")
-    g.preamble = ['-NOT: {{[ "!]gpu\\.[a-z_]+}}', "-NOT: unrealized_conversion_cast"]
+    nots = ['-NOT: {{[ "!]gpu\\.[a-z_]+}}', "-NOT: unrealized_conversion_cast"]
+    if not ctx.src.functions:
+        g.preamble = nots
     for func in ctx.src.functions:
-        g.add(func, *g.preamble)
+        g.add(func, *nots)
     return [g]
 
 
@@ -348,21 +287,37 @@ def _render_group(prefix: str, g: Group, functions: list[str]) -> list[str]:
     return out
 
 
+def _prefixes(groups: list[Group]) -> list[str]:
+    """CHECK for a lone positive group; otherwise the group's name, numbered if shared."""
+    if sum(1 for g in groups if not g.negate) == 1:
+        named = {id(next(g for g in groups if not g.negate)): "CHECK"}
+    else:
+        named = {}
+    out = []
+    for g in groups:
+        if id(g) in named:
+            out.append(named[id(g)])
+            continue
+        same = [h for h in groups if h.name == g.name and id(h) not in named]
+        k = next(i for i, h in enumerate(same) if h is g)
+        out.append(g.name if len(same) == 1 else f"{g.name}{k}")
+    return out
+
+
 def reproducer_text(violation: Record, tool: str = "mlir-opt") -> str:
     """The lit test for one violation record (see the module docstring)."""
     program = str(violation.get("program") or "")
     invariant = str(violation.get("invariant") or "")
     pipeline = str(violation.get("pipeline") or "gpu-to-llvm")
-    cex = violation.get("counterexample") if isinstance(violation.get("counterexample"), dict) \
-        else {}
-    marked = {str(m) for m in violation.get("marked_calls") or [] if m}
-    if cex.get("source_op"):
-        marked.add(str(cex["source_op"]))
+    cex = counterexample(violation)
+    marked = marked_ops(violation)
     ctx = Ctx(violation, parse_source(program), parse_calls(str(violation.get("lowered") or "")),
               marked)
     groups = BUILDERS.get(invariant, _checks_regression)(ctx)
-    if not groups:
-        groups = [Group("CHECK")]
+    if not any(not g.negate for g in groups):
+        # The output must still hold every function: a `not FileCheck` alone would
+        # also pass on an empty or garbled output.
+        groups.insert(0, Group("CHECK"))
     header = [
         f"// Reproducer for {_one_line(violation.get('id', ''))} (gpu-alloc-verify).",
         f"// Invariant {_one_line(invariant)}: {_one_line(INVARIANTS.get(invariant, '?'))}",
@@ -380,15 +335,22 @@ def reproducer_text(violation: Record, tool: str = "mlir-opt") -> str:
     if ctx.src.branches:
         ctx.notes.append("the program branches or loops; the checks are textual and do not "
                          "select the counterexample's path")
+    if str(violation.get("lowering", "")).startswith("xdsl:"):
+        ctx.notes.append("found on an in-process model of an upstream revision; the RUN line "
+                         "checks whichever mlir-opt lit.cfg.py names")
+    if any(g.negate for g in groups):
+        ctx.notes.append("a run through `not FileCheck` describes the bug: it passes once "
+                         "the lowered code no longer matches it")
     header += [f"// NOTE: {_one_line(n)}" for n in ctx.notes]
     header.append("")
     quoted = shlex.quote(f"builtin.module({pipeline})")
     body: list[str] = []
-    for k, g in enumerate(groups):
-        prefix = "CHECK" if len(groups) == 1 else f"{g.name}{k}"
+    for g, prefix in zip(groups, _prefixes(groups), strict=True):
         flags = f" {LOC_FLAGS}" if g.uses_loc() else ""
         pfx = "" if prefix == "CHECK" else f" --check-prefix={prefix}"
-        header.append(f"// RUN: {tool} %s --pass-pipeline={quoted}{flags} | FileCheck %s{pfx}")
+        filecheck = "not FileCheck" if g.negate else "FileCheck"
+        header.append(f"// RUN: {tool} %s --pass-pipeline={quoted}{flags} | "
+                      f"{filecheck} %s{pfx}")
         body += [""] + _render_group(prefix, g, ctx.src.functions)
     return "\n".join(header + body) + "\n\n" + program.rstrip() + "\n"
 
@@ -396,7 +358,7 @@ def reproducer_text(violation: Record, tool: str = "mlir-opt") -> str:
 def _file_name(violation: Record) -> str:
     stem = str(violation.get("id") or
                f"{violation.get('invariant', 'violation')}-{violation.get('lowering', '')}")
-    return re.sub(r"[^A-Za-z0-9_.-]+", "_", stem).strip("._") + ".mlir"
+    return (re.sub(r"[^A-Za-z0-9_.-]+", "_", stem).strip("._") or "violation") + ".mlir"
 
 
 def export_lit(violation: Record, out_dir: str | Path) -> Path:

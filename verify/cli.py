@@ -66,6 +66,9 @@ def build_parser() -> argparse.ArgumentParser:
     fz.add_argument("--linear-tokens", action="store_true",
                     help="each token used once, as gpu-async-region produces")
     fz.add_argument("--no-shrink", action="store_true", help="report first examples unshrunk")
+    fz.add_argument("--baseline", metavar="SPEC",
+                    help="regression mode: count only violations this lowering (e.g. the "
+                    "released mlir-opt-19) does not have on the same program")
     fz.add_argument("--db", metavar="DIR", help="Hypothesis example database directory")
     fz.add_argument("--results", metavar="FILE", help="append JSONL results here")
     fz.add_argument("--report", metavar="DIR", help="write an HTML report into DIR")
@@ -169,6 +172,7 @@ def cmd_fuzz(args: argparse.Namespace) -> int:
         max_examples=args.max_examples, time_budget=args.time_budget, seed=args.seed,
         db=args.db, runtime=args.runtime, pipeline=args.pipeline, gen=gen,
         shrink=not args.no_shrink, results=results, progress=progress,
+        baseline=resolve(args.baseline, args.pipeline) if args.baseline else None,
     )
     report = run_fuzz(opts)
     if sys.stderr.isatty():

@@ -45,6 +45,9 @@ class FuzzOptions:
     shrink: bool = True
     results: str | None = None
     progress: Callable[[str], None] | None = None
+    # Regression mode: a violation counts only where this lowering (e.g. the
+    # released mlir-opt) does not violate the same invariant on the program.
+    baseline: Lowering | None = None
 
 
 @dataclass
@@ -124,13 +127,17 @@ def run_fuzz(opts: FuzzOptions) -> FuzzReport:
 
     def flush() -> None:
         rows = check_batch(pending, opts.lowerings, opts.invariants, opts.runtime)
-        for program, row in zip(pending, rows, strict=False):
+        base_rows = (check_batch(pending, [opts.baseline], opts.invariants, opts.runtime)
+                     if opts.baseline else [{} for _ in pending])
+        for program, row, base in zip(pending, rows, base_rows, strict=True):
             tally.add(row)
             feats = features(program)
             for feat in feats:
                 coverage[feat] = coverage.get(feat, 0) + 1
             for spec, j in row.items():
                 for v in j.violations():
+                    if _in_baseline(base, v.invariant):
+                        continue
                     first.setdefault((spec, v.invariant), (tally.examples, program, j))
             if writer:
                 writer.write({
@@ -187,6 +194,11 @@ def run_fuzz(opts: FuzzOptions) -> FuzzReport:
     return report
 
 
+def _in_baseline(base_row: dict[str, Judgement], invariant: str) -> bool:
+    return any(j.results.get(invariant) is not None
+               and j.results[invariant].verdict == "violated" for j in base_row.values())
+
+
 def _violation_class(spec: str, invariant: str) -> type[Exception]:
     # A class per (lowering, invariant): Hypothesis tells bugs apart by
     # exception type, so each one is shrunk and reported on its own.
@@ -196,6 +208,8 @@ def _violation_class(spec: str, invariant: str) -> type[Exception]:
 
 def _shrink(opts: FuzzOptions, keys: set[tuple[str, str]]) -> dict[tuple[str, str], Found]:
     by_spec = {lw.spec: lw for lw in opts.lowerings}
+    if opts.baseline is not None:
+        by_spec.setdefault(opts.baseline.spec, opts.baseline)
     classes = {k: _violation_class(*k) for k in keys}
     cache: dict[tuple[str, str], Judgement] = {}
     found: dict[tuple[str, str], Found] = {}
@@ -219,6 +233,9 @@ def _shrink(opts: FuzzOptions, keys: set[tuple[str, str]]) -> dict[tuple[str, st
             for spec, inv in wanted:  # noqa: B023 - runs within this round
                 j = judge_one(spec, program)
                 if j.results.get(inv) is not None and j.results[inv].verdict == "violated":
+                    if opts.baseline is not None and _in_baseline(
+                            {"b": judge_one(opts.baseline.spec, program)}, inv):
+                        continue
                     err = classes[(spec, inv)](f"{inv} on {spec}")
                     err.found = Found(spec, inv, program, j)  # type: ignore[attr-defined]
                     raise err

@@ -28,6 +28,7 @@ SIGNATURES: dict[tuple[str, int], tuple[str, ...]] = {
     ("mgpuMemcpy", 4): ("ptr", "ptr", "size", "stream"),
     ("mgpuMemset32", 4): ("ptr", "value", "size", "stream"),
     ("mgpuMemset16", 4): ("ptr", "value", "size", "stream"),
+    ("mgpuMemset64", 4): ("ptr", "value", "size", "stream"),  # split API
 }
 
 ALLOC_CALLEES = ("mgpuMemAlloc", "mgpuMemAllocAsync")

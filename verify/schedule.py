@@ -67,6 +67,7 @@ def encode(calls: list[Call]) -> Schedule:
             cs.append(z3.Implies(z3.And(w1.call.guard, w2.call.guard, w1.stream == w2.stream),
                                  w1.end <= w2.start))
     records: list[tuple[Call, z3.ArithRef]] = []
+    waits: list[Call] = []
     for c in calls:
         if c.callee == "mgpuEventRecord" and len(c.args) == 2:
             t = z3.Int(f"{prefix}T{c.index}")
@@ -75,8 +76,16 @@ def encode(calls: list[Call]) -> Schedule:
                 if w.call.index < c.index:
                     cs.append(z3.Implies(z3.And(w.call.guard, c.guard, w.stream == c.args[1]),
                                          t >= w.end))
+            # The stream also waited for the events it was told to wait on.
+            for wt in waits:
+                for r, tr in records:
+                    cs.append(z3.Implies(
+                        z3.And(wt.guard, r.guard, c.guard, wt.args[0] == c.args[1],
+                               r.args[0] == wt.args[1]),
+                        t >= tr))
             records.append((c, t))
         elif c.callee == "mgpuStreamWaitEvent" and len(c.args) == 2:
+            waits.append(c)
             for r, t in records:
                 for w in work:
                     if w.call.index > c.index:
@@ -108,7 +117,8 @@ def describe(sch: Schedule, model: z3.ModelRef) -> list[str]:
             where = "host"
         else:
             sid = model.eval(it.stream, model_completion=True).as_long()
-            where = "null stream" if sid == 0 else f"stream#{sid & 0xFFFF}"
+            where = ("null stream" if sid == 0 else f"stream#{sid & 0xFFFF}" if sid > 0
+                     else "an opaque stream (from an unconverted op)")
         span = f"t={start}" if start == end else f"t={start}..{end}"
         rows.append((start, end, f"{span}: {it.call.callee} from {it.call.source_op or '?'} "
                      f"on {where}"))

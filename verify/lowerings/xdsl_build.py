@@ -107,10 +107,13 @@ class _FunctionBuilder:
             self.index_consts[n] = c.result
         for value, elem in sorted(values):
             t = elem_type(elem)
-            attr: Attribute = (
-                IntegerAttr(value, t) if isinstance(t, IntegerType) else FloatAttr(float(value), t)
-            )
-            c = arith.ConstantOp(attr)  # type: ignore[arg-type]
+            attr: IntegerAttr | FloatAttr
+            if isinstance(t, IntegerType):
+                attr = IntegerAttr(value, t)
+            else:
+                assert isinstance(t, (Float16Type, Float32Type))
+                attr = FloatAttr(float(value), t)
+            c = arith.ConstantOp(attr)
             c.result.name_hint = f"cst_{elem}_{value}"
             self.entry.add_op(c)
             self.value_consts[(value, elem)] = c.result

@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from xdsl.context import Context
-from xdsl.dialects import memref
+from xdsl.dialects.builtin import MemRefType
 from xdsl.dialects.gpu import AsyncTokenType
 from xdsl.ir import Attribute, Operation, SSAValue
 from xdsl.irdl import (
@@ -32,7 +32,7 @@ class MemsetOp(IRDLOperation):
     name = "gpu.memset"
 
     asyncDependencies = var_operand_def(AsyncTokenType)
-    dst = operand_def(memref.MemRefType)
+    dst = operand_def(MemRefType)
     value = operand_def(Attribute)
 
     asyncToken = opt_result_def(AsyncTokenType)
@@ -51,7 +51,7 @@ class MemsetOp(IRDLOperation):
 
     def verify_(self) -> None:
         dst_type = self.dst.type
-        assert isinstance(dst_type, memref.MemRefType)
+        assert isinstance(dst_type, MemRefType)
         if self.value.type != dst_type.element_type:
             raise VerifyException(
                 f"gpu.memset value type {self.value.type} does not match the element "

@@ -1,0 +1,188 @@
+"""Values and types of the LLVM-dialect subset the lowered-IR interpreter runs.
+
+Integers are Python ints kept modulo 2**width (unsigned; `signed` views them
+as two's complement), pointers are ints, floats are floats, and LLVM structs
+and arrays are `Agg`s keyed by position path.  Types are read by their printed
+form, so registered and generic (unregistered) ops are handled alike.
+"""
+
+from __future__ import annotations
+
+import struct
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from xdsl.dialects.builtin import FloatAttr, IntegerAttr
+from xdsl.ir import Attribute, Operation
+
+
+class Unsupported(Exception):
+    """Something the interpreter does not model (the message names it)."""
+
+
+@dataclass
+class Agg:
+    """An LLVM struct/array value: leaves keyed by position path."""
+
+    items: dict[tuple[int, ...], Any] = field(default_factory=dict)
+    default: Any = None  # None for undef/poison, 0 for llvm.mlir.zero
+
+    def insert(self, pos: tuple[int, ...], value: Any) -> Agg:
+        items = dict(self.items)
+        if isinstance(value, Agg):
+            items = {k: v for k, v in items.items() if k[: len(pos)] != pos}
+            items.update({pos + k: v for k, v in value.items.items()})
+        else:
+            items[pos] = value
+        return Agg(items, self.default)
+
+    def extract(self, pos: tuple[int, ...]) -> Any:
+        if pos in self.items:
+            return self.items[pos]
+        sub = {k[len(pos):]: v for k, v in self.items.items() if k[: len(pos)] == pos}
+        return Agg(sub, self.default) if sub else self.default
+
+
+# -- types ------------------------------------------------------------------
+SCALAR_BYTES = {"i1": 1, "i8": 1, "i16": 2, "i32": 4, "i64": 8, "index": 8,
+                 "f16": 2, "bf16": 2, "f32": 4, "f64": 8, "!llvm.ptr": 8}
+FLOAT_FMT = {"f16": "<e", "f32": "<f", "f64": "<d"}
+
+
+def type_name(t: Attribute) -> str:
+    s = str(t)
+    return "!llvm.ptr" if s.startswith("!llvm.ptr") else s
+
+
+def width(t: Attribute) -> int:
+    name = type_name(t)
+    if name in ("index", "!llvm.ptr"):
+        return 64
+    if name.startswith("i") and name[1:].isdigit():
+        return int(name[1:])
+    raise Unsupported(f"not an integer type: {name}")
+
+
+def layout(t: Attribute) -> tuple[int, int]:
+    """(size, alignment) in bytes, natural alignment as on x86-64."""
+    name = type_name(t)
+    if name in SCALAR_BYTES:
+        n = SCALAR_BYTES[name]
+        return n, n
+    elem = getattr(t, "type", None)
+    count = getattr(t, "size", None)
+    if elem is not None and count is not None:  # !llvm.array<N x T>
+        size, align = layout(elem)
+        return size * int(getattr(count, "data", count)), align
+    types = getattr(t, "types", None)
+    if types is not None:  # !llvm.struct<(...)>
+        off, max_align = 0, 1
+        for ft in types.data:
+            size, align = layout(ft)
+            off = -(-off // align) * align + size
+            max_align = max(max_align, align)
+        return -(-off // max_align) * max_align, max_align
+    raise Unsupported(f"no layout for type {name}")
+
+
+def field_offset(t: Attribute, index: int) -> tuple[int, Attribute]:
+    types = getattr(t, "types", None)
+    if types is not None:
+        off = 0
+        for i, ft in enumerate(types.data):
+            size, align = layout(ft)
+            off = -(-off // align) * align
+            if i == index:
+                return off, ft
+            off += size
+        raise Unsupported(f"struct index {index} out of range")
+    elem = getattr(t, "type", None)
+    if elem is None:
+        raise Unsupported(f"cannot index into {type_name(t)}")
+    return index * layout(elem)[0], elem
+
+
+def signed(v: int, w: int) -> int:
+    v &= (1 << w) - 1
+    return v - (1 << w) if v >> (w - 1) else v
+
+
+def decode(data: bytes, t: Attribute) -> Any:
+    name = type_name(t)
+    if name in FLOAT_FMT:
+        return struct.unpack(FLOAT_FMT[name], data)[0]
+    return int.from_bytes(data, "little")
+
+
+def encode(value: Any, t: Attribute) -> bytes:
+    name = type_name(t)
+    if name in FLOAT_FMT:
+        return struct.pack(FLOAT_FMT[name], float(value))
+    n = layout(t)[0]
+    return (int(value or 0) & ((1 << (8 * n)) - 1)).to_bytes(n, "little")
+
+
+def prop(op: Operation, name: str) -> Any:
+    props = getattr(op, "properties", {})
+    if name in props:
+        return props[name]
+    return op.attributes.get(name)
+
+
+def ints(attr: Any) -> tuple[int, ...]:
+    if attr is None:
+        return ()
+    get_values = getattr(attr, "get_values", None)
+    if get_values is not None:
+        return tuple(int(v) for v in get_values())
+    return tuple(int(getattr(a, "data", getattr(getattr(a, "value", None), "data", 0)))
+                 for a in getattr(attr, "data", ()))
+
+
+def constant_value(attr: Any) -> Any:
+    if isinstance(attr, IntegerAttr):
+        return int(attr.value.data) & ((1 << width(attr.type)) - 1)
+    if isinstance(attr, FloatAttr):
+        return float(attr.value.data)
+    raise Unsupported(f"constant {attr}")
+
+
+ICMP: dict[int, Callable[[int, int, int], bool]] = {
+    0: lambda a, b, w: a == b,
+    1: lambda a, b, w: a != b,
+    2: lambda a, b, w: signed(a, w) < signed(b, w),
+    3: lambda a, b, w: signed(a, w) <= signed(b, w),
+    4: lambda a, b, w: signed(a, w) > signed(b, w),
+    5: lambda a, b, w: signed(a, w) >= signed(b, w),
+    6: lambda a, b, w: a < b,
+    7: lambda a, b, w: a <= b,
+    8: lambda a, b, w: a > b,
+    9: lambda a, b, w: a >= b,
+}
+
+
+def sdiv(a: int, b: int, w: int) -> int:
+    x, y = signed(a, w), signed(b, w)
+    q = abs(x) // abs(y)
+    return q if (x < 0) == (y < 0) else -q
+
+
+BINARY: dict[str, Callable[[int, int, int], int]] = {
+    "add": lambda a, b, w: a + b,
+    "sub": lambda a, b, w: a - b,
+    "mul": lambda a, b, w: a * b,
+    "udiv": lambda a, b, w: a // b,
+    "sdiv": sdiv,
+    "urem": lambda a, b, w: a % b,
+    "srem": lambda a, b, w: signed(a, w) - sdiv(a, b, w) * signed(b, w),
+    "and": lambda a, b, w: a & b,
+    "or": lambda a, b, w: a | b,
+    "xor": lambda a, b, w: a ^ b,
+    "shl": lambda a, b, w: a << b,
+    "lshr": lambda a, b, w: a >> b,
+    "ashr": lambda a, b, w: signed(a, w) >> b,
+}
+ARITH_BINARY = {"addi": "add", "subi": "sub", "muli": "mul", "divui": "udiv",
+                 "divsi": "sdiv", "remui": "urem", "remsi": "srem", "andi": "and",
+                 "ori": "or", "xori": "xor", "shli": "shl", "shrui": "lshr", "shrsi": "ashr"}

@@ -1,0 +1,446 @@
+"""Run a lowered module (what `gpu-to-llvm` emits) with `mgpu*` calls on a Runtime.
+
+A direct walker over xDSL's parsed IR, for the small LLVM-dialect subset the
+lowering produces (constants, pointer arithmetic, descriptor structs, calls,
+loads and stores) plus the `scf`, `cf`, `arith` and `memref` ops it leaves
+alone.  It works on registered ops and on generic (unregistered) ones alike:
+every attribute is read by name, every type by its printed form.
+
+Values: integers are Python ints kept modulo 2**width (unsigned), pointers are
+ints (0 is null), floats are floats, and LLVM aggregates are `Agg`s keyed by
+position.  Host loads and stores go to the runtime as `host_read` /
+`host_write`, so the runtime checks memory kinds and races.
+
+A module that still holds `gpu.*` ops is "incomplete": its outcome cannot be
+compared with the source's.  Anything else the walker does not model ends
+the run as "unsupported", with the op named; no input crashes the harness.
+"""
+
+from __future__ import annotations
+
+import struct
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+from xdsl.context import Context
+from xdsl.dialects import get_all_dialects
+from xdsl.dialects.builtin import (
+    FusedLoc,
+    ModuleOp,
+    NameLoc,
+    StringAttr,
+    SymbolRefAttr,
+    UnregisteredOp,
+)
+from xdsl.ir import Attribute, Block, Operation, Region, SSAValue
+from xdsl.parser import Parser
+
+from oracles.llvm_values import (
+    ARITH_BINARY,
+    BINARY,
+    FLOAT_FMT,
+    ICMP,
+    Agg,
+    Unsupported,
+    constant_value,
+    decode,
+    encode,
+    field_offset,
+    ints,
+    layout,
+    prop,
+    signed,
+    type_name,
+    width,
+)
+from oracles.mgpu_calls import NormalizedCall, RawCall, UnknownCall, dispatch, normalize_trace
+from oracles.runtime import Outcome, Runtime
+
+LoweredStatus = Literal["ok", "incomplete", "unsupported", "error"]
+STEP_LIMIT = 200_000
+DYNAMIC_INDEX = -2147483648
+
+_context: Context | None = None
+
+
+def parse_module(text: str) -> ModuleOp:
+    """Parse lowered MLIR (generic form) with every xDSL dialect registered."""
+    global _context
+    if _context is None:
+        _context = Context(allow_unregistered=True)
+        for name, factory in get_all_dialects().items():
+            _context.register_dialect(name, factory)
+    return Parser(_context, text).parse_module()
+
+
+def op_name(op: Operation) -> str:
+    """The op's MLIR name, also for ops xDSL keeps as generic unregistered ones."""
+    if isinstance(op, UnregisteredOp):
+        return op.op_name.data
+    return op.name
+
+
+def residual_gpu_ops(module: Operation) -> list[str]:
+    """Names of the `gpu.*` ops left in a lowered module (empty: complete)."""
+    return sorted({n for n in map(op_name, module.walk()) if n.startswith("gpu.")})
+
+
+def op_loc(op: Operation) -> str | None:
+    """The source op id a lowered op carries (`loc("op4")`, also inside fused locs)."""
+    return _loc_name(getattr(op, "location", None))
+
+
+def _loc_name(loc: Any) -> str | None:
+    if isinstance(loc, NameLoc):
+        desc = getattr(loc, "desc", None)
+        return desc.data if isinstance(desc, StringAttr) else None
+    if isinstance(loc, FusedLoc):
+        for inner in getattr(loc.locations, "data", ()):
+            name = _loc_name(inner)
+            if name is not None:
+                return name
+    return None
+
+
+@dataclass
+class LoweredRun:
+    status: LoweredStatus
+    outcome: Outcome | None
+    trace: list[NormalizedCall] = field(default_factory=list)
+    raw_trace: list[RawCall] = field(default_factory=list)
+    reason: str = ""
+
+
+_Flow = tuple[str, Any] | None  # ("br", (block, values)) / ("yield" | "return", values)
+
+
+class _Machine:
+    def __init__(self, module: Operation, rt: Runtime) -> None:
+        self.rt = rt
+        self.env: dict[SSAValue, Any] = {}
+        self.steps = 0
+        self.raw: list[RawCall] = []
+        self.funcs: dict[str, Operation] = {}
+        for op in module.walk():
+            if op_name(op) in ("llvm.func", "func.func"):
+                sym = prop(op, "sym_name")
+                if isinstance(sym, StringAttr):
+                    self.funcs[sym.data] = op
+
+    # -- control flow -------------------------------------------------------
+    def call_function(self, name: str, args: Sequence[Any]) -> list[Any]:
+        fn = self.funcs.get(name)
+        if fn is None:
+            raise Unsupported(f"no function @{name}")
+        region = fn.regions[0]
+        if not region.blocks:
+            raise Unsupported(f"@{name} is external")
+        _, values = self.run_region(region, list(args))
+        return list(values)
+
+    def run_region(self, region: Region, args: list[Any]) -> tuple[str, list[Any]]:
+        block: Block | None = region.blocks[0]
+        values = args
+        while block is not None:
+            for arg, v in zip(block.args, values, strict=False):
+                self.env[arg] = v
+            flow: _Flow = None
+            for op in block.ops:
+                flow = self.step(op)
+                if flow is not None:
+                    break
+            if flow is None:
+                return "yield", []  # an empty region (e.g. a missing else)
+            kind, payload = flow
+            if kind == "br":
+                block, values = payload
+                continue
+            return kind, payload
+        raise Unsupported("fell off a region")
+
+    def v(self, value: SSAValue) -> Any:
+        return self.env[value]
+
+    def step(self, op: Operation) -> _Flow:
+        self.steps += 1
+        if self.steps > STEP_LIMIT:
+            raise Unsupported(f"more than {STEP_LIMIT} steps")
+        name = op_name(op)
+        dialect, _, short = name.partition(".")
+        if dialect == "gpu":
+            raise Unsupported(f"residual {name}")
+        handler = _HANDLERS.get(name)
+        if handler is not None:
+            return handler(self, op)
+        if dialect == "llvm" and short in BINARY:
+            return self.binary(op, short)
+        if dialect == "arith" and short in ARITH_BINARY:
+            return self.binary(op, ARITH_BINARY[short])
+        raise Unsupported(f"op {name}")
+
+    def set(self, op: Operation, *values: Any) -> _Flow:
+        for r, value in zip(op.results, values, strict=False):
+            self.env[r] = value
+        return None
+
+    def binary(self, op: Operation, kind: str) -> _Flow:
+        w = width(op.results[0].type)
+        a, b = self.v(op.operands[0]), self.v(op.operands[1])
+        return self.set(op, BINARY[kind](a, b, w) & ((1 << w) - 1))
+
+    # -- calls ---------------------------------------------------------------
+    def call(self, op: Operation) -> _Flow:
+        callee = prop(op, "callee")
+        if not isinstance(callee, SymbolRefAttr):
+            raise Unsupported("indirect call")
+        name = callee.root_reference.data
+        args = [self.v(x) for x in op.operands]
+        fn = self.funcs.get(name)
+        if fn is not None and fn.regions and fn.regions[0].blocks:
+            return self.set(op, *self.call_function(name, args))
+        kinds = "".join("p" if type_name(x.type) == "!llvm.ptr" else "i" for x in op.operands)
+        loc = op_loc(op)
+        self.rt.set_location(loc)
+        try:
+            result = dispatch(self.rt, name, [int(a or 0) for a in args], kinds)
+        except UnknownCall as e:
+            raise Unsupported(str(e)) from None
+        self.raw.append(RawCall(name, tuple(int(a or 0) for a in args), kinds, result, loc))
+        return self.set(op, result)
+
+    # -- memory ---------------------------------------------------------------
+    def gep(self, op: Operation) -> _Flow:
+        ptr = self.v(op.operands[0])
+        dynamic = iter(op.operands[1:])
+        t: Attribute = prop(op, "elem_type")
+        offset = 0
+        for k, raw in enumerate(ints(prop(op, "rawConstantIndices"))):
+            idx = signed(self.v(next(dynamic)), 64) if raw == DYNAMIC_INDEX else raw
+            if k == 0:
+                offset += idx * layout(t)[0]
+            else:
+                field_off, t = field_offset(t, idx)
+                offset += field_off
+        return self.set(op, (int(ptr or 0) + offset) & ((1 << 64) - 1))
+
+    def load(self, op: Operation) -> _Flow:
+        t = op.results[0].type
+        self.rt.set_location(op_loc(op))
+        data = self.rt.host_read(int(self.v(op.operands[0]) or 0), layout(t)[0])
+        return self.set(op, decode(data, t) if data is not None else 0)
+
+    def store(self, op: Operation) -> _Flow:
+        value, ptr = op.operands[0], op.operands[1]
+        self.rt.set_location(op_loc(op))
+        self.rt.host_write(int(self.v(ptr) or 0), encode(self.v(value), value.type))
+        return None
+
+    def memref_address(self, op: Operation, mref: SSAValue, idx: Sequence[SSAValue]) -> int:
+        desc = self.v(mref)
+        if not isinstance(desc, Agg):
+            raise Unsupported("memref access on a value that is no descriptor")
+        elem = getattr(mref.type, "element_type", None)
+        if elem is None:
+            raise Unsupported(f"memref access on {mref.type}")
+        linear = int(desc.extract((2,)) or 0)
+        for d, i in enumerate(idx):
+            linear += int(self.v(i)) * int(desc.extract((4, d)) or 0)
+        return int(desc.extract((1,)) or 0) + linear * layout(elem)[0]
+
+    def memref_load(self, op: Operation) -> _Flow:
+        elem = op.results[0].type
+        addr = self.memref_address(op, op.operands[0], op.operands[1:])
+        self.rt.set_location(op_loc(op))
+        data = self.rt.host_read(addr, layout(elem)[0])
+        return self.set(op, decode(data, elem) if data is not None else 0)
+
+    def memref_store(self, op: Operation) -> _Flow:
+        value = op.operands[0]
+        addr = self.memref_address(op, op.operands[1], op.operands[2:])
+        self.rt.set_location(op_loc(op))
+        self.rt.host_write(addr, encode(self.v(value), value.type))
+        return None
+
+    # -- casts ----------------------------------------------------------------
+    def bitcast(self, op: Operation) -> _Flow:
+        src, dst = type_name(op.operands[0].type), type_name(op.results[0].type)
+        value = self.v(op.operands[0])
+        if src in FLOAT_FMT and dst not in FLOAT_FMT:
+            value = int.from_bytes(struct.pack(FLOAT_FMT[src], value), "little")
+        elif dst in FLOAT_FMT and src not in FLOAT_FMT:
+            nbytes = layout(op.operands[0].type)[0]
+            value = struct.unpack(FLOAT_FMT[dst], int(value).to_bytes(nbytes, "little"))[0]
+        return self.set(op, value)
+
+    def resize(self, op: Operation, sign_extend: bool) -> _Flow:
+        value = int(self.v(op.operands[0]))
+        w_in, w_out = width(op.operands[0].type), width(op.results[0].type)
+        if sign_extend:
+            value = signed(value, w_in)
+        return self.set(op, value & ((1 << w_out) - 1))
+
+    def cast(self, op: Operation) -> _Flow:
+        if len(op.operands) != len(op.results):
+            raise Unsupported("unrealized_conversion_cast with N:M values")
+        return self.set(op, *(self.v(x) for x in op.operands))
+
+    # -- structured control flow ---------------------------------------------
+    def scf_if(self, op: Operation) -> _Flow:
+        region = op.regions[0] if self.v(op.operands[0]) else op.regions[1]
+        if not region.blocks:
+            return None
+        _, values = self.run_region(region, [])
+        return self.set(op, *values)
+
+    def scf_for(self, op: Operation) -> _Flow:
+        lb, ub, st, *inits = (self.v(x) for x in op.operands)
+        w = width(op.operands[0].type)
+        carried = list(inits)
+        i = lb
+        while signed(i, w) < signed(ub, w):
+            _, carried = self.run_region(op.regions[0], [i, *carried])
+            i = (i + st) & ((1 << w) - 1)
+        return self.set(op, *carried)
+
+    def branch(self, op: Operation) -> _Flow:
+        return "br", (op.successors[0], [self.v(x) for x in op.operands])
+
+    def cond_branch(self, op: Operation) -> _Flow:
+        then_args = getattr(op, "then_arguments", None)
+        else_args = getattr(op, "else_arguments", None)
+        if then_args is None or else_args is None:
+            sizes = ints(prop(op, "operandSegmentSizes"))
+            if len(sizes) != 3:
+                raise Unsupported(f"{op.name} without operand segments")
+            ops = list(op.operands)
+            then_args = ops[1 : 1 + sizes[1]]
+            else_args = ops[1 + sizes[1] :]
+        taken = 0 if self.v(op.operands[0]) else 1
+        chosen = then_args if taken == 0 else else_args
+        return "br", (op.successors[taken], [self.v(x) for x in chosen])
+
+
+def _constant(m: _Machine, op: Operation) -> _Flow:
+    return m.set(op, constant_value(prop(op, "value")))
+
+
+def _zero(m: _Machine, op: Operation) -> _Flow:
+    t = op.results[0].type
+    name = type_name(t)
+    if name in FLOAT_FMT:
+        return m.set(op, 0.0)
+    if name == "!llvm.ptr" or name.startswith("i"):
+        return m.set(op, 0)
+    return m.set(op, Agg(default=0))
+
+
+def _undef(m: _Machine, op: Operation) -> _Flow:
+    name = type_name(op.results[0].type)
+    return m.set(op, Agg() if name.startswith("!llvm.struct") or name.startswith("!llvm.arr")
+                 else 0)
+
+
+def _icmp(m: _Machine, op: Operation) -> _Flow:
+    pred = prop(op, "predicate")
+    w = width(op.operands[0].type)
+    a, b = m.v(op.operands[0]), m.v(op.operands[1])
+    return m.set(op, int(ICMP[int(pred.value.data)](a, b, w)))
+
+
+def _select(m: _Machine, op: Operation) -> _Flow:
+    c, a, b = (m.v(x) for x in op.operands)
+    return m.set(op, a if c else b)
+
+
+_HANDLERS: dict[str, Callable[[_Machine, Operation], _Flow]] = {
+    "llvm.mlir.constant": _constant,
+    "arith.constant": _constant,
+    "llvm.mlir.zero": _zero,
+    "llvm.mlir.null": _zero,
+    "llvm.mlir.undef": _undef,
+    "llvm.mlir.poison": _undef,
+    "llvm.insertvalue": lambda m, op: m.set(
+        op, m.v(op.operands[0]).insert(ints(prop(op, "position")), m.v(op.operands[1]))
+    ),
+    "llvm.extractvalue": lambda m, op: m.set(
+        op, m.v(op.operands[0]).extract(ints(prop(op, "position")))
+    ),
+    "llvm.getelementptr": _Machine.gep,
+    "llvm.ptrtoint": lambda m, op: m.set(op, m.v(op.operands[0])),
+    "llvm.inttoptr": lambda m, op: m.set(op, m.v(op.operands[0])),
+    "llvm.bitcast": _Machine.bitcast,
+    "llvm.trunc": lambda m, op: m.resize(op, sign_extend=False),
+    "llvm.zext": lambda m, op: m.resize(op, sign_extend=False),
+    "llvm.sext": lambda m, op: m.resize(op, sign_extend=True),
+    "arith.trunci": lambda m, op: m.resize(op, sign_extend=False),
+    "arith.extui": lambda m, op: m.resize(op, sign_extend=False),
+    "arith.extsi": lambda m, op: m.resize(op, sign_extend=True),
+    "arith.index_cast": lambda m, op: m.resize(op, sign_extend=True),
+    "arith.index_castui": lambda m, op: m.resize(op, sign_extend=False),
+    "llvm.icmp": _icmp,
+    "arith.cmpi": _icmp,
+    "llvm.select": _select,
+    "arith.select": _select,
+    "llvm.load": _Machine.load,
+    "llvm.store": _Machine.store,
+    "memref.load": _Machine.memref_load,
+    "memref.store": _Machine.memref_store,
+    "llvm.call": _Machine.call,
+    "func.call": _Machine.call,
+    "builtin.unrealized_conversion_cast": _Machine.cast,
+    "scf.if": _Machine.scf_if,
+    "scf.for": _Machine.scf_for,
+    "cf.br": _Machine.branch,
+    "llvm.br": _Machine.branch,
+    "cf.cond_br": _Machine.cond_branch,
+    "llvm.cond_br": _Machine.cond_branch,
+    "scf.yield": lambda m, op: ("yield", [m.v(x) for x in op.operands]),
+    "llvm.return": lambda m, op: ("return", [m.v(x) for x in op.operands]),
+    "func.return": lambda m, op: ("return", [m.v(x) for x in op.operands]),
+}
+
+
+def _as_module(lowered: str | Operation) -> Operation:
+    return parse_module(lowered) if isinstance(lowered, str) else lowered
+
+
+def run_functions(
+    lowered: str | Operation,
+    calls: Sequence[tuple[str, Sequence[Any]]],
+    rt: Runtime,
+) -> LoweredRun:
+    """Run `calls` ((function, positional args), ...) in order on one runtime."""
+    try:
+        module = _as_module(lowered)
+    except Exception as e:  # a parse failure is a verdict input, not a crash
+        return LoweredRun("error", None, reason=f"cannot parse the lowered module: {e}")
+    residue = residual_gpu_ops(module)
+    if residue:
+        return LoweredRun("incomplete", None, reason="residual " + ", ".join(residue))
+    machine = _Machine(module, rt)
+    status: LoweredStatus = "ok"
+    reason = ""
+    try:
+        for name, args in calls:
+            machine.call_function(name, [int(a) for a in args])
+    except Unsupported as e:
+        status, reason = "unsupported", str(e)
+    except Exception as e:  # noqa: BLE001 - any interpreter fault is reported
+        status, reason = "error", f"{type(e).__name__}: {e}"
+    rt.set_location(None)
+    outcome = rt.outcome() if status == "ok" else None
+    return LoweredRun(status, outcome, normalize_trace(machine.raw), machine.raw, reason)
+
+
+def run_function(
+    lowered: str | Operation,
+    name: str,
+    args: Sequence[Any] | Mapping[str, Any],
+    rt: Runtime,
+    arg_names: Sequence[str] = (),
+) -> LoweredRun:
+    """Run one function; `args` positional, or by source name with `arg_names`."""
+    if isinstance(args, Mapping):
+        args = [args[n] for n in arg_names]
+    return run_functions(lowered, [(name, args)], rt)

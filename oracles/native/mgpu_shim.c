@@ -1,0 +1,118 @@
+/* A CPU stand-in for MLIR's GPU runtime wrappers, for native test runs.
+ *
+ * Lowered code calls mgpu* entry points; this library implements them on
+ * the host (streams and events are heap tokens, device memory is heap
+ * memory, every operation runs at once) and appends one line per call to the
+ * file named by $MGPU_SHIM_TRACE:
+ *
+ *     <callee> <kind>:<value> ... [= <result>]
+ *
+ * with kind "p" (pointer, hex) or "i" (integer, decimal), so that the harness
+ * can compare the call sequence with its interpreter's.  Signatures follow
+ * LLVM 17 and later: mgpuMemAlloc(size, stream, isHostShared).
+ */
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static FILE *trace_file(void) {
+  static FILE *f = NULL;
+  static int opened = 0;
+  if (!opened) {
+    const char *path = getenv("MGPU_SHIM_TRACE");
+    opened = 1;
+    f = path ? fopen(path, "w") : NULL;
+  }
+  return f;
+}
+
+#define LOG(...)                                                               \
+  do {                                                                         \
+    FILE *f_ = trace_file();                                                   \
+    if (f_) {                                                                  \
+      fprintf(f_, __VA_ARGS__);                                                \
+      fflush(f_);                                                              \
+    }                                                                          \
+  } while (0)
+
+static void *new_handle(void) { return malloc(16); }
+
+void *mgpuStreamCreate(void) {
+  void *s = new_handle();
+  LOG("mgpuStreamCreate = %p\n", s);
+  return s;
+}
+
+void mgpuStreamDestroy(void *stream) {
+  LOG("mgpuStreamDestroy p:%p\n", stream);
+  free(stream);
+}
+
+void mgpuStreamSynchronize(void *stream) {
+  LOG("mgpuStreamSynchronize p:%p\n", stream);
+}
+
+void mgpuStreamWaitEvent(void *stream, void *event) {
+  LOG("mgpuStreamWaitEvent p:%p p:%p\n", stream, event);
+}
+
+void *mgpuEventCreate(void) {
+  void *e = new_handle();
+  LOG("mgpuEventCreate = %p\n", e);
+  return e;
+}
+
+void mgpuEventDestroy(void *event) {
+  LOG("mgpuEventDestroy p:%p\n", event);
+  free(event);
+}
+
+void mgpuEventSynchronize(void *event) {
+  LOG("mgpuEventSynchronize p:%p\n", event);
+}
+
+void mgpuEventRecord(void *event, void *stream) {
+  LOG("mgpuEventRecord p:%p p:%p\n", event, stream);
+}
+
+void *mgpuMemAlloc(uint64_t size, void *stream, int8_t is_host_shared) {
+  void *p = calloc(size ? size : 1, 1);
+  LOG("mgpuMemAlloc i:%llu p:%p i:%d = %p\n", (unsigned long long)size, stream,
+      (int)(is_host_shared & 1), p);
+  return p;
+}
+
+void *mgpuMemAllocAsync(uint64_t size, void *stream, int8_t is_host_shared) {
+  void *p = calloc(size ? size : 1, 1);
+  LOG("mgpuMemAllocAsync i:%llu p:%p i:%d = %p\n", (unsigned long long)size,
+      stream, (int)(is_host_shared & 1), p);
+  return p;
+}
+
+void mgpuMemFree(void *ptr, void *stream) {
+  LOG("mgpuMemFree p:%p p:%p\n", ptr, stream);
+  free(ptr);
+}
+
+void mgpuMemcpy(void *dst, void *src, uint64_t bytes, void *stream) {
+  LOG("mgpuMemcpy p:%p p:%p i:%llu p:%p\n", dst, src, (unsigned long long)bytes,
+      stream);
+  memmove(dst, src, bytes);
+}
+
+void mgpuMemset32(void *dst, uint32_t value, uint64_t count, void *stream) {
+  LOG("mgpuMemset32 p:%p i:%u i:%llu p:%p\n", dst, value,
+      (unsigned long long)count, stream);
+  uint32_t *d = (uint32_t *)dst;
+  for (uint64_t i = 0; i < count; ++i)
+    d[i] = value;
+}
+
+void mgpuMemset16(void *dst, uint16_t value, uint64_t count, void *stream) {
+  LOG("mgpuMemset16 p:%p i:%u i:%llu p:%p\n", dst, (unsigned)value,
+      (unsigned long long)count, stream);
+  uint16_t *d = (uint16_t *)dst;
+  for (uint64_t i = 0; i < count; ++i)
+    d[i] = value;
+}

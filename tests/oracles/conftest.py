@@ -1,0 +1,36 @@
+"""Shared fixtures of the oracle tests: real tools are optional, never assumed."""
+
+from __future__ import annotations
+
+import importlib.util
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+if importlib.util.find_spec("generators") is None:  # an install that predates generators/
+    sys.path.insert(0, str(ROOT))
+
+
+@pytest.fixture(scope="session")
+def mlir_opt_19():
+    from verify.errors import EnvironmentProblem
+    from verify.lowerings.mlir_opt import resolve_mlir_opt
+
+    try:
+        return resolve_mlir_opt("mlir-opt-19", "gpu-to-llvm")
+    except EnvironmentProblem as e:
+        pytest.skip(str(e))
+
+
+@pytest.fixture(scope="session")
+def lower19(mlir_opt_19):
+    """Lower one program with mlir-opt-19; the generic-form lowered text."""
+
+    def lower(program):
+        (outcome,) = mlir_opt_19.lower_batch([program])
+        assert outcome.status == "ok", outcome.diagnostics
+        return outcome.lowered
+
+    return lower

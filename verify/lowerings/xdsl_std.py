@@ -1,0 +1,228 @@
+"""Non-gpu parts of `gpu-to-llvm` for the in-process lowerings.
+
+`func.func` / `func.return` become `llvm.func` / `llvm.return` (index
+arguments become i64), `arith.constant` becomes `llvm.mlir.constant`, and
+host `memref.load` / `memref.store` read and write through the memref
+descriptor, as upstream's func, arith and memref-to-LLVM patterns do.  `scf`
+ops stay where they are (their index operands get casts back to index).
+Also here: the memref-descriptor arithmetic the gpu patterns share.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from xdsl.dialects import arith, func, llvm, memref
+from xdsl.dialects.builtin import (
+    IndexType,
+    IntegerAttr,
+    MemRefType,
+    UnrealizedConversionCastOp,
+    i64,
+)
+from xdsl.ir import Attribute, SSAValue
+from xdsl.pattern_rewriter import PatternRewriter, RewritePattern, op_type_rewrite_pattern
+from xdsl.rewriter import InsertPoint
+
+from verify.lowerings.xdsl_convert import PTR, ConversionState, Emit, convert_type
+
+
+class _StatePattern(RewritePattern):
+    def __init__(self, state: ConversionState) -> None:
+        self.state = state
+
+
+# -- memref descriptor helpers ------------------------------------------------
+
+
+def static_shape(t: MemRefType) -> list[int | None]:
+    return [None if d < 0 else d for d in t.get_shape()]
+
+
+def alloc_sizes(
+    emit: Emit, t: MemRefType, dynamic: Sequence[SSAValue]
+) -> tuple[list[SSAValue], list[SSAValue], SSAValue]:
+    """Sizes, strides (identity layout) and byte size of a new `t` buffer.
+
+    Strides run from the innermost dimension out: while the product so far is
+    1 the next one is just that dimension's size value; once a dimension is
+    dynamic they are multiplied at run time; otherwise a folded constant.
+    """
+    shape = static_shape(t)
+    dyn = iter(dynamic)
+    sizes = [next(dyn) if d is None else emit.const(d) for d in shape]
+    strides: list[SSAValue] = [sizes[0]] * len(shape)
+    running = emit.const(1)
+    product: int | None = 1  # None once a dynamic dimension was seen
+    for i in range(len(shape) - 1, -1, -1):
+        strides[i] = running
+        size_is_stride = product == 1
+        dim = shape[i]
+        product = None if dim is None or product is None else product * dim
+        if size_is_stride:
+            running = sizes[i]
+        elif product is None:
+            running = emit.mul(running, sizes[i])
+        else:
+            running = emit.const(product)
+    return sizes, strides, size_in_bytes(emit, t, running)
+
+
+def size_in_bytes(emit: Emit, t: MemRefType, count: SSAValue) -> SSAValue:
+    """`ptrtoint(getelementptr null[count])`: the byte size of count elements."""
+    null = emit.zero()
+    gep = emit.value(
+        llvm.GEPOp(null, [llvm.GEP_USE_SSA_VAL], t.element_type, ssa_indices=[count])
+    )
+    return emit.value(llvm.PtrToIntOp(gep, i64))
+
+
+def build_descriptor(
+    emit: Emit, t: MemRefType, ptr: SSAValue, sizes: Sequence[SSAValue],
+    strides: Sequence[SSAValue],
+) -> SSAValue:
+    desc = emit.value(llvm.UndefOp(convert_type(t)))
+    desc = emit.insert(desc, ptr, [0])
+    desc = emit.insert(desc, ptr, [1])
+    desc = emit.insert(desc, emit.const(0), [2])
+    for i, size in enumerate(sizes):
+        desc = emit.insert(desc, size, [3, i])
+    for i, stride in enumerate(strides):
+        desc = emit.insert(desc, stride, [4, i])
+    return desc
+
+
+def num_elements(emit: Emit, t: MemRefType, desc: SSAValue) -> SSAValue:
+    shape = static_shape(t)
+    if all(d is not None for d in shape):
+        n = 1
+        for d in shape:
+            assert d is not None
+            n *= d
+        return emit.const(n)
+    # Identity layout: the outermost stride times the outermost size.
+    stride = emit.extract(desc, [4, 0], i64)
+    size = emit.extract(desc, [3, 0], i64)
+    return emit.mul(stride, size)
+
+
+def aligned_ptr(emit: Emit, desc: SSAValue) -> SSAValue:
+    return emit.extract(desc, [1], PTR)
+
+
+def allocated_ptr(emit: Emit, desc: SSAValue) -> SSAValue:
+    return emit.extract(desc, [0], PTR)
+
+
+def element_address(emit: Emit, t: MemRefType, desc: SSAValue,
+                    indices: Sequence[SSAValue]) -> SSAValue:
+    base = aligned_ptr(emit, desc)
+    shape = static_shape(t)
+    offset = indices[-1]
+    if len(indices) > 1:
+        terms: list[SSAValue] = []
+        for i, idx in enumerate(indices[:-1]):
+            inner = shape[i + 1:]
+            if all(d is not None for d in inner):
+                n = 1
+                for d in inner:
+                    assert d is not None
+                    n *= d
+                if n == 1:  # a unit stride needs no multiplication
+                    terms.append(idx)
+                    continue
+                stride = emit.const(n)
+            else:
+                stride = emit.extract(desc, [4, i], i64)
+            terms.append(emit.mul(idx, stride))
+        offset = terms[0]
+        for term in terms[1:]:
+            offset = emit.add(offset, term)
+        offset = emit.add(offset, indices[-1])
+    return emit.value(
+        llvm.GEPOp(base, [llvm.GEP_USE_SSA_VAL], t.element_type, ssa_indices=[offset])
+    )
+
+
+# -- patterns -------------------------------------------------------------------
+
+
+class FuncToLLVM(_StatePattern):
+    @op_type_rewrite_pattern
+    def match_and_rewrite(self, op: func.FuncOp, rewriter: PatternRewriter) -> None:
+        block = op.body.block
+        for arg in list(block.args):
+            new_type = convert_type(arg.type)
+            if new_type == arg.type:
+                continue
+            new_arg = rewriter.insert_block_argument(block, arg.index, new_type)
+            new_arg.name_hint = arg.name_hint
+            if arg.uses:
+                cast, back = UnrealizedConversionCastOp.cast_one(new_arg, arg.type)
+                cast.location = op.location
+                rewriter.insert(cast, InsertPoint.at_start(block))
+                rewriter.replace_all_uses_with(arg, back)
+            rewriter.erase_block_argument(arg)
+        fty = llvm.LLVMFunctionType([a.type for a in block.args], None)
+        region = rewriter.move_region_contents_to_new_regions(op.body)
+        new = llvm.FuncOp(op.sym_name.data, fty, linkage=llvm.LinkageAttr("external"),
+                          body=region)
+        new.location = op.location
+        rewriter.replace(op, new)
+
+
+class ReturnToLLVM(_StatePattern):
+    @op_type_rewrite_pattern
+    def match_and_rewrite(self, op: func.ReturnOp, rewriter: PatternRewriter) -> None:
+        new = llvm.ReturnOp()
+        new.location = op.location
+        rewriter.replace(op, new)
+
+
+class ConstantToLLVM(_StatePattern):
+    @op_type_rewrite_pattern
+    def match_and_rewrite(self, op: arith.ConstantOp, rewriter: PatternRewriter) -> None:
+        value: Attribute = op.value
+        result_type = convert_type(op.result.type)
+        if isinstance(op.result.type, IndexType):
+            assert isinstance(value, IntegerAttr)
+            value = IntegerAttr(value.value.data, IndexType())
+        new = Emit(self.state, rewriter, op).value(llvm.ConstantOp(value, result_type))
+        self.state.replace(op, [new], rewriter)
+
+
+class LoadToLLVM(_StatePattern):
+    @op_type_rewrite_pattern
+    def match_and_rewrite(self, op: memref.LoadOp, rewriter: PatternRewriter) -> None:
+        t = op.memref.type
+        assert isinstance(t, MemRefType)
+        emit = Emit(self.state, rewriter, op)
+        desc = self.state.lookup(op.memref, op)
+        indices = self.state.lookup_all(list(op.indices), op)
+        addr = element_address(emit, t, desc, indices)
+        value = emit.value(llvm.LoadOp(addr, t.element_type))
+        self.state.replace(op, [value], rewriter)
+
+
+class StoreToLLVM(_StatePattern):
+    @op_type_rewrite_pattern
+    def match_and_rewrite(self, op: memref.StoreOp, rewriter: PatternRewriter) -> None:
+        t = op.memref.type
+        assert isinstance(t, MemRefType)
+        emit = Emit(self.state, rewriter, op)
+        desc = self.state.lookup(op.memref, op)
+        indices = self.state.lookup_all(list(op.indices), op)
+        value = self.state.lookup(op.value, op)
+        addr = element_address(emit, t, desc, indices)
+        emit(llvm.StoreOp(value, addr))
+        self.state.replace(op, [], rewriter)
+
+
+def std_patterns(state: ConversionState) -> list[RewritePattern]:
+    return [
+        FuncToLLVM(state),
+        ReturnToLLVM(state),
+        ConstantToLLVM(state),
+        LoadToLLVM(state),
+        StoreToLLVM(state),
+    ]
