@@ -382,20 +382,28 @@ class _Builder:
     def gen_ops(self, scope: _Scope, depth: int) -> tuple[Op, ...]:
         out: list[Op] = []
         kinds = [k for k in self.cfg.kinds if depth < self.cfg.max_depth or k not in ("if", "for")]
+        first = depth == 0
         while self.budget > 0:
-            # Nested regions stop early sometimes, so outer code follows them.
-            if depth > 0 and not self.draw(st.integers(0, 3)):
+            # A "go on" choice before each op, as Hypothesis encodes lists:
+            # the shrinker deletes an op by deleting its interval, and shrinks
+            # the choice towards 0, "stop".  Regions stop sooner.
+            if not first and not self.draw(st.integers(0, 3 if depth else 7)):
                 break
+            first = False
             self.budget -= 1
-            kind = self.draw(st.sampled_from(kinds))
-            if kind == "if":
-                self.gen_if(scope, out, depth)
-            elif kind == "for":
-                self.gen_for(scope, out, depth)
-            else:
-                getattr(self, f"gen_{kind}")(scope, out)
+            # One span per op: the shrinker can then delete an op whole.
+            self.draw(_one_op(self, scope, out, depth, kinds))
         self.finish_scope(scope, out)
         return tuple(out)
+
+    def gen_op(self, scope: _Scope, out: list[Op], depth: int, kinds: list[str]) -> None:
+        kind = self.draw(st.sampled_from(kinds))
+        if kind == "if":
+            self.gen_if(scope, out, depth)
+        elif kind == "for":
+            self.gen_for(scope, out, depth)
+        else:
+            getattr(self, f"gen_{kind}")(scope, out)
 
     def finish_scope(self, scope: _Scope, out: list[Op]) -> None:
         """Await this scope's own pending tokens unless left un-awaited on purpose."""
@@ -409,6 +417,17 @@ class _Builder:
 
 
 @st.composite
+def _one_op(draw: st.DrawFn, builder: _Builder, scope: _Scope, out: list[Op], depth: int,
+            kinds: list[str]) -> None:
+    outer_draw = builder.draw
+    builder.draw = draw
+    try:
+        builder.gen_op(scope, out, depth, kinds)
+    finally:
+        builder.draw = outer_draw
+
+
+@st.composite
 def programs(draw: st.DrawFn, cfg: GenConfig | None = None) -> Program:
     """A valid async GPU program (see module docstring)."""
     cfg = cfg or GenConfig()
@@ -417,7 +436,7 @@ def programs(draw: st.DrawFn, cfg: GenConfig | None = None) -> Program:
     functions = []
     for f in range(n_funcs):
         builder.args = []
-        builder.budget = draw(st.integers(1, cfg.max_ops))
+        builder.budget = cfg.max_ops
         scope = _Scope(buffers=[], tokens=[])
         body = builder.gen_ops(scope, 0)
         functions.append(Function(f"f{f}", tuple(builder.args), body))

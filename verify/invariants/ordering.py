@@ -81,6 +81,10 @@ class _Edges:
                                f"synchronous {y.id} finishes before {h.id}")
 
 
+def _opaque(stream: z3.ArithRef, ctx: CheckContext) -> bool:
+    return z3.is_int_value(stream) and stream.as_long() in ctx.lowered.unknown_values
+
+
 def check_async_order(ctx: CheckContext) -> CheckResult:
     funcs = list(dict.fromkeys(c.func for c in ctx.lowered.calls))
     f = Findings("async-order", ctx)
@@ -93,8 +97,10 @@ def check_async_order(ctx: CheckContext) -> CheckResult:
             f.session = session
             for x, y, cond, why in edges.edges(func):
                 for a in edges.items.get(x.id, []):
-                    if a.stream is None:
-                        continue  # the earlier side must be device work
+                    if a.stream is None or _opaque(a.stream, ctx):
+                        # The earlier side must be device work on a stream we can
+                        # follow; one from an unconverted op is lowering-complete's.
+                        continue
                     for b in edges.items.get(y.id, []):
                         if b.call.index <= a.call.index or not _same_iteration(a, b):
                             continue
