@@ -16,6 +16,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
 
+from hypothesis import event
 from hypothesis import strategies as st
 
 from verify.program import (
@@ -36,9 +37,10 @@ from verify.program import (
     Wait,
 )
 
+# The first kind is the shrink target: `gpu.wait` is the simplest op.
 OP_KINDS = (
-    "alloc",
     "wait",
+    "alloc",
     "dealloc",
     "memset",
     "memcpy",
@@ -440,4 +442,10 @@ def programs(draw: st.DrawFn, cfg: GenConfig | None = None) -> Program:
         scope = _Scope(buffers=[], tokens=[])
         body = builder.gen_ops(scope, 0)
         functions.append(Function(f"f{f}", tuple(builder.args), body))
-    return Program(tuple(functions), frozenset(builder.tags))
+    program = Program(tuple(functions), frozenset(builder.tags))
+    # Coverage shows in `pytest --hypothesis-show-statistics`.
+    from generators.features import features
+
+    for feat in features(program):
+        event(feat)
+    return program

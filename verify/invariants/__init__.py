@@ -11,6 +11,7 @@ from collections.abc import Callable
 from verify.invariants.completeness import check_lowering_complete
 from verify.invariants.context import CheckContext
 from verify.invariants.contract import check_runtime_contract
+from verify.invariants.differential import check_differential
 from verify.invariants.flags import check_host_shared_flag
 from verify.invariants.handles import check_event_no_leak, check_use_after_destroy
 from verify.invariants.ordering import check_async_order
@@ -28,6 +29,11 @@ CHECKERS: dict[str, Checker] = {
     "async-order": check_async_order,
     "runtime-contract": check_runtime_contract,
     "lowering-complete": check_lowering_complete,
+    "differential": check_differential,
 }
 
-__all__ = ["CHECKERS", "CheckContext", "Checker"]
+# Invariants decided from the IR by the solver (the bench's "solve" stage);
+# `differential` executes programs instead.
+SOLVER_INVARIANTS = [i for i in CHECKERS if i != "differential"]
+
+__all__ = ["CHECKERS", "SOLVER_INVARIANTS", "CheckContext", "Checker"]

@@ -1,0 +1,17 @@
+"""`differential`: run source and lowered program on the reference runtime
+(the simulated one for `--runtime`) and compare what a user could observe.
+The work is in `oracles/`; this adapts it to the checker interface."""
+
+from __future__ import annotations
+
+from verify.invariants.context import CheckContext
+from verify.verdicts import CheckResult
+
+
+def check_differential(ctx: CheckContext) -> CheckResult:
+    from oracles.differential import check, simulated
+    from verify.lowered_ir import opaque_pointers
+
+    # The interpreter walks xDSL IR: hand it the text (LLVM 16's typed
+    # pointers made opaque), it parses its own.
+    return check(ctx.program, opaque_pointers(ctx.lowered_text), simulated(ctx.runtime))
