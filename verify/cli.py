@@ -8,28 +8,52 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
+import random
 import sys
-import time
 from collections.abc import Sequence
+from pathlib import Path
 from typing import Any
 
 from verify.errors import GpuAllocVerifyError, UsageError
 from verify.lowerings.base import Lowering
-from verify.lowerings.mlir_opt import DEFAULT_PIPELINE
+from verify.lowerings.mlir_opt import DEFAULT_PIPELINE, DEFAULT_TIMEOUT_S, MlirOptLowering
 from verify.lowerings.registry import available_specs, default_spec, resolve
 from verify.pipeline import Tally, active_invariants, check_batch
+from verify.solver import DEFAULT_TIMEOUT_MS
 from verify.verdicts import INVARIANTS
 
 RUNTIMES = ("cuda", "hip", "sycl")
 
 
-def _lowerings(args: argparse.Namespace) -> list[Lowering]:
-    specs = args.lowering or []
+def _lowerings(args: argparse.Namespace, specs: Sequence[str] | None = None) -> list[Lowering]:
+    specs = list(specs if specs is not None else args.lowering or [])
     if not specs:
         spec, why = default_spec()
         print(f"lowering: {spec} ({why})", file=sys.stderr)
         specs = [spec]
-    return [resolve(s, args.pipeline) for s in dict.fromkeys(specs)]
+    return [_resolve(s, args) for s in dict.fromkeys(specs)]
+
+
+def _resolve(spec: str, args: argparse.Namespace) -> Lowering:
+    lowering = resolve(spec, args.pipeline)
+    timeout = getattr(args, "lowering_timeout", None)
+    if timeout is not None and isinstance(lowering, MlirOptLowering):
+        lowering.timeout_s = timeout
+    return lowering
+
+
+def _positive(kind: type[int] | type[float]) -> Any:
+    def parse(text: str) -> int | float:
+        try:
+            value = kind(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"'{text}' is not a number") from None
+        if value <= 0:
+            raise argparse.ArgumentTypeError(f"must be positive, not {text}")
+        return value
+
+    return parse
 
 
 def _common(p: argparse.ArgumentParser) -> None:
@@ -44,6 +68,13 @@ def _common(p: argparse.ArgumentParser) -> None:
                    help="runtime profile for runtime-contract (default: %(default)s)")
     p.add_argument("--invariant", action="append", metavar="ID",
                    help="check only these invariants (repeatable; default: all)")
+    p.add_argument("--solver-timeout", type=_positive(int), default=DEFAULT_TIMEOUT_MS,
+                   metavar="MS", help="limit of one Z3 query in milliseconds; a query that "
+                   "runs out is verdict 'unknown' with its reason (default: %(default)s)")
+    p.add_argument("--lowering-timeout", type=_positive(float), default=None, metavar="SEC",
+                   help="limit of one mlir-opt process (a batch of programs) in seconds; "
+                   "a hanging batch is bisected down to the program that hangs, which gets "
+                   f"verdict timeout (default: {DEFAULT_TIMEOUT_S:g})")
     p.add_argument("--json", action="store_true", help="print one JSON object on stdout")
 
 
@@ -59,9 +90,17 @@ def build_parser() -> argparse.ArgumentParser:
     fz = sub.add_parser("fuzz", help="generate random programs, lower, check, shrink")
     _common(fz)
     fz.add_argument("--max-examples", type=int, default=200, metavar="N")
-    fz.add_argument("--time-budget", type=float, metavar="SEC",
-                    help="stop generating after SEC seconds")
-    fz.add_argument("--seed", type=int, default=0, help="Hypothesis seed (default: 0)")
+    fz.add_argument("--time-budget", type=_positive(float), metavar="SEC",
+                    help="stop generating after SEC seconds (this invocation's); the "
+                    "pending batch is judged, found violations shrunk, campaign-end and the "
+                    "report written")
+    fz.add_argument("--seed", type=int, default=None,
+                    help="Hypothesis seed (default: 0; a random one, printed and recorded, "
+                    "when HYPOTHESIS_PROFILE=nightly)")
+    fz.add_argument("--resume", action="store_true",
+                    help="continue the latest campaign of --results FILE that has no "
+                    "campaign-end (killed or interrupted): same id, seed, lowerings, pipeline, "
+                    "runtime, generator settings and max-examples, recorded programs skipped")
     fz.add_argument("--max-ops", type=int, default=8, help="ops per function, at most")
     fz.add_argument("--linear-tokens", action="store_true",
                     help="each token used once, as gpu-async-region produces")
@@ -69,8 +108,16 @@ def build_parser() -> argparse.ArgumentParser:
     fz.add_argument("--baseline", metavar="SPEC",
                     help="regression mode: count only violations this lowering (e.g. the "
                     "released mlir-opt-19) does not have on the same program")
-    fz.add_argument("--db", metavar="DIR", help="Hypothesis example database directory")
-    fz.add_argument("--results", metavar="FILE", help="append JSONL results here")
+    fz.add_argument("--db", metavar="DIR",
+                    help="Hypothesis example database directory: counterexamples found are "
+                    "saved there and replayed first by the next campaign with the same "
+                    "settings (default with HYPOTHESIS_PROFILE=nightly: $GPU_ALLOC_VERIFY_DB "
+                    "or .hypothesis/nightly)")
+    fz.add_argument("--results", metavar="FILE", help="append JSONL results here (one "
+                    "fsynced line per program: a killed campaign keeps what it finished)")
+    fz.add_argument("--batch-size", type=_positive(int), default=100, metavar="N",
+                    help="programs lowered per batch (one mlir-opt process); a kill loses at "
+                    "most the batch in flight (default: %(default)s)")
     fz.add_argument("--report", metavar="DIR", help="write an HTML report into DIR")
 
     ck = sub.add_parser("check", help="lower and check one .mlir file")
@@ -120,7 +167,8 @@ def cmd_check(args: argparse.Namespace) -> int:
     program = read_program(args.file)
     lowerings = _lowerings(args)
     invariants = active_invariants(args.invariant)
-    row = check_batch([program], lowerings, invariants, args.runtime)[0]
+    row = check_batch([program], lowerings, invariants, args.runtime,
+                      timeout_ms=args.solver_timeout)[0]
     tally = Tally()
     tally.add(row)
     violations = []
@@ -132,6 +180,10 @@ def cmd_check(args: argparse.Namespace) -> int:
                                "marked_calls": v.marked_calls})
     summary = {"examples": 1, "lowerings": list(row), "by_invariant": tally.by_invariant,
                "by_lowering": tally.by_lowering, "violations": violations}
+    summary["unknown"] = [{"lowering": spec, "invariant": inv, "reason": r.reason
+                           or "solver gave up"}
+                          for spec, j in row.items() for inv, r in j.results.items()
+                          if r.verdict == "unknown"]
     if args.json:
         print(json.dumps(summary, indent=2))
     else:
@@ -147,36 +199,27 @@ def cmd_check(args: argparse.Namespace) -> int:
 
 
 def cmd_fuzz(args: argparse.Namespace) -> int:
-    from generators.programs import GenConfig
-    from verify.fuzz import FuzzOptions, run_fuzz
+    from verify.campaign_progress import ProgressPrinter
+    from verify.fuzz import run_fuzz
 
     if args.max_examples < 1:
         raise UsageError("--max-examples must be at least 1")
-    gen = GenConfig(max_ops=args.max_ops)
-    if args.linear_tokens:
-        gen = gen.linear()
     results = args.results
     if args.report and not results:
-        from pathlib import Path
-
         results = str(Path(args.report) / "results.jsonl")
-    last = [0.0]
-
-    def progress(msg: str) -> None:
-        if sys.stderr.isatty() or time.monotonic() - last[0] > 5:
-            last[0] = time.monotonic()
-            print(f"\r{msg}", end="" if sys.stderr.isatty() else "\n", file=sys.stderr)
-
-    opts = FuzzOptions(
-        lowerings=_lowerings(args), invariants=active_invariants(args.invariant),
-        max_examples=args.max_examples, time_budget=args.time_budget, seed=args.seed,
-        db=args.db, runtime=args.runtime, pipeline=args.pipeline, gen=gen,
-        shrink=not args.no_shrink, results=results, progress=progress,
-        baseline=resolve(args.baseline, args.pipeline) if args.baseline else None,
-    )
-    report = run_fuzz(opts)
-    if sys.stderr.isatty():
-        print(file=sys.stderr)
+    opts = _resumed_options(args, results) if args.resume else _new_options(args, results)
+    printer = ProgressPrinter()
+    opts.progress = printer
+    try:
+        report = run_fuzz(opts)
+    except KeyboardInterrupt:
+        printer.done()
+        if results:
+            print(f"gpu-alloc-verify: interrupted; every finished program is in {results}; "
+                  f"continue with: gpu-alloc-verify fuzz --results {results} --resume",
+                  file=sys.stderr)
+        raise
+    printer.done()
     summary = report.summary()
     if args.report:
         _render_report(results, args.report)
@@ -184,9 +227,78 @@ def cmd_fuzz(args: argparse.Namespace) -> int:
         print(json.dumps(summary, indent=2))
     else:
         _print_summary(summary, report.elapsed)
+        if report.stopped_by == "time-budget":
+            print(f"\n(time budget of {args.time_budget:g}s spent: generation stopped after "
+                  f"{report.tally.examples} programs)")
         if args.report:
             print(f"\nreport: {args.report}/index.html")
     return 1 if report.found else 0
+
+
+def _nightly() -> bool:
+    return os.environ.get("HYPOTHESIS_PROFILE", "") == "nightly"
+
+
+def _new_options(args: argparse.Namespace, results: str | None) -> Any:
+    from generators.programs import GenConfig
+    from verify.fuzz import FuzzOptions
+
+    gen = GenConfig(max_ops=args.max_ops)
+    if args.linear_tokens:
+        gen = gen.linear()
+    seed, db = args.seed, args.db
+    if seed is None:
+        seed = random.randrange(2**31) if _nightly() else 0
+        if _nightly():
+            print(f"seed: {seed} (HYPOTHESIS_PROFILE=nightly; replay with --seed {seed})",
+                  file=sys.stderr)
+    if db is None and _nightly():
+        db = os.environ.get("GPU_ALLOC_VERIFY_DB", ".hypothesis/nightly")
+    return FuzzOptions(
+        lowerings=_lowerings(args), invariants=active_invariants(args.invariant),
+        max_examples=args.max_examples, time_budget=args.time_budget, seed=seed,
+        db=db, runtime=args.runtime, pipeline=args.pipeline, gen=gen,
+        shrink=not args.no_shrink, results=results, batch_size=args.batch_size,
+        baseline=_resolve(args.baseline, args) if args.baseline else None,
+        solver_timeout_ms=args.solver_timeout,
+    )
+
+
+def _resumed_options(args: argparse.Namespace, results: str | None) -> Any:
+    """Options of the campaign being resumed: what defines the campaign comes
+    from its campaign-start record; limits (time budget, timeouts), --db and
+    --no-shrink from this command line."""
+    from verify.campaign_resume import load_resume
+    from verify.fuzz import FuzzOptions
+
+    if not results:
+        raise UsageError("--resume needs the results file of the campaign: --results FILE "
+                         "(or --report DIR holding results.jsonl)")
+    state = load_resume(results)
+    specs = state.setting("lowerings") or []
+    if not specs:
+        raise UsageError(f"{results}: campaign {state.campaign} names no lowering; "
+                         "cannot resume it")
+    if args.lowering and list(dict.fromkeys(args.lowering)) != list(specs):
+        raise UsageError(f"--lowering {' '.join(args.lowering)} differs from campaign "
+                         f"{state.campaign}'s ({' '.join(specs)}); drop --lowering to resume it")
+    args.pipeline = state.setting("pipeline", args.pipeline)
+    baseline = state.setting("baseline")
+    invariants = state.setting("invariants") or None
+    print(f"resuming campaign {state.campaign}: {state.recorded} program(s) recorded",
+          file=sys.stderr)
+    return FuzzOptions(
+        lowerings=_lowerings(args, specs),
+        invariants=active_invariants(invariants or args.invariant),
+        max_examples=state.max_examples(args.max_examples),
+        time_budget=args.time_budget, seed=state.setting("seed", 0),
+        db=args.db if args.db is not None else state.setting("db"),
+        runtime=state.setting("runtime", args.runtime), pipeline=args.pipeline,
+        gen=state.gen_config(), shrink=not args.no_shrink and state.setting("shrink", True),
+        results=results, batch_size=args.batch_size,
+        baseline=_resolve(baseline, args) if baseline else None,
+        solver_timeout_ms=args.solver_timeout, resume=state,
+    )
 
 
 def _render_report(results: str | None, out_dir: str) -> None:

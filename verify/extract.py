@@ -137,6 +137,16 @@ class _Extractor:
         self.next_handle = HANDLE_BASE + 1
         self.func = ""
         self.iters: tuple[int, ...] = ()
+        # Z3 terms are immutable: one per constant, built once.
+        self.true = z3.BoolVal(True)
+        self.false = z3.BoolVal(False)
+        self.ints: dict[int, z3.ArithRef] = {}
+
+    def int_val(self, value: int) -> z3.ArithRef:
+        term = self.ints.get(value)
+        if term is None:
+            term = self.ints[value] = z3.IntVal(value)
+        return term
 
     # -- values ------------------------------------------------------------
     def fresh(self, hint: str = "v") -> z3.ArithRef:
@@ -177,7 +187,7 @@ class _Extractor:
                 self.conds[arg] = z3.Bool(f"{self.func}:{label}")
             else:
                 self.env[arg] = z3.Int(f"{self.func}:{label}")
-        self.region(region, z3.BoolVal(True))
+        self.region(region, self.true)
 
     def region(self, region: Any, guard: z3.BoolRef) -> list[z3.ArithRef] | None:
         """Walk a region; returns the values its terminator yields (if any)."""
@@ -252,14 +262,14 @@ class _Extractor:
                 n = len(succs[0].args)
                 t_ops, f_ops = rest[:n], rest[n:]
             return [(succs[0], c, t_ops), (succs[1], z3.Not(c), f_ops)]
-        return [(s, z3.BoolVal(True), list(term.operands)) for s in succs]
+        return [(s, self.true, list(term.operands)) for s in succs]
 
     def op(self, op: Any, guard: z3.BoolRef) -> None:
         name = op_name(op)
         if name == "llvm.call":
             self.call(op, guard)
         elif name == "llvm.mlir.zero" or name == "llvm.mlir.null":
-            self.env[op.results[0]] = z3.IntVal(0)
+            self.env[op.results[0]] = self.int_val(0)
         elif name in ("llvm.mlir.constant", "arith.constant"):
             self.constant(op)
         elif name in _CASTS and len(op.operands) == 1 and len(op.results) == 1:
@@ -302,9 +312,9 @@ class _Extractor:
         if value is None:
             self.env[result] = self.fresh("c")
             return
-        self.env[result] = z3.IntVal(value)
+        self.env[result] = self.int_val(value)
         if _type_text(result) == "i1":
-            self.conds[result] = z3.BoolVal(bool(value))
+            self.conds[result] = self.true if value else self.false
 
     def call(self, op: Any, guard: z3.BoolRef) -> None:
         callee = callee_name(op) or "<indirect>"
@@ -348,7 +358,7 @@ class _Extractor:
                 self.facts.notes.append(
                     f"loop at {source_loc(op)} unrolled to {self.loop_bound} of {trip} iterations"
                 )
-            runs = [z3.BoolVal(True)] * min(trip, self.loop_bound)
+            runs = [self.true] * min(trip, self.loop_bound)
         else:
             self.fresh_count += 1
             count = z3.Int(f"{self.func}:trip{self.fresh_count}")
@@ -361,7 +371,7 @@ class _Extractor:
         for i, ran in enumerate(runs):
             iv = body.args[0]
             if lb is not None and step:
-                self.env[iv] = z3.IntVal(lb + i * step)
+                self.env[iv] = self.int_val(lb + i * step)
             else:
                 self.env[iv] = self.fresh("iv")
             for arg, v in zip(body.args[1:], carried, strict=False):
@@ -380,7 +390,8 @@ class _Extractor:
 
 def extract(module: Any, arg_names: dict[str, list[str]] | None = None,
             loop_bound: int = DEFAULT_LOOP_BOUND) -> LoweredFacts:
-    """Facts of a lowered xDSL module; `arg_names` gives source names of args."""
+    """Facts of a lowered module (xDSL's or `verify.fastparse`'s objects);
+    `arg_names` gives source names of args."""
     ex = _Extractor(arg_names or {}, loop_bound)
     for op in module.body.blocks[0].ops:
         if op_name(op) in ("llvm.func", "func.func"):

@@ -7,27 +7,60 @@
    one exception class per (lowering, invariant) replays the same search
    (same seed) one program at a time, and Hypothesis's multiple-bug
    reporting shrinks each distinct failure to its own minimal program.
+
+Durability: with a results file every judged program is one fsynced line,
+so a killed campaign keeps every program it finished, and `resume` (a
+`ResumeState` from `verify.campaign_resume`) continues it under the same id:
+the same seed regenerates the same programs, recorded ones are skipped by
+text, tallies and violations found are rebuilt from the file.  A time budget
+stops generation cleanly: the pending batch is judged, shrinking runs over
+the programs the search drew, and campaign-end is written.
+
+Example database (`db`): both phases use one database key per campaign
+configuration (lowerings, generator settings, invariants, runtime,
+pipeline).  The shrink phase reads and writes it (Hypothesis saves each
+shrunk counterexample there); the search phase reads it through
+`ReadOnlyDatabase`, so yesterday's counterexamples are replayed (and
+recorded) before anything new is generated, and the search, which never
+fails, cannot delete them.  Without a database, or with an empty one, the
+search draws exactly the programs the seed gives; stored examples come
+first and count towards max_examples, and may change what is drawn after
+them.  The seed stays the campaign's (recorded in campaign-start).
 """
 
 from __future__ import annotations
 
+import os
 import sys
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any
 
-from hypothesis import HealthCheck, Phase, Verbosity, given, settings
-from hypothesis import seed as hypothesis_seed
-from hypothesis.database import DirectoryBasedExampleDatabase
+from hypothesis import Phase
+from hypothesis.database import ReadOnlyDatabase
 
 from generators.features import features
-from generators.programs import GenConfig, programs
+from generators.programs import GenConfig
+from verify.campaign_progress import Progress
+from verify.campaign_resume import ResumeState, add_to_tally, found_keys
+from verify.campaign_shrink import (
+    Found,
+    Key,
+    campaign_key,
+    campaign_property,
+    current_choices,
+    database,
+    hypothesis_settings,
+    in_baseline,
+    seeded,
+    shrink,
+)
 from verify.lowerings.base import Lowering
-from verify.pipeline import Judgement, Tally, check_batch, judge
+from verify.pipeline import Judgement, Tally, check_batch
 from verify.program import Program
 from verify.results import ResultsWriter
+from verify.solver import DEFAULT_TIMEOUT_MS
 
 
 @dataclass
@@ -44,40 +77,25 @@ class FuzzOptions:
     batch_size: int = 100
     shrink: bool = True
     results: str | None = None
-    progress: Callable[[str], None] | None = None
+    progress: Callable[[Progress], None] | None = None
     # Regression mode: a violation counts only where this lowering (e.g. the
     # released mlir-opt) does not violate the same invariant on the program.
     baseline: Lowering | None = None
-
-
-@dataclass
-class Found:
-    spec: str
-    invariant: str
-    program: Program
-    judgement: Judgement
-
-    def to_json(self) -> dict[str, Any]:
-        viol = next(v for v in self.judgement.violations() if v.invariant == self.invariant)
-        return {
-            "invariant": self.invariant,
-            "lowering": self.spec,
-            "program": self.program.to_mlir(),
-            "ops": self.program.op_count(),
-            "lowered": self.judgement.lowered,
-            "detail": viol.detail,
-            "counterexample": viol.counterexample,
-            "marked_calls": viol.marked_calls,
-        }
+    solver_timeout_ms: int = DEFAULT_TIMEOUT_MS
+    resume: ResumeState | None = None  # continue this unfinished campaign
 
 
 @dataclass
 class FuzzReport:
     tally: Tally
-    found: dict[tuple[str, str], Found]
+    found: dict[Key, Found]
     coverage: dict[str, int]
     elapsed: float
-    first_seen: dict[tuple[str, str], int]
+    first_seen: dict[Key, int]
+    campaign: str = ""
+    stopped_by: str = "max-examples"  # or "time-budget"
+    resumed: int = 0  # programs taken over from the file by --resume
+    unknown: list[dict[str, Any]] = field(default_factory=list)
 
     def summary(self) -> dict[str, Any]:
         return {
@@ -86,6 +104,10 @@ class FuzzReport:
             "by_invariant": self.tally.by_invariant,
             "by_lowering": self.tally.by_lowering,
             "violations": [f.to_json() for f in self.found.values()],
+            "unknown": self.unknown,
+            "campaign": self.campaign,
+            "stopped_by": self.stopped_by,
+            "resumed": self.resumed,
         }
 
 
@@ -93,171 +115,255 @@ class _Stop(Exception):
     """Raised inside the search property when the time budget is spent."""
 
 
-def _search_settings(opts: FuzzOptions, phases: list[Phase], db: Any = None) -> settings:
-    return settings(
-        max_examples=opts.max_examples,
-        deadline=None,
-        database=db,
-        derandomize=opts.seed is None,
-        phases=phases,
-        suppress_health_check=list(HealthCheck),
-        verbosity=Verbosity.quiet,
-        report_multiple_bugs=True,
-    )
+@dataclass
+class _First:
+    index: int
+    text: str
+    program: Program | None = None  # None: recorded by an earlier run, not seen again yet
+    judgement: Judgement | None = None
 
 
-def _seeded(opts: FuzzOptions, test: Any) -> Any:
-    return hypothesis_seed(opts.seed)(test) if opts.seed is not None else test
+def new_campaign_id() -> str:
+    # Seconds alone collide when two campaigns start together on one file.
+    return f"c{int(time.time())}-{os.getpid()}"
 
 
 def run_fuzz(opts: FuzzOptions) -> FuzzReport:
-    start = time.monotonic()
+    """Run (or, with `opts.resume`, continue) a campaign.  KeyboardInterrupt
+    propagates after the results file is closed: every line in it is whole,
+    and the campaign, which has no campaign-end, can be resumed."""
     writer = ResultsWriter(opts.results) if opts.results else None
-    campaign = f"c{int(time.time())}"
-    if writer:
-        writer.write({"kind": "campaign-start", "campaign": campaign,
-                      "lowerings": [lw.spec for lw in opts.lowerings], "seed": opts.seed,
-                      "runtime": opts.runtime, "pipeline": opts.pipeline,
-                      "config": vars(opts.gen) | {"max_examples": opts.max_examples}})
-    tally = Tally()
-    coverage: dict[str, int] = {}
-    first: dict[tuple[str, str], tuple[int, Program, Judgement]] = {}
-    pending: list[Program] = []
-    seen_texts: set[str] = set()
+    try:
+        return _Campaign(opts, writer).run()
+    finally:
+        if writer:
+            writer.close()
 
-    def flush() -> None:
-        rows = check_batch(pending, opts.lowerings, opts.invariants, opts.runtime)
-        base_rows = (check_batch(pending, [opts.baseline], opts.invariants, opts.runtime)
-                     if opts.baseline else [{} for _ in pending])
-        for program, row, base in zip(pending, rows, base_rows, strict=True):
-            tally.add(row)
+
+class _Campaign:
+    def __init__(self, opts: FuzzOptions, writer: ResultsWriter | None) -> None:
+        self.opts = opts
+        self.writer = writer
+        self.start = time.monotonic()
+        self.key = campaign_key(opts)
+        self.tally = Tally()
+        self.coverage: dict[str, int] = {}
+        self.first: dict[Key, _First] = {}
+        # Hypothesis choices behind each program, so the shrink phase can
+        # start from the very example the search found (see campaign_shrink).
+        self.choices: dict[str, tuple[Any, ...]] = {}
+        self.uncaptured: dict[str, list[Key]] = {}  # text -> resumed keys it was first for
+        self.unknown: dict[tuple[str, str, str], dict[str, Any]] = {}
+        self.pending: list[Program] = []
+        self.seen: set[str] = set()
+        self.generated = 0  # search calls in this run
+        self.judged = 0  # programs judged in this run
+        self.stopped_by = "max-examples"
+        self.phase = "search"
+        self._last_tick = 0.0
+        resume = opts.resume
+        self.id = resume.campaign if resume else new_campaign_id()
+        self.resumed = resume.recorded if resume else 0
+
+    # -- records ---------------------------------------------------------
+    def _write(self, record: dict[str, Any]) -> None:
+        if self.writer:
+            self.writer.write(record)
+
+    def begin(self) -> None:
+        opts = self.opts
+        if opts.resume is not None:
+            self._load(opts.resume)
+            self._write({"kind": "campaign-resume", "campaign": self.id,
+                         "recorded": self.resumed, "resumes": opts.resume.resumes + 1,
+                         "violations_so_far": len(self.first)})
+            return
+        self._write({
+            "kind": "campaign-start", "campaign": self.id,
+            "lowerings": [lw.spec for lw in opts.lowerings], "seed": opts.seed,
+            "runtime": opts.runtime, "pipeline": opts.pipeline,
+            "config": vars(opts.gen) | {"max_examples": opts.max_examples},
+            "invariants": list(opts.invariants),
+            "baseline": opts.baseline.spec if opts.baseline else None,
+            "solver_timeout_ms": opts.solver_timeout_ms, "time_budget": opts.time_budget,
+            "shrink": opts.shrink, "db": opts.db,
+        })
+
+    def _load(self, resume: ResumeState) -> None:
+        for rec in resume.programs:
+            add_to_tally(self.tally, rec)
+            text = rec["program"]
+            self.seen.add(text)
+            for feat in rec.get("features") or []:
+                self.coverage[feat] = self.coverage.get(feat, 0) + 1
+            for key in found_keys(rec):
+                if key not in self.first:
+                    self.first[key] = _First(self.tally.examples, text)
+                    self.uncaptured.setdefault(text, []).append(key)
+            for spec, res in (rec.get("results") or {}).items():
+                for inv, reason in ((res or {}).get("reasons") or {}).items():
+                    self._note_unknown(spec, inv, str(reason), text)
+
+    def _note_unknown(self, spec: str, inv: str, reason: str, text: str) -> None:
+        short = reason.strip().splitlines()[0] if reason.strip() else "solver gave up"
+        entry = self.unknown.setdefault((spec, inv, short), {
+            "lowering": spec, "invariant": inv, "reason": short, "count": 0, "program": text})
+        entry["count"] += 1
+
+    # -- search ----------------------------------------------------------
+    def out_of_time(self) -> bool:
+        budget = self.opts.time_budget
+        return budget is not None and time.monotonic() - self.start > budget
+
+    def body(self, program: Program) -> None:
+        if self.out_of_time():
+            self.stopped_by = "time-budget"
+            raise _Stop
+        self.generated += 1
+        text = program.to_mlir()
+        choices = current_choices()
+        if choices is not None:
+            self.choices.setdefault(text, choices)
+        if text in self.seen:
+            for key in self.uncaptured.pop(text, []):
+                self.first[key].program = program
+        else:
+            self.seen.add(text)
+            self.pending.append(program)
+            if len(self.pending) >= self.opts.batch_size:
+                self.flush()
+        self.tick()
+
+    def flush(self) -> None:
+        opts = self.opts
+        batch, self.pending = self.pending, []
+        if not batch:
+            return
+        rows = check_batch(batch, opts.lowerings, opts.invariants, opts.runtime,
+                           timeout_ms=opts.solver_timeout_ms)
+        base_rows = (check_batch(batch, [opts.baseline], opts.invariants, opts.runtime,
+                                 timeout_ms=opts.solver_timeout_ms)
+                     if opts.baseline else [{} for _ in batch])
+        for program, row, base in zip(batch, rows, base_rows, strict=True):
+            self.tally.add(row)
+            self.judged += 1
             feats = features(program)
             for feat in feats:
-                coverage[feat] = coverage.get(feat, 0) + 1
+                self.coverage[feat] = self.coverage.get(feat, 0) + 1
+            text = program.to_mlir()
+            counted: list[Key] = []
             for spec, j in row.items():
                 for v in j.violations():
-                    if _in_baseline(base, v.invariant):
+                    key = (spec, v.invariant)
+                    if key in counted or in_baseline(base, v.invariant):
                         continue
-                    first.setdefault((spec, v.invariant), (tally.examples, program, j))
-            if writer:
-                writer.write({
-                    "kind": "program", "campaign": campaign,
-                    "id": f"{campaign}-p{tally.examples}", "program": program.to_mlir(),
-                    "features": feats,
-                    "results": {s: {"status": j.status, "verdicts": j.verdicts()}
-                                for s, j in row.items()},
-                })
-        pending.clear()
-        if opts.progress:
-            rate = tally.examples / max(1e-9, time.monotonic() - start)
-            opts.progress(f"{tally.examples} programs, {rate:.0f}/s, "
-                          f"{len(first)} distinct violation(s)")
+                    counted.append(key)
+                    if key not in self.first:
+                        self.first[key] = _First(self.tally.examples, text, program, j)
+            results: dict[str, Any] = {}
+            for spec, j in row.items():
+                entry: dict[str, Any] = {"status": j.status, "verdicts": j.verdicts()}
+                reasons = {inv: r.reason or "solver gave up" for inv, r in j.results.items()
+                           if r.verdict == "unknown"}
+                for inv, reason in reasons.items():
+                    self._note_unknown(spec, inv, reason, text)
+                if reasons:
+                    entry["reasons"] = reasons
+                if j.status in ("crash", "timeout") and j.diagnostics:
+                    entry["detail"] = j.diagnostics.strip()[:500]
+                results[spec] = entry
+            self._write({
+                "kind": "program", "campaign": self.id,
+                "id": f"{self.id}-p{self.tally.examples}", "program": text,
+                "features": feats, "results": results, "found": [list(k) for k in counted],
+            })
+        self.tick(force=True)
 
-    def out_of_time() -> bool:
-        return opts.time_budget is not None and time.monotonic() - start > opts.time_budget
+    # -- progress --------------------------------------------------------
+    def progress(self, final: bool = False) -> Progress:
+        elapsed = time.monotonic() - self.start
+        parts = [self.generated / max(1, self.opts.max_examples)]
+        if self.opts.time_budget:
+            parts.append(elapsed / self.opts.time_budget)
+        return Progress(self.phase, self.tally.examples, self.generated,
+                        self.judged / max(1e-9, elapsed), len(self.first), elapsed,
+                        min(1.0, max(parts)), final)
 
-    @given(programs(opts.gen))
-    def search(program: Program) -> None:
-        if out_of_time():
-            raise _Stop
-        text = program.to_mlir()
-        if text in seen_texts:
+    def tick(self, force: bool = False, final: bool = False) -> None:
+        if self.opts.progress is None:
             return
-        seen_texts.add(text)
-        pending.append(program)
-        if len(pending) >= opts.batch_size:
-            flush()
+        now = time.monotonic()
+        if not (force or final) and now - self._last_tick < 0.5:
+            return
+        self._last_tick = now
+        self.opts.progress(self.progress(final))
 
-    search_test = _search_settings(opts, [Phase.generate])(_seeded(opts, search))
-    try:
-        search_test()
-    except _Stop:
-        pass
-    if pending:
-        flush()
-
-    found: dict[tuple[str, str], Found] = {}
-    if opts.shrink and first:
-        found = _shrink(opts, set(first))
-    for key, (_, program, j) in first.items():
-        found.setdefault(key, Found(key[0], key[1], program, j))
-    if writer:
-        for k, f in enumerate(found.values()):
-            writer.write({"kind": "violation", "campaign": campaign, "id": f"{campaign}-v{k}",
-                          "pipeline": opts.pipeline, **f.to_json()})
-    report = FuzzReport(tally, found, coverage, time.monotonic() - start,
-                        {k: v[0] for k, v in first.items()})
-    if writer:
-        writer.write({"kind": "campaign-end", "campaign": campaign,
-                      "summary": report.summary(), "coverage": coverage})
-        writer.close()
-    return report
-
-
-def _in_baseline(base_row: dict[str, Judgement], invariant: str) -> bool:
-    return any(j.results.get(invariant) is not None
-               and j.results[invariant].verdict == "violated" for j in base_row.values())
-
-
-def _violation_class(spec: str, invariant: str) -> type[Exception]:
-    # A class per (lowering, invariant): Hypothesis tells bugs apart by
-    # exception type, so each one is shrunk and reported on its own.
-    name = f"Violation[{spec}|{invariant}]"
-    return type(name, (AssertionError,), {})
-
-
-def _shrink(opts: FuzzOptions, keys: set[tuple[str, str]]) -> dict[tuple[str, str], Found]:
-    by_spec = {lw.spec: lw for lw in opts.lowerings}
-    if opts.baseline is not None:
-        by_spec.setdefault(opts.baseline.spec, opts.baseline)
-    classes = {k: _violation_class(*k) for k in keys}
-    cache: dict[tuple[str, str], Judgement] = {}
-    found: dict[tuple[str, str], Found] = {}
-    db = DirectoryBasedExampleDatabase(str(Path(opts.db))) if opts.db else None
-
-    def judge_one(spec: str, program: Program) -> Judgement:
-        text = program.to_mlir()
-        if (spec, text) not in cache:
-            outcome = by_spec[spec].lower_batch([program])[0]
-            cache[(spec, text)] = judge(program, outcome, spec, opts.invariants, opts.runtime)
-        return cache[(spec, text)]
-
-    remaining = set(keys)
-    for _ in range(3):  # a bug masked by another in one round is chased in the next
-        if not remaining:
-            break
-        wanted = sorted(remaining)
-
-        @given(programs(opts.gen))
-        def prop(program: Program) -> None:
-            for spec, inv in wanted:  # noqa: B023 - runs within this round
-                j = judge_one(spec, program)
-                if j.results.get(inv) is not None and j.results[inv].verdict == "violated":
-                    if opts.baseline is not None and _in_baseline(
-                            {"b": judge_one(opts.baseline.spec, program)}, inv):
-                        continue
-                    err = classes[(spec, inv)](f"{inv} on {spec}")
-                    err.found = Found(spec, inv, program, j)  # type: ignore[attr-defined]
-                    raise err
-
-        test = _search_settings(
-            opts, [Phase.explicit, Phase.reuse, Phase.generate, Phase.shrink], db
-        )(_seeded(opts, prop))
+    # -- the whole campaign -----------------------------------------------
+    def run(self) -> FuzzReport:
+        opts = self.opts
+        self.begin()
+        db = database(opts)
+        phases = [Phase.reuse, Phase.generate] if db is not None else [Phase.generate]
+        read_only = ReadOnlyDatabase(db) if db is not None else None
+        search = hypothesis_settings(opts, phases, read_only, opts.max_examples,
+                                     multiple_bugs=False)(
+            seeded(opts, campaign_property(opts.gen, self.body, self.key)))
         try:
-            test()
-        except BaseException as e:  # noqa: BLE001 - Hypothesis raises our errors or a group
-            errors = list(e.exceptions) if isinstance(e, BaseExceptionGroup) else [e]
-            for err in errors:
-                f = getattr(err, "found", None)
-                if f is None:
-                    if isinstance(err, KeyboardInterrupt):
-                        raise
-                    print(f"shrink round failed: {err!r}", file=sys.stderr)
-                    continue
-                key = (f.spec, f.invariant)
-                if key not in found or f.program.op_count() < found[key].program.op_count():
+            search()
+        except _Stop:
+            pass
+        self.flush()
+        self.tick(final=True)
+
+        found: dict[Key, Found] = {}
+        if opts.shrink and self.first:
+            self.phase = "shrink"
+            # Replay no further than the search went (all of it when it ran to
+            # max_examples): a time budget bounds the replay too.
+            replay = (max(1, self.generated) if self.stopped_by == "time-budget"
+                      else opts.max_examples)
+            seeds = {k: self.choices[f.text] for k, f in self.first.items()
+                     if f.text in self.choices}
+            found = shrink(opts, set(self.first), self.key, db, replay,
+                            lambda: self.tick(force=True), seeds)
+        for key, first in self.first.items():
+            if key not in found:
+                f = self._unshrunk(key, first)
+                if f is not None:
                     found[key] = f
-                remaining.discard(key)
-        else:
-            break  # nothing reproduced in this round: keep phase-1 programs
-    return found
+        # A campaign killed while writing its violations keeps those written.
+        written = opts.resume.violations if opts.resume else []
+        done = {(r.get("lowering"), r.get("invariant")) for r in written}
+        for k, f in enumerate(f for key, f in found.items() if key not in done):
+            self._write({"kind": "violation", "campaign": self.id,
+                         "id": f"{self.id}-v{k + len(written)}", "pipeline": opts.pipeline,
+                         **f.to_json()})
+        report = FuzzReport(self.tally, found, self.coverage, time.monotonic() - self.start,
+                            {k: v.index for k, v in self.first.items()}, self.id,
+                            self.stopped_by, self.resumed, list(self.unknown.values()))
+        self._write({"kind": "campaign-end", "campaign": self.id,
+                     "summary": report.summary(), "coverage": self.coverage,
+                     "stopped_by": self.stopped_by, "elapsed": report.elapsed})
+        return report
+
+    def _unshrunk(self, key: Key, first: _First) -> Found | None:
+        """The first program that showed `key`, judged (again, if it came from
+        the file and the search did not draw it in this run)."""
+        program, j = first.program, first.judgement
+        if program is None:
+            from verify.source_reader import program_from_text
+
+            try:
+                program = program_from_text(first.text, f"{self.id} program {first.index}")
+            except Exception as e:  # noqa: BLE001 - report, do not lose the campaign
+                print(f"cannot re-read recorded program {first.index} for {key}: {e}",
+                      file=sys.stderr)
+                return None
+        if j is None:
+            by_spec = {lw.spec: lw for lw in self.opts.lowerings}
+            if key[0] not in by_spec:
+                return None
+            j = check_batch([program], [by_spec[key[0]]], self.opts.invariants,
+                            self.opts.runtime, timeout_ms=self.opts.solver_timeout_ms
+                            )[0][key[0]]
+        return Found(key[0], key[1], program, j, shrunk=False)

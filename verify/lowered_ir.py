@@ -1,7 +1,10 @@
-"""Parsing lowered modules with xDSL (generic form, unknown ops allowed)."""
+"""Parsing lowered modules: xDSL (generic form, unknown ops allowed), or the
+fast reader of `verify.fastparse`, which falls back to xDSL on anything
+outside the subset it reads."""
 
 from __future__ import annotations
 
+import os
 import re
 from functools import lru_cache
 from typing import Any
@@ -13,6 +16,12 @@ from xdsl.utils.exceptions import ParseError
 
 # `!llvm.ptr<...>` and, inside other LLVM types, the short `ptr<...>`.
 _PTR_RE = re.compile(r"(?<![\w])(?:!llvm\.)?ptr<")
+
+
+# `read_lowered`'s parser: "fast" (default) or "xdsl"; the environment
+# variable GPU_ALLOC_VERIFY_PARSER overrides it.
+PARSERS = ("fast", "xdsl")
+DEFAULT_PARSER = os.environ.get("GPU_ALLOC_VERIFY_PARSER", "fast")
 
 
 class LoweredParseError(Exception):
@@ -71,3 +80,22 @@ def parse_lowered(text: str) -> Any:
         raise LoweredParseError(str(e).splitlines()[0] if str(e) else "parse error") from e
     except Exception as e:  # xDSL raises assorted errors on odd input
         raise LoweredParseError(f"{type(e).__name__}: {e}") from e
+
+
+def read_lowered(text: str, parser: str | None = None, module: Any = None) -> Any:
+    """The lowered module for `verify.extract`: the fast reader's objects, or
+    (parser "xdsl", or text the fast reader does not handle) `module`, the
+    xDSL module an in-process lowering already has, else xDSL's parse of
+    `text`, raising `LoweredParseError` as `parse_lowered` does.  (Walking
+    the fast reader's objects is quicker than walking xDSL's, so it reads
+    even what an in-process lowering has parsed.)"""
+    if text and (parser or DEFAULT_PARSER) == "fast":
+        from verify.fastparse import Unsupported, parse_module
+
+        try:
+            return parse_module(text)
+        except Unsupported:
+            pass
+    if module is not None:
+        return module
+    return parse_lowered(text)

@@ -3,13 +3,15 @@ invariant on every (program, lowering)."""
 
 from __future__ import annotations
 
+import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from verify.extract import extract
+from verify.extract import LoweredFacts, extract
+from verify.fastparse import Unsupported
 from verify.invariants import CHECKERS, CheckContext
-from verify.lowered_ir import LoweredParseError, parse_lowered
+from verify.lowered_ir import LoweredParseError, parse_lowered, read_lowered
 from verify.lowerings.base import Lowering, LoweringOutcome, Status
 from verify.program import Program
 from verify.solver import DEFAULT_TIMEOUT_MS
@@ -45,7 +47,10 @@ class Judgement:
 
 def judge(program: Program, outcome: LoweringOutcome, spec: str,
           invariants: Sequence[str], runtime: str = "cuda",
-          timeout_ms: int = DEFAULT_TIMEOUT_MS) -> Judgement:
+          timeout_ms: int = DEFAULT_TIMEOUT_MS, parser: str | None = None,
+          timings: dict[str, float] | None = None) -> Judgement:
+    """`parser`: see `verify.lowered_ir.read_lowered`.  `timings`, if given,
+    gets the seconds spent in "parse", "extract" and each invariant added."""
     results: dict[str, CheckResult] = {}
     rest = [i for i in invariants if i != NO_CRASH]
     if outcome.status in ("crash", "timeout"):
@@ -63,24 +68,44 @@ def judge(program: Program, outcome: LoweringOutcome, spec: str,
             results[i] = CheckResult(i, "rejected", reason=outcome.diagnostics)
         return Judgement(spec, "rejected", _ordered(results, invariants),
                          diagnostics=outcome.diagnostics)
-    module: Any = outcome.module
-    if module is None:
-        try:
-            module = parse_lowered(outcome.lowered)
-        except LoweredParseError as e:
-            results[NO_CRASH] = CheckResult(NO_CRASH, "violated", [Violation(
-                NO_CRASH, f"the lowering reported success but printed unreadable IR: {e}")])
-            for i in rest:
-                results[i] = CheckResult(i, "not-applicable", reason="unreadable output")
-            return Judgement(spec, "crash", _ordered(results, invariants), outcome.lowered,
-                             outcome.diagnostics)
-    src = source_facts(program)
-    ctx = CheckContext(program, src, extract(module, src.arg_names), module,
-                       outcome.lowered, runtime, timeout_ms)
-    for i in rest:
-        results[i] = CHECKERS[i](ctx)
+    clock = time.perf_counter()
+    try:
+        module: Any = read_lowered(outcome.lowered, parser, outcome.module)
+        parsed = time.perf_counter()
+        src = source_facts(program)
+        facts = _extract(module, outcome, src.arg_names)
+    except LoweredParseError as e:
+        results[NO_CRASH] = CheckResult(NO_CRASH, "violated", [Violation(
+            NO_CRASH, f"the lowering reported success but printed unreadable IR: {e}")])
+        for i in rest:
+            results[i] = CheckResult(i, "not-applicable", reason="unreadable output")
+        return Judgement(spec, "crash", _ordered(results, invariants), outcome.lowered,
+                         outcome.diagnostics)
+    if outcome.module is not None:
+        module = outcome.module  # checkers see the in-process lowering's own module
+    ctx = CheckContext(program, src, facts, module, outcome.lowered, runtime, timeout_ms)
+    if timings is None:
+        for i in rest:
+            results[i] = CHECKERS[i](ctx)
+    else:
+        now = time.perf_counter()
+        timings["parse"] = timings.get("parse", 0.0) + parsed - clock
+        timings["extract"] = timings.get("extract", 0.0) + now - parsed
+        for i in rest:
+            results[i] = CHECKERS[i](ctx)
+            clock, now = now, time.perf_counter()
+            timings[i] = timings.get(i, 0.0) + now - clock
     return Judgement(spec, "ok", _ordered(results, invariants), outcome.lowered,
                      outcome.diagnostics)
+
+
+def _extract(module: Any, outcome: LoweringOutcome, arg_names: dict[str, list[str]]
+             ) -> LoweredFacts:
+    try:
+        return extract(module, arg_names)
+    except Unsupported:  # an attribute the fast reader reads on demand: xDSL reads all
+        module = outcome.module if outcome.module is not None else parse_lowered(outcome.lowered)
+        return extract(module, arg_names)
 
 
 def _first_line(text: str) -> str:
@@ -93,14 +118,16 @@ def _ordered(results: dict[str, CheckResult], order: Sequence[str]) -> dict[str,
 
 def check_batch(programs: Sequence[Program], lowerings: Sequence[Lowering],
                 invariants: Sequence[str], runtime: str = "cuda",
-                timeout_ms: int = DEFAULT_TIMEOUT_MS) -> list[dict[str, Judgement]]:
-    """Judgements per program, keyed by lowering spec."""
+                timeout_ms: int = DEFAULT_TIMEOUT_MS,
+                parser: str | None = None) -> list[dict[str, Judgement]]:
+    """Judgements per program, keyed by lowering spec (on several processes:
+    `verify.parallel.check_batch_parallel`)."""
     table: list[dict[str, Judgement]] = [{} for _ in programs]
     for lowering in lowerings:
         outcomes = lowering.lower_batch(programs)
         for row, program, outcome in zip(table, programs, outcomes, strict=False):
             row[lowering.spec] = judge(program, outcome, lowering.spec, invariants,
-                                       runtime, timeout_ms)
+                                       runtime, timeout_ms, parser)
     return table
 
 

@@ -30,10 +30,21 @@ def _solver(timeout_ms: int) -> z3.Solver:
     return solver
 
 
+def _trivial_model() -> z3.ModelRef:
+    model = getattr(_local, "trivial_model", None)
+    if model is None:
+        s = z3.Solver()
+        s.check()
+        model = _local.trivial_model = s.model()
+    return model
+
+
 def check(formula: z3.BoolRef, timeout_ms: int = DEFAULT_TIMEOUT_MS) -> SatResult:
     """Is `formula` satisfiable?  A model comes with `sat`."""
-    if z3.is_false(formula):
+    if z3.is_false(formula) or z3.is_false(z3.simplify(formula)):
         return SatResult("unsat")
+    if z3.is_true(formula):
+        return SatResult("sat", _trivial_model())
     solver = _solver(timeout_ms)
     solver.push()
     try:
@@ -101,3 +112,8 @@ class Session:
             return SatResult("unknown", reason=self.solver.reason_unknown() or "solver gave up")
         finally:
             self.solver.pop()
+
+
+def cannot_equal(term: z3.ExprRef, value: int) -> bool:
+    """True when `term` is an integer literal other than `value` (no solver needed)."""
+    return z3.is_int_value(term) and term.as_long() != value  # type: ignore[attr-defined]

@@ -55,30 +55,64 @@ def _context() -> Context:
 
 
 def read_program(path: str | Path) -> Program:
+    """The program of a `.mlir` file; SourceParseError (exit status 2) with one
+    line naming the file, the position where there is one, and what to do."""
     path = Path(path)
     if not path.exists():
-        raise SourceParseError(f"{path}: no such file")
-    text = path.read_text(encoding="utf-8", errors="replace")
+        raise SourceParseError(f"{path}: no such file; give the path of a .mlir file")
+    if path.is_dir():
+        raise SourceParseError(f"{path}: is a directory; give a .mlir file inside it")
+    try:
+        data = path.read_bytes()
+    except OSError as e:
+        raise SourceParseError(f"{path}: cannot read it ({e.strerror or e}); check its "
+                               "permissions") from e
+    text = _decode(data, str(path))
     if not text.strip():
         raise SourceParseError(f"{path}: the file is empty; give a module with a func.func "
                                "holding gpu ops")
     return program_from_text(text, str(path))
 
 
+def _decode(data: bytes, name: str) -> str:
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as e:
+        line = data.count(b"\n", 0, e.start) + 1
+        col = e.start - (data.rfind(b"\n", 0, e.start) + 1) + 1
+        raise SourceParseError(
+            f"{name}:{line}:{col}: byte 0x{data[e.start]:02x} is not UTF-8; MLIR files are "
+            "UTF-8: re-save the file as UTF-8 (e.g. iconv -f latin1 -t utf-8)") from None
+
+
+_DIAG = re.compile(r"^<stdin>:(\d+):(\d+): error: (.*)$")
+
+
 def _normalize(text: str, name: str) -> str:
     tool = find_mlir_opt()
     if tool is None:
         return text
+    # Unregistered ops (foo.bar) parse, so that the reader names them as
+    # outside the modelled subset, with their position.
     proc = subprocess.run(
         [tool, "--mlir-print-op-generic", "--mlir-print-local-scope",
-         "--mlir-print-debuginfo", "-"],
+         "--mlir-print-debuginfo", "--allow-unregistered-dialect", "-"],
         input=text, capture_output=True, text=True, timeout=60,
     )
     if proc.returncode != 0:
-        first = next((ln for ln in proc.stderr.splitlines() if "error" in ln),
-                     proc.stderr.strip().splitlines()[0] if proc.stderr.strip() else "")
+        lines = proc.stderr.splitlines()
+        for ln in lines:
+            m = _DIAG.match(ln)
+            if m:
+                raise SourceParseError(
+                    f"{name}:{m.group(1)}:{m.group(2)}: not valid MLIR: {m.group(3)}; fix the "
+                    f"file there (`{Path(tool).name} {name}` shows the same error)")
+        first = next((ln for ln in lines if "error" in ln), lines[0] if lines else "")
         raise SourceParseError(f"{name}: not valid MLIR: {first.replace('<stdin>', name)}")
     return proc.stdout
+
+
+_XDSL_POS = re.compile(r"^\S*:(\d+):(\d+)$")
 
 
 def program_from_text(text: str, name: str = "<input>") -> Program:
@@ -86,7 +120,11 @@ def program_from_text(text: str, name: str = "<input>") -> Program:
     try:
         module = Parser(_context(), generic, name).parse_module()
     except Exception as e:  # xDSL raises several error types
-        msg = str(e).strip().splitlines()
+        msg = [ln.strip() for ln in str(e).strip().splitlines() if ln.strip()]
+        pos = _XDSL_POS.match(msg[0]) if msg else None
+        if pos and len(msg) > 1:
+            raise SourceParseError(f"{name}:{pos.group(1)}:{pos.group(2)}: not valid MLIR: "
+                                   f"{msg[-1]}; fix the file there") from e
         raise SourceParseError(f"{name}: not valid MLIR: {msg[0] if msg else e}") from e
     return _Reader(name).module(module)
 
@@ -230,7 +268,7 @@ class _Reader:
             return For(oid, iv, max(0, -(-(ub - lb) // step)), self.ops(body))
         raise self.fail(op, f"'{name}' is not modelled (supported: gpu.wait, gpu.alloc, "
                         "gpu.dealloc, gpu.memset, gpu.memcpy, memref.load/store, scf.if, "
-                        "scf.for, arith.constant)")
+                        "scf.for, arith.constant); remove it or rewrite it with those ops")
 
 
 def _memref_type(op: Any, text: str, reader: _Reader) -> MemRefType:

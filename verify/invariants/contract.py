@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import z3
 
+from verify import solver
 from verify.invariants.common import Findings, describe_path
 from verify.invariants.context import CheckContext
 from verify.program import Alloc, HostLoad, HostStore
@@ -19,7 +20,8 @@ from verify.verdicts import CheckResult, Violation
 
 
 def _one_of(value: z3.ArithRef, handles: list[int]) -> z3.BoolRef:
-    return z3.Or(*[value == h for h in handles], z3.BoolVal(False))
+    return z3.Or(*[value == h for h in handles if not solver.cannot_equal(value, h)],
+                 z3.BoolVal(False))
 
 
 def check_runtime_contract(ctx: CheckContext) -> CheckResult:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import z3
 
+from verify import solver
 from verify.extract import Call
 from verify.invariants.common import Findings, describe_path
 from verify.invariants.context import CheckContext
@@ -24,12 +25,14 @@ def check_use_after_destroy(ctx: CheckContext) -> CheckResult:
     for d in destroys:
         kind = DESTROYERS[d.callee]
         for h, create in ctx.lowered.handles_of(kind):
+            if solver.cannot_equal(d.args[0], h):
+                continue  # this destroy never frees h
             freed = z3.And(d.guard, d.args[0] == h)
             for u in calls[d.index + 1:]:
                 if u.func != d.func:
                     continue
                 for role, value in handle_args(u):
-                    if role != kind:
+                    if role != kind or solver.cannot_equal(value, h):
                         continue
                     what = "destroyed twice" if u.callee == d.callee else \
                         f"used by {u.callee} after its destroy"
@@ -52,7 +55,8 @@ def check_event_no_leak(ctx: CheckContext) -> CheckResult:
     destroys = ctx.lowered.calls_to("mgpuEventDestroy")
     for h, create in ctx.lowered.handles_of("event"):
         count = z3.Sum(*[z3.If(z3.And(d.guard, d.args[0] == h), 1, 0)
-                         for d in destroys if d.args], z3.IntVal(0))
+                         for d in destroys if d.args and not solver.cannot_equal(d.args[0], h)],
+                       z3.IntVal(0))
         n = z3.Int("destroy_count")
         if f.query(z3.And(create.guard, n == count, n != 1),
                    f"event created by {create.source_op or '?'} is not destroyed exactly once",

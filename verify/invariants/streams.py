@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import z3
 
+from verify import solver
 from verify.extract import Call
 from verify.invariants.common import Findings, describe_path
 from verify.invariants.context import CheckContext
@@ -22,7 +23,8 @@ def alloc_stream_arg(call: Call) -> z3.ArithRef | None:
 
 
 def may_be_stream(ctx: CheckContext, value: z3.ArithRef) -> z3.BoolRef:
-    return z3.Or(*[value == h for h, _ in ctx.lowered.handles_of("stream")], z3.BoolVal(False))
+    return z3.Or(*[value == h for h, _ in ctx.lowered.handles_of("stream")
+                   if not solver.cannot_equal(value, h)], z3.BoolVal(False))
 
 
 def check_sync_alloc_no_stream(ctx: CheckContext) -> CheckResult:
@@ -57,7 +59,8 @@ def check_stream_no_leak(ctx: CheckContext) -> CheckResult:
     destroys = ctx.lowered.calls_to("mgpuStreamDestroy")
     for h, create in creates:
         count = z3.Sum(*[z3.If(z3.And(d.guard, d.args[0] == h), 1, 0)
-                         for d in destroys if d.args], z3.IntVal(0))
+                         for d in destroys if d.args and not solver.cannot_equal(d.args[0], h)],
+                       z3.IntVal(0))
         # A stream whose source token is never awaited may stay alive: the
         # source asked for that, the lowering is not to blame.
         awaited = ctx.source.awaited.get(create.source_op or "", z3.BoolVal(True))

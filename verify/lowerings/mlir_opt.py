@@ -3,15 +3,20 @@
 A whole batch goes through one process with `--split-input-file` (process
 start costs ~20x the lowering of a small program).  Each program's ops carry
 `loc("pK/opN")`, so diagnostics and output chunks map back to program K.  A
-crash or hang of the batch is bisected, so one bad program cannot hide the
-verdicts of the others.
+crash (signal, exit status above 1), a hang (no answer within `timeout_s`,
+per process) or malformed output (wrong number of `// -----` chunks) of the
+batch is bisected, so one bad program cannot hide the verdicts of the others:
+that program alone gets status crash or timeout, i.e. `lowering-no-crash`
+violated.  Bisecting a hang costs about one timeout per halving.
 """
 
 from __future__ import annotations
 
+import contextlib
 import os
 import re
 import shutil
+import signal
 import subprocess
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -24,6 +29,7 @@ from verify.program import Program
 SPLIT = "// -----"
 KNOWN_VERSIONS = (22, 21, 20, 19, 18, 17, 16)
 DEFAULT_PIPELINE = "gpu-to-llvm"
+DEFAULT_TIMEOUT_S = 60.0
 _PRINT_FLAGS = (
     "--mlir-print-op-generic",
     "--mlir-print-debuginfo",
@@ -59,7 +65,10 @@ class MlirOptLowering:
     spec: str
     path: str
     pipeline: str = DEFAULT_PIPELINE
-    timeout_s: float = 60.0
+    # Wall-clock limit of one mlir-opt process (one batch).  A batch that
+    # runs past it is split in halves until the program that hangs is alone;
+    # that one gets the verdict `timeout`.
+    timeout_s: float = DEFAULT_TIMEOUT_S
 
     def describe(self) -> str:
         version = tool_version(self.path)
@@ -80,29 +89,44 @@ class MlirOptLowering:
 
     def _lower(self, items: list[tuple[int, Program]]) -> list[LoweringOutcome]:
         text = f"\n{SPLIT}\n".join(p.to_mlir(loc_prefix=f"p{k}/") for k, p in items)
-        try:
-            proc = subprocess.run(
-                self.command(),
-                input=text,
-                capture_output=True,
-                text=True,
-                timeout=self.timeout_s * max(1, len(items)) ** 0.5,
-            )
-        except subprocess.TimeoutExpired:
+        proc = self._run(text)
+        if proc is None:  # no answer within timeout_s
             if len(items) == 1:
-                return [LoweringOutcome("timeout", diagnostics=f"no answer in {self.timeout_s}s")]
+                return [LoweringOutcome("timeout", diagnostics=f"no answer in {self.timeout_s:g}s"
+                                        " (the process group was killed)")]
             return self._bisect(items)
-        except OSError as e:
-            raise EnvironmentProblem(f"cannot run {self.path}: {e}") from e
         chunks = proc.stdout.split(f"\n{SPLIT}\n")
         if proc.returncode < 0 or proc.returncode > 1 or len(chunks) != len(items):
             if len(items) > 1:
                 return self._bisect(items)
-            return [_crash_outcome(proc)]
+            return [_crash_outcome(proc, len(chunks))]
         return [
             self._outcome(k, chunk, proc.stderr, proc.returncode)
             for (k, _), chunk in zip(items, chunks, strict=False)
         ]
+
+    def _run(self, text: str) -> subprocess.CompletedProcess[str] | None:
+        """One process on `text`; None when it did not finish within timeout_s.
+
+        The tool runs in a session of its own and the whole group is killed on
+        timeout: a wrapper script that hangs in a child holds the output pipes
+        open, and killing only the wrapper would leave us waiting forever."""
+        try:
+            popen = subprocess.Popen(
+                self.command(), stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                stderr=subprocess.PIPE, text=True, errors="replace", start_new_session=True,
+            )
+        except OSError as e:
+            raise EnvironmentProblem(f"cannot run {self.path}: {e}") from e
+        try:
+            out, err = popen.communicate(text, timeout=self.timeout_s)
+        except subprocess.TimeoutExpired:
+            _kill_group(popen)
+            return None
+        except BaseException:  # KeyboardInterrupt: do not leave the tool running
+            _kill_group(popen)
+            raise
+        return subprocess.CompletedProcess(popen.args, popen.returncode, out, err)
 
     def _bisect(self, items: list[tuple[int, Program]]) -> list[LoweringOutcome]:
         mid = len(items) // 2
@@ -128,9 +152,27 @@ def _diagnostics_for(k: int, stderr: str) -> str:
     return "\n".join(lines)
 
 
-def _crash_outcome(proc: subprocess.CompletedProcess[str]) -> LoweringOutcome:
+def _kill_group(popen: subprocess.Popen[str]) -> None:
+    with contextlib.suppress(OSError):
+        os.killpg(popen.pid, signal.SIGKILL)
+    with contextlib.suppress(OSError):
+        popen.kill()
+    try:
+        popen.communicate(timeout=10)
+    except (subprocess.TimeoutExpired, OSError, ValueError):
+        pass
+
+
+def _crash_outcome(proc: subprocess.CompletedProcess[str], n_chunks: int = 1) -> LoweringOutcome:
     if proc.returncode < 0:
-        why = f"killed by signal {-proc.returncode}"
+        try:
+            name = signal.Signals(-proc.returncode).name
+        except ValueError:
+            name = "?"
+        why = f"killed by signal {-proc.returncode} ({name})"
+    elif proc.returncode <= 1 and n_chunks != 1:
+        why = (f"exit {proc.returncode} with {n_chunks} output chunks for one input "
+               f"(split markers '{SPLIT}' do not match)")
     elif proc.returncode == 0:
         why = "exit 0 with malformed output"
     else:
@@ -139,22 +181,25 @@ def _crash_outcome(proc: subprocess.CompletedProcess[str]) -> LoweringOutcome:
     return LoweringOutcome("crash", diagnostics=f"{why}\n{tail}".strip())
 
 
-def resolve_mlir_opt(spec: str, pipeline: str) -> MlirOptLowering:
+def resolve_mlir_opt(spec: str, pipeline: str,
+                     timeout_s: float = DEFAULT_TIMEOUT_S) -> MlirOptLowering:
     """`mlir-opt`, `mlir-opt-N` or `mlir-opt:/path` to a runnable lowering."""
     if spec.startswith("mlir-opt:"):
         path = spec.split(":", 1)[1]
         if not (Path(path).is_file() and os.access(path, os.X_OK)):
-            raise EnvironmentProblem(f"{spec}: '{path}' is not an executable file")
-        return MlirOptLowering(spec, path, pipeline)
+            raise EnvironmentProblem(f"{spec}: '{path}' is not an executable file; give the "
+                                     "path of an mlir-opt binary (or a wrapper script with "
+                                     "its x bit set)")
+        return MlirOptLowering(spec, path, pipeline, timeout_s)
     m = re.fullmatch(r"mlir-opt(?:-(\d+))?", spec)
     if not m:
         raise EnvironmentProblem(f"unknown lowering '{spec}'")
     version = int(m.group(1)) if m.group(1) else None
-    path = find_mlir_opt(version)
-    if path is None:
+    found = find_mlir_opt(version)
+    if found is None:
         pkg = f"mlir-{version}-tools" if version else "mlir-19-tools (or any mlir-N-tools)"
         raise EnvironmentProblem(
             f"{spec}: no such mlir-opt on PATH or under /usr/lib/llvm-*/bin; "
             f"install it with: apt-get install {pkg}"
         )
-    return MlirOptLowering(spec, path, pipeline)
+    return MlirOptLowering(spec, found, pipeline, timeout_s)

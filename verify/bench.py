@@ -1,0 +1,345 @@
+"""`gpu-alloc-verify bench`: what each stage costs per program, and whether
+the harness keeps up with the lowering it tests.
+
+A fixed, seeded set of programs (`--programs` per size, generator sizes
+5/10/20/40 ops; the generator's op count varies, so the mean is reported)
+is checked end to end as a campaign does it: on `-j` worker processes, each
+generating its share, lowering it in one batch per process and judging every
+solver invariant (generation to verdict).  In the same run the same programs
+are lowered alone, in one batch, in this one process: that throughput is the
+floor the harness is measured against.  Per-stage costs (medians per
+program, per size) show where the time goes and how it grows with size;
+`execute` (the `differential` invariant, which runs programs) is timed on a
+sample and is not part of the end-to-end figure.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import random
+import statistics
+import sys
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from generators.programs import GenConfig, programs
+from verify.extract import extract
+from verify.invariants import CHECKERS, CheckContext
+from verify.lowered_ir import read_lowered
+from verify.lowerings.base import Lowering
+from verify.lowerings.mlir_opt import DEFAULT_PIPELINE
+from verify.lowerings.registry import default_spec, resolve
+from verify.parallel import default_jobs, map_shares, shares
+from verify.pipeline import NO_CRASH, Judgement, judge
+from verify.program import Program
+from verify.solver import DEFAULT_TIMEOUT_MS
+from verify.source_facts import source_facts
+
+SIZES = (5, 10, 20, 40)
+STAGES = ("generate", "print", "lower", "parse/extract", "solve", "execute")
+EXECUTE_SAMPLE = 8  # programs per size run by the `differential` invariant
+SEED = 0
+
+
+def solver_invariants() -> list[str]:
+    try:
+        from verify.invariants import SOLVER_INVARIANTS
+    except ImportError:
+        return [i for i in CHECKERS if i != "differential"]
+    return list(SOLVER_INVARIANTS)
+
+
+# -- seeded programs ----------------------------------------------------------
+
+_strategies: dict[int, Any] = {}
+
+
+def draw_program(size: int, index: int, seed: int = SEED) -> Program:
+    """Program `index` of generator size `size`: the same for the same seed,
+    in any process, without running a Hypothesis test around it."""
+    from hypothesis.control import BuildContext
+    from hypothesis.errors import StopTest
+    from hypothesis.internal.conjecture.data import ConjectureData
+
+    strategy = _strategies.get(size)
+    if strategy is None:
+        strategy = _strategies[size] = programs(GenConfig(max_ops=size))
+    for attempt in range(100):
+        data = ConjectureData(random=random.Random(f"{seed}:{size}:{index}:{attempt}"),
+                              max_choices=100_000)
+        try:
+            with BuildContext(data, wrapped_test=draw_program):
+                return data.draw(strategy)  # type: ignore[no-any-return]
+        except StopTest:
+            continue
+    raise RuntimeError(f"no program drawn for size {size}, index {index}")
+
+
+def seeded_programs(size: int, n: int, seed: int = SEED) -> list[Program]:
+    return [draw_program(size, i, seed) for i in range(n)]
+
+
+# -- measurement ----------------------------------------------------------------
+
+
+@dataclass
+class Cost:
+    """Seconds one program spent in each stage of the end-to-end run."""
+
+    size: int
+    ops: int
+    stages: dict[str, float] = field(default_factory=dict)
+
+
+def _cpu_s() -> float:
+    """CPU seconds of this process and its waited-for children (mlir-opt)."""
+    t = os.times()
+    return t.user + t.system + t.children_user + t.children_system
+
+
+def _e2e_share(args: tuple[Any, ...]) -> tuple[list[Cost], list[Judgement], float, float]:
+    """A worker's share of the campaign: generate, lower in one batch, judge."""
+    lowering, items, seed, invariants, runtime, timeout_ms = args
+    cpu = _cpu_s()
+    costs: list[Cost] = []
+    progs: list[Program] = []
+    for size, index in items:
+        start = time.perf_counter()
+        program = draw_program(size, index, seed)
+        costs.append(Cost(size, program.op_count(),
+                          {"generate": time.perf_counter() - start}))
+        progs.append(program)
+    start = time.perf_counter()
+    outcomes = lowering.lower_batch(progs)
+    lower_s = time.perf_counter() - start
+    rows: list[Judgement] = []
+    for cost, program, outcome in zip(costs, progs, outcomes, strict=True):
+        timings: dict[str, float] = {}
+        rows.append(judge(program, outcome, lowering.spec, invariants, runtime, timeout_ms,
+                          timings=timings))
+        cost.stages["parse"] = timings.get("parse", 0.0)
+        cost.stages["extract"] = timings.get("extract", 0.0)
+        cost.stages["parse/extract"] = cost.stages["parse"] + cost.stages["extract"]
+        cost.stages["solve"] = sum(v for k, v in timings.items()
+                                   if k not in ("parse", "extract"))
+    return costs, rows, lower_s, _cpu_s() - cpu
+
+
+@dataclass
+class SpecResult:
+    spec: str
+    programs: int
+    jobs: int
+    e2e_s: float
+    lower_only_s: float
+    costs: list[Cost]
+    lower_per_size: dict[int, float]  # seconds per program, batched per size
+    print_s: dict[int, list[float]]
+    execute_s: dict[int, list[float]]
+    verdicts: dict[str, int]
+    lower_e2e_s: float = 0.0  # the workers' lowering, all shares together
+    e2e_cpu_s: float = 0.0  # CPU of the end-to-end work (workers and their mlir-opt)
+    lower_only_cpu_s: float = 0.0
+
+    @property
+    def cpu_ratio(self) -> float:
+        """The ratio `jobs` idle cores would give: end-to-end work is CPU-bound,
+        so its throughput there is jobs / (CPU per program)."""
+        if not self.e2e_cpu_s:
+            return float("nan")
+        return self.jobs * self.lower_only_cpu_s / self.e2e_cpu_s
+
+    def breakdown(self) -> dict[str, float]:
+        """Seconds of the end-to-end run's work in each stage, all workers together."""
+        out = {stage: sum(c.stages.get(stage, 0.0) for c in self.costs)
+               for stage in ("generate", "parse", "extract", "solve")}
+        out["lower"] = self.lower_e2e_s
+        return out
+
+    @property
+    def programs_per_s(self) -> float:
+        return self.programs / self.e2e_s
+
+    @property
+    def lowering_only_per_s(self) -> float:
+        return self.programs / self.lower_only_s
+
+    def by_size(self, size: int | None) -> dict[str, float]:
+        """Median ms per program of each stage, for one size (None: all)."""
+        costs = [c for c in self.costs if size is None or c.size == size]
+        sizes = [size] if size is not None else list(self.print_s)
+        out: dict[str, float] = {"mean_ops": statistics.fmean(c.ops for c in costs)}
+        for stage in ("generate", "print", "lower", "parse/extract", "parse", "extract",
+                      "solve", "execute"):
+            if stage == "lower":  # one batch: its mean
+                out[stage] = 1e3 * (self.lower_per_size[size] if size is not None
+                                    else self.lower_only_s / self.programs)
+                continue
+            if stage == "print":
+                values = [v for s in sizes for v in self.print_s.get(s, [])]
+            elif stage == "execute":
+                values = [v for s in sizes for v in self.execute_s.get(s, [])]
+            else:
+                values = [c.stages[stage] for c in costs if stage in c.stages]
+            out[stage] = 1e3 * statistics.median(values) if values else float("nan")
+        return out
+
+
+def _lower_only(lowering: Lowering, progs: Sequence[Program]) -> tuple[float, float]:
+    """Wall and CPU seconds of lowering `progs` in one batch."""
+    cpu, start = _cpu_s(), time.perf_counter()
+    lowering.lower_batch(progs)
+    return time.perf_counter() - start, _cpu_s() - cpu
+
+
+def _execute_costs(lowering: Lowering, progs: Sequence[Program], runtime: str) -> list[float]:
+    check = CHECKERS.get("differential")
+    if check is None:
+        return []
+    out: list[float] = []
+    for program, outcome in zip(progs, lowering.lower_batch(progs), strict=True):
+        if outcome.status != "ok":
+            continue
+        module = outcome.module if outcome.module is not None else read_lowered(outcome.lowered)
+        src = source_facts(program)
+        ctx = CheckContext(program, src, extract(module, src.arg_names), module,
+                           outcome.lowered, runtime)
+        start = time.perf_counter()
+        try:
+            check(ctx)
+        except Exception as e:  # noqa: BLE001 - the bench reports, the tests judge
+            print(f"bench: differential failed on a program: {e!r}", file=sys.stderr)
+            continue
+        out.append(time.perf_counter() - start)
+    return out
+
+
+def bench_spec(lowering: Lowering, per_size: int, jobs: int, seed: int = SEED,
+               runtime: str = "cuda", timeout_ms: int = DEFAULT_TIMEOUT_MS,
+               execute_sample: int = EXECUTE_SAMPLE) -> SpecResult:
+    items = [(size, i) for size in SIZES for i in range(per_size)]
+    invariants = [NO_CRASH, *solver_invariants()]
+
+    # The same programs, made here (untimed) for the lowering-only runs.
+    progs = {size: seeded_programs(size, per_size, seed) for size in SIZES}
+    everything = [p for size in SIZES for p in progs[size]]
+    lowering.lower_batch(everything[:4])  # warm the tool's pages
+    lower_only, lower_only_cpu = _lower_only(lowering, everything)
+    lower_per_size = {s: _lower_only(lowering, progs[s])[0] / max(1, len(progs[s]))
+                      for s in SIZES}
+    print_s: dict[int, list[float]] = {}
+    for size in SIZES:
+        for p in progs[size]:
+            start = time.perf_counter()
+            p.to_mlir()
+            print_s.setdefault(size, []).append(time.perf_counter() - start)
+
+    # End to end, as a campaign runs: workers generate, lower and judge.
+    parts = shares(len(items), jobs)
+    tasks = [(lowering, [items[i] for i in idx], seed, invariants, runtime, timeout_ms)
+             for idx in parts]
+    start = time.perf_counter()
+    results = map_shares(_e2e_share, tasks, jobs)
+    verdicts: dict[str, int] = {}
+    costs: list[Cost] = []
+    lower_e2e = e2e_cpu = 0.0
+    for share_costs, rows, lower_s, cpu_s in results:
+        costs += share_costs
+        lower_e2e += lower_s
+        e2e_cpu += cpu_s
+        for j in rows:
+            for r in j.results.values():
+                verdicts[r.verdict] = verdicts.get(r.verdict, 0) + 1
+    e2e = time.perf_counter() - start
+
+    execute_s = {s: _execute_costs(lowering, progs[s][:execute_sample], runtime)
+                 for s in SIZES} if execute_sample else {}
+    return SpecResult(lowering.spec, len(items), jobs, e2e, lower_only, costs,
+                      lower_per_size, print_s, execute_s, verdicts, lower_e2e, e2e_cpu,
+                      lower_only_cpu)
+
+
+# -- report ---------------------------------------------------------------------
+
+
+def _fmt(v: float) -> str:
+    return "     n/a" if v != v else f"{v:8.3f}"
+
+
+def table(res: SpecResult, pipeline: str) -> str:
+    cols = [*SIZES, None]
+    rows = {c: res.by_size(c) for c in cols}
+    head = "".join(f"{'size ' + str(c) if c else 'all':>10}" for c in cols)
+    lines = [f"{res.spec} ({pipeline}): {res.programs} programs, -j {res.jobs}",
+             f"{'median ms per program':24}{head}",
+             f"{'mean ops':24}" + "".join(f"{rows[c]['mean_ops']:10.1f}" for c in cols)]
+    labels = {"lower": "lower (batched, mean)", "parse": "  parse", "extract": "  extract",
+              "execute": "execute (sample)"}
+    for stage in ("generate", "print", "lower", "parse/extract", "parse", "extract", "solve",
+                  "execute"):
+        lines.append(f"{labels.get(stage, stage):24}"
+                     + "".join(f"  {_fmt(rows[c][stage])}" for c in cols))
+    lines.append(f"{'extract per op (us)':24}" + "".join(
+        f"  {_fmt(1e3 * rows[c]['extract'] / max(rows[c]['mean_ops'], 1e-9))}" for c in cols))
+    ratio = res.programs_per_s / res.lowering_only_per_s
+    work = res.breakdown()
+    total = sum(work.values()) or 1.0
+    lines.append("end-to-end work by stage (mean ms per program, share): " + ", ".join(
+        f"{k} {1e3 * v / res.programs:.2f} ({100 * v / total:.0f}%)"
+        for k, v in sorted(work.items(), key=lambda kv: -kv[1])))
+    lines += [
+        f"end to end (generation to verdict, -j {res.jobs}): {res.programs_per_s:8.1f} programs/s",
+        f"lowering alone (1 process, batched):       {res.lowering_only_per_s:8.1f} programs/s",
+        f"ratio: {ratio:.2f} (target >= 0.5)",
+        f"CPU per program: end to end {1e3 * res.e2e_cpu_s / res.programs:.2f} ms, lowering "
+        f"alone {1e3 * res.lower_only_cpu_s / res.programs:.2f} ms: on {res.jobs} idle "
+        f"core(s) the ratio would be {res.cpu_ratio:.2f}",
+        "verdicts: " + ", ".join(f"{k} {v}" for k, v in sorted(res.verdicts.items())),
+    ]
+    return "\n".join(lines)
+
+
+def _no_nan(value: Any) -> Any:
+    if isinstance(value, dict):
+        return {k: _no_nan(v) for k, v in value.items()}
+    if isinstance(value, float) and value != value:
+        return None
+    return value
+
+
+def run_bench(args: argparse.Namespace) -> int:
+    pipeline = getattr(args, "pipeline", None) or DEFAULT_PIPELINE
+    specs = list(getattr(args, "lowering", None) or [])
+    if not specs:
+        spec, why = default_spec()
+        print(f"lowering: {spec} ({why})", file=sys.stderr)
+        specs = [spec]
+    per_size = max(1, int(getattr(args, "programs", 200) or 200))
+    jobs = getattr(args, "jobs", None) or default_jobs()
+    as_json = bool(getattr(args, "json", False))
+    out: dict[str, Any] = {"programs_per_s": {}, "lowering_only_per_s": {},
+                                      "ratio": {}, "cpu_ratio": {}, "stages_ms": {}, "by_size": {},
+                           "work_ms_per_program": {}}
+    for spec in specs:
+        res = bench_spec(resolve(spec, pipeline), per_size, jobs)
+        overall = res.by_size(None)
+        out["programs_per_s"][spec] = res.programs_per_s
+        out["lowering_only_per_s"][spec] = res.lowering_only_per_s
+        out["ratio"][spec] = res.programs_per_s / res.lowering_only_per_s
+        out["cpu_ratio"][spec] = res.cpu_ratio
+        out["stages_ms"][spec] = {s: overall[s] for s in STAGES}
+        out["by_size"][spec] = {str(s): res.by_size(s) for s in SIZES}
+        out["work_ms_per_program"][spec] = {k: 1e3 * v / res.programs
+                                            for k, v in res.breakdown().items()}
+        if not as_json:
+            print(table(res, pipeline))
+            print()
+    if as_json:
+        out["jobs"] = jobs
+        out["programs"] = per_size * len(SIZES)
+        print(json.dumps(_no_nan(out), indent=2))
+    return 0

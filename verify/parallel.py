@@ -1,0 +1,121 @@
+"""Judging a batch on several worker processes.
+
+`check_batch_parallel` gives what `verify.pipeline.check_batch` gives, in the
+same order, with the work spread over `jobs` forked processes.  Each worker
+gets an interleaved share of the programs (so sizes mix evenly) and lowers
+its share in one batch per lowering, so an external `mlir-opt` still starts
+once per share, not once per program; each worker is its own process, so it
+builds its Z3 terms in its own context and keeps its own incremental solver.
+
+Workers are forked at first use: they inherit the imported harness, and
+nothing is pickled but programs, lowerings and verdicts.  The pool lives
+across calls (a campaign judges many batches) and is shut down at exit;
+`shutdown()` makes the next call fork afresh (after changing what workers
+should inherit).  Workers run Z3 without its Python-side argument asserts.
+"""
+
+from __future__ import annotations
+
+import atexit
+import multiprocessing
+import os
+from collections.abc import Callable, Sequence
+from concurrent.futures import ProcessPoolExecutor
+from concurrent.futures.process import BrokenProcessPool
+from typing import Any, TypeVar
+
+import z3
+
+from verify.lowerings.base import Lowering
+from verify.pipeline import Judgement, check_batch
+from verify.program import Program
+from verify.solver import DEFAULT_TIMEOUT_MS
+
+T = TypeVar("T")
+R = TypeVar("R")
+
+# Each mlir-opt start costs about as much as lowering 20 programs, so a share
+# is never smaller than MIN_SHARE programs; up to SHARES_PER_JOB shares per
+# worker let one that drew cheap programs take more (a share's cost varies
+# several-fold with what the solver meets).
+MIN_SHARE = 50
+SHARES_PER_JOB = 4
+
+_pools: dict[int, ProcessPoolExecutor] = {}
+
+
+def default_jobs() -> int:
+    return os.cpu_count() or 1
+
+
+def _worker_init() -> None:
+    # Z3's Python API checks its arguments with `__debug__`-style asserts on
+    # every call (off under `python -O`); the harness's terms are well-sorted
+    # by construction, and the checks are ~20% of building them.
+    z3.z3.Z3_DEBUG = False
+
+
+def _pool(jobs: int) -> ProcessPoolExecutor:
+    pool = _pools.get(jobs)
+    if pool is None:
+        ctx = multiprocessing.get_context("fork")
+        pool = _pools[jobs] = ProcessPoolExecutor(max_workers=jobs, mp_context=ctx,
+                                                  initializer=_worker_init)
+    return pool
+
+
+def shutdown() -> None:
+    """Stop the worker processes (they are started again when needed)."""
+    for pool in _pools.values():
+        pool.shutdown(wait=True, cancel_futures=True)
+    _pools.clear()
+
+
+atexit.register(shutdown)
+
+
+def shares(n: int, jobs: int) -> list[list[int]]:
+    """Indices 0..n-1 in interleaved shares (each gets programs of every
+    size): up to SHARES_PER_JOB per worker and none under MIN_SHARE, except
+    that every worker gets a share when there are programs enough."""
+    if n == 0:
+        return []
+    count = max(1, min(jobs * SHARES_PER_JOB, n // MIN_SHARE))
+    if count < jobs:
+        count = min(jobs, n)
+    return [list(range(k, n, count)) for k in range(count)]
+
+
+def map_shares(func: Callable[[T], R], items: Sequence[T], jobs: int) -> list[R]:
+    """`[func(x) for x in items]` on the worker pool (in this process when
+    jobs is 1 or there is one item)."""
+    if jobs <= 1 or len(items) <= 1:
+        return [func(x) for x in items]
+    try:
+        return list(_pool(jobs).map(func, items))
+    except BrokenProcessPool:
+        _pools.pop(jobs, None)  # a worker died (killed, out of memory): start afresh next time
+        raise
+
+
+def _judge_share(args: tuple[Any, ...]) -> list[dict[str, Judgement]]:
+    programs, lowerings, invariants, runtime, timeout_ms, parser = args
+    return check_batch(programs, lowerings, invariants, runtime, timeout_ms, parser)
+
+
+def check_batch_parallel(programs: Sequence[Program], lowerings: Sequence[Lowering],
+                         invariants: Sequence[str], runtime: str = "cuda",
+                         timeout_ms: int = DEFAULT_TIMEOUT_MS, jobs: int | None = None,
+                         parser: str | None = None) -> list[dict[str, Judgement]]:
+    """`check_batch` on `jobs` processes (default: one per core)."""
+    jobs = jobs or default_jobs()
+    parts = shares(len(programs), jobs)
+    if jobs <= 1 or len(parts) <= 1:
+        return check_batch(programs, lowerings, invariants, runtime, timeout_ms, parser)
+    tasks = [([programs[i] for i in idx], list(lowerings), list(invariants), runtime,
+              timeout_ms, parser) for idx in parts]
+    table: list[dict[str, Judgement]] = [{} for _ in programs]
+    for idx, rows in zip(parts, map_shares(_judge_share, tasks, jobs), strict=True):
+        for i, row in zip(idx, rows, strict=True):
+            table[i] = row
+    return table
