@@ -104,6 +104,11 @@ def build_parser() -> argparse.ArgumentParser:
     fz.add_argument("--max-ops", type=int, default=8, help="ops per function, at most")
     fz.add_argument("--linear-tokens", action="store_true",
                     help="each token used once, as gpu-async-region produces")
+    fz.add_argument("--supported", type=int, metavar="VERSION",
+                    help="generate only what upstream gpu-to-llvm of this LLVM version "
+                    "lowers (16, 19, 22...), to tell 'breaks' from 'rejects'")
+    fz.add_argument("-j", "--jobs", type=int, default=1,
+                    help="worker processes judging each batch (default: 1)")
     fz.add_argument("--no-shrink", action="store_true", help="report first examples unshrunk")
     fz.add_argument("--baseline", metavar="SPEC",
                     help="regression mode: count only violations this lowering (e.g. the "
@@ -246,6 +251,8 @@ def _new_options(args: argparse.Namespace, results: str | None) -> Any:
     gen = GenConfig(max_ops=args.max_ops)
     if args.linear_tokens:
         gen = gen.linear()
+    if args.supported is not None:
+        gen = gen.supported_by(args.supported)
     seed, db = args.seed, args.db
     if seed is None:
         seed = random.randrange(2**31) if _nightly() else 0
@@ -259,6 +266,7 @@ def _new_options(args: argparse.Namespace, results: str | None) -> Any:
         max_examples=args.max_examples, time_budget=args.time_budget, seed=seed,
         db=db, runtime=args.runtime, pipeline=args.pipeline, gen=gen,
         shrink=not args.no_shrink, results=results, batch_size=args.batch_size,
+        jobs=max(1, args.jobs),
         baseline=_resolve(args.baseline, args) if args.baseline else None,
         solver_timeout_ms=args.solver_timeout,
     )

@@ -82,6 +82,7 @@ class FuzzOptions:
     # released mlir-opt) does not violate the same invariant on the program.
     baseline: Lowering | None = None
     solver_timeout_ms: int = DEFAULT_TIMEOUT_MS
+    jobs: int = 1  # worker processes judging each batch (verify.parallel)
     resume: ResumeState | None = None  # continue this unfinished campaign
 
 
@@ -234,15 +235,24 @@ class _Campaign:
                 self.flush()
         self.tick()
 
+    def judge_batch(self, batch: list[Program],
+                    lowerings: Sequence[Lowering]) -> list[dict[str, Judgement]]:
+        opts = self.opts
+        if opts.jobs > 1 and len(batch) > 1:
+            from verify.parallel import check_batch_parallel
+
+            return check_batch_parallel(batch, lowerings, opts.invariants, opts.runtime,
+                                        opts.solver_timeout_ms, opts.jobs)
+        return check_batch(batch, lowerings, opts.invariants, opts.runtime,
+                           timeout_ms=opts.solver_timeout_ms)
+
     def flush(self) -> None:
         opts = self.opts
         batch, self.pending = self.pending, []
         if not batch:
             return
-        rows = check_batch(batch, opts.lowerings, opts.invariants, opts.runtime,
-                           timeout_ms=opts.solver_timeout_ms)
-        base_rows = (check_batch(batch, [opts.baseline], opts.invariants, opts.runtime,
-                                 timeout_ms=opts.solver_timeout_ms)
+        rows = self.judge_batch(batch, opts.lowerings)
+        base_rows = (self.judge_batch(batch, [opts.baseline])
                      if opts.baseline else [{} for _ in batch])
         for program, row, base in zip(batch, rows, base_rows, strict=True):
             self.tally.add(row)
