@@ -7,8 +7,11 @@ import sys
 from pathlib import Path
 
 import pytest
+from hypothesis import HealthCheck, Phase, given, settings
 
+from generators.programs import GenConfig, programs
 from verify.lowerings.mlir_opt import find_mlir_opt
+from verify.program import Program
 
 FIXTURES = Path(__file__).parent / "fixtures"
 
@@ -35,3 +38,17 @@ def mutant(tmp_path: Path):
         return str(script)
 
     return make
+
+
+def collect_programs(n: int, cfg: GenConfig | None = None) -> list[Program]:
+    """The first `n` programs Hypothesis generates for `cfg`, derandomized."""
+    out: list[Program] = []
+
+    @settings(max_examples=n, derandomize=True, database=None, phases=[Phase.generate],
+              suppress_health_check=list(HealthCheck), deadline=None)
+    @given(programs(cfg or GenConfig()))
+    def grab(p: Program) -> None:
+        out.append(p)
+
+    grab()
+    return out

@@ -4,29 +4,13 @@ from __future__ import annotations
 
 import subprocess
 
-from hypothesis import given, settings
-from hypothesis import strategies as st
-
 from generators.features import features
-from generators.programs import GenConfig, programs
-from tests.conftest import need_mlir_opt
-from verify.program import Program
-
-
-def _collect(strategy: st.SearchStrategy[Program], n: int) -> list[Program]:
-    out: list[Program] = []
-
-    @settings(max_examples=n, derandomize=True, database=None)
-    @given(strategy)
-    def grab(p: Program) -> None:
-        out.append(p)
-
-    grab()
-    return out
+from generators.programs import GenConfig
+from tests.conftest import collect_programs, need_mlir_opt
 
 
 def test_every_generated_program_parses_with_16_19_22() -> None:
-    progs = _collect(programs(GenConfig(max_ops=12, max_functions=2)), 150)
+    progs = collect_programs(150, GenConfig(max_ops=12, max_functions=2))
     text = "\n// -----\n".join(p.to_mlir() for p in progs)
     for v in (16, 19, 22):
         tool = need_mlir_opt(v)
@@ -36,7 +20,7 @@ def test_every_generated_program_parses_with_16_19_22() -> None:
 
 
 def test_linear_config_uses_each_token_once() -> None:
-    for p in _collect(programs(GenConfig(max_ops=12).linear()), 100):
+    for p in collect_programs(100, GenConfig(max_ops=12).linear()):
         uses: dict[str, int] = {}
         for op in p.walk():
             for d in getattr(op, "deps", ()):

@@ -3,10 +3,9 @@
 from __future__ import annotations
 
 import z3
-from hypothesis import given, settings
 
-from generators.programs import GenConfig, programs
-from tests.conftest import need_mlir_opt
+from generators.programs import GenConfig
+from tests.conftest import collect_programs, need_mlir_opt
 from verify.fuzz import FuzzOptions, run_fuzz
 from verify.lowerings.mlir_opt import MlirOptLowering, resolve_mlir_opt
 from verify.pipeline import active_invariants, check_batch
@@ -34,18 +33,6 @@ def test_stream_created_for_sync_alloc_is_found(mutant) -> None:
     assert f.program.op_count() <= 4, f.program.to_mlir()
 
 
-def _collect(n: int, cfg: GenConfig) -> list[Program]:
-    out: list[Program] = []
-
-    @settings(max_examples=n, derandomize=True, database=None)
-    @given(programs(cfg))
-    def grab(p: Program) -> None:
-        out.append(p)
-
-    grab()
-    return out
-
-
 def _has_async_wait_with_deps(p: Program) -> bool:
     return any(isinstance(op, Wait) and op.token and op.deps for op in p.walk())
 
@@ -62,8 +49,8 @@ def test_no_false_alarm_on_real_mlir_opt_19() -> None:
     """
     need_mlir_opt(19)
     lowering = resolve_mlir_opt("mlir-opt-19", "gpu-to-llvm")
-    progs = (_collect(300, GenConfig(max_ops=10))
-             + _collect(200, GenConfig(max_ops=10).supported_by(19)))
+    progs = (collect_programs(300, GenConfig(max_ops=10))
+             + collect_programs(200, GenConfig(max_ops=10).supported_by(19)))
     rows = check_batch(progs, [lowering], active_invariants())
     fully = 0
     from verify.extract import extract

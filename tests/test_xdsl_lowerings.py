@@ -31,10 +31,9 @@ from collections import Counter
 from functools import cache
 
 import pytest
-from hypothesis import HealthCheck, Phase, given, settings
 
-from generators.programs import GenConfig, programs
-from tests.conftest import need_mlir_opt
+from generators.programs import GenConfig
+from tests.conftest import collect_programs, need_mlir_opt
 from verify.errors import EnvironmentProblem
 from verify.lowerings.base import LoweringOutcome
 from verify.lowerings.mlir_opt import SPLIT, MlirOptLowering
@@ -57,19 +56,6 @@ from verify.program import (
 
 _CALL = re.compile(r'callee = @(\w+).*loc\("(op\d+)"\)')
 _GPU_OP = re.compile(r'"(gpu\.\w+)".*loc\("(op\d+)"\)')
-
-
-def _collect(n: int, cfg: GenConfig) -> list[Program]:
-    out: list[Program] = []
-
-    @settings(max_examples=n, derandomize=True, database=None, phases=[Phase.generate],
-              suppress_health_check=list(HealthCheck), deadline=None)
-    @given(programs(cfg))
-    def grab(p: Program) -> None:
-        out.append(p)
-
-    grab()
-    return out
 
 
 def _handwritten() -> tuple[Program, ...]:
@@ -125,7 +111,7 @@ def sample() -> tuple[Program, ...]:
                (40, GenConfig(max_ops=16, kinds=copies, dynamic_shapes=False))]
     seen: dict[str, Program] = {}
     for n, cfg in configs:
-        for p in _collect(n, cfg):
+        for p in collect_programs(n, cfg):
             seen.setdefault(p.to_mlir(), p)
     return tuple(seen.values()) + _handwritten()
 

@@ -2,11 +2,8 @@
 
 from __future__ import annotations
 
-from hypothesis import given, settings
-from hypothesis import strategies as st
-
-from generators.programs import GenConfig, programs
-from tests.conftest import need_mlir_opt
+from generators.programs import GenConfig
+from tests.conftest import collect_programs, need_mlir_opt
 from verify.fuzz import FuzzOptions, run_fuzz
 from verify.lowerings.registry import resolve
 from verify.pipeline import active_invariants, check_batch
@@ -27,18 +24,6 @@ KNOWN_DIFFERENCES: dict[str, dict[str, str]] = {
 }
 
 
-def _collect(strategy: st.SearchStrategy[Program], n: int) -> list[Program]:
-    out: list[Program] = []
-
-    @settings(max_examples=n, derandomize=True, database=None)
-    @given(strategy)
-    def grab(p: Program) -> None:
-        out.append(p)
-
-    grab()
-    return out
-
-
 def _same_verdicts(ours: str, real: str, progs: list[Program]) -> None:
     a, b = resolve(ours), resolve(real)
     rows = check_batch(progs, [a, b], active_invariants())
@@ -54,15 +39,15 @@ def _same_verdicts(ours: str, real: str, progs: list[Program]) -> None:
 
 def test_pr69969_gives_mlir_opt_19_verdicts_on_every_invariant() -> None:
     need_mlir_opt(19)
-    progs = (_collect(programs(GenConfig(max_ops=10)), 120)
-             + _collect(programs(GenConfig(max_ops=10).supported_by(19)), 60))
+    progs = (collect_programs(120, GenConfig(max_ops=10))
+             + collect_programs(60, GenConfig(max_ops=10).supported_by(19)))
     _same_verdicts("xdsl:pr69969", "mlir-opt-19", progs)
 
 
 def test_llvm16_gives_mlir_opt_16_verdicts_on_every_invariant() -> None:
     need_mlir_opt(16)
-    progs = (_collect(programs(GenConfig(max_ops=8)), 60)
-             + _collect(programs(GenConfig(max_ops=8).supported_by(16)), 60))
+    progs = (collect_programs(60, GenConfig(max_ops=8))
+             + collect_programs(60, GenConfig(max_ops=8).supported_by(16)))
     _same_verdicts("xdsl:llvm16", "mlir-opt-16", progs)
 
 
