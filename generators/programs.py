@@ -15,6 +15,7 @@ functions, no branches, static shapes and sync ops (the first choice of each
 from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
+from functools import cache
 
 from hypothesis import event
 from hypothesis import strategies as st
@@ -36,6 +37,16 @@ from verify.program import (
     Program,
     Wait,
 )
+
+# Strategies are built once: Hypothesis pays for each new strategy object,
+# and the same object draws exactly as a fresh one would.
+_BOOL = st.booleans()
+
+
+@cache
+def _ints(lo: int, hi: int) -> st.SearchStrategy[int]:
+    return st.integers(lo, hi)
+
 
 # The first kind is the shrink target: `gpu.wait` is the simplest op.
 OP_KINDS = (
@@ -127,7 +138,7 @@ class _Builder:
         prefix = "cond" if type_ == "i1" else "size"
         existing = [a for a in self.args if a.type == type_]
         # Reuse an argument sometimes, so two branches can share a condition.
-        if existing and self.draw(st.booleans()):
+        if existing and self.draw(_BOOL):
             return self.draw(st.sampled_from(existing)).name
         name = f"%{prefix}{len(existing)}"
         self.args.append(Arg(name, type_))
@@ -144,7 +155,7 @@ class _Builder:
             extra_max = min(extra_max, 1 - min(1, len(deps)))
         candidates = [t for t in scope.tokens if t not in deps]
         if candidates and extra_max:
-            n = self.draw(st.integers(0, min(extra_max, len(candidates))))
+            n = self.draw(_ints(0, min(extra_max, len(candidates))))
             for _ in range(n):
                 t = self.draw(st.sampled_from(candidates))
                 candidates.remove(t)
@@ -158,7 +169,7 @@ class _Builder:
     def one_dep(self, scope: _Scope, deps: list[str], out: list[Op]) -> tuple[str, ...]:
         """Exactly one dependency, as upstream's lowering needs a stream to use."""
         if not deps:
-            if scope.tokens and self.draw(st.booleans()):
+            if scope.tokens and self.draw(_BOOL):
                 deps = [self.draw(st.sampled_from(scope.tokens))]
             else:
                 token = self.produce_token(scope, ())
@@ -210,14 +221,14 @@ class _Builder:
 
     # -- ops ----------------------------------------------------------------
     def is_async(self) -> bool:
-        return self.draw(st.booleans())
+        return self.draw(_BOOL)
 
     def gen_alloc(self, scope: _Scope, out: list[Op], like: _Buffer | None = None,
                   shared: bool | None = None) -> _Buffer:
         """Allocate a buffer (of `like`'s type if given) and return it."""
         is_async = self.is_async()
         if shared is None:
-            shared = self.cfg.host_shared and self.draw(st.booleans())
+            shared = self.cfg.host_shared and self.draw(_BOOL)
         if self.cfg.supported is not None:
             # 16 lowers async non-shared allocs only; later versions add sync shared.
             is_async = not shared if self.cfg.supported >= 18 else True
@@ -227,8 +238,8 @@ class _Builder:
             mtype = like.type
         else:
             shape: list[int | None] = []
-            for _ in range(self.draw(st.integers(1, 2))):
-                if self.cfg.dynamic_shapes and self.draw(st.integers(0, 3)) == 3:
+            for _ in range(self.draw(_ints(1, 2))):
+                if self.cfg.dynamic_shapes and self.draw(_ints(0, 3)) == 3:
                     shape.append(None)
                     dyn.append(self.arg("index"))
                 else:
@@ -256,10 +267,10 @@ class _Builder:
             token = self.produce_token(scope, deps)
             out.append(Wait(self.op_id(), token, deps))
         elif scope.pending:
-            n = self.draw(st.integers(1, len(scope.pending)))
+            n = self.draw(_ints(1, len(scope.pending)))
             self.host_wait(scope, scope.pending[:n], out)
             # Real programs wait in order to touch results on the host.
-            if self.budget > 0 and self.draw(st.booleans()):
+            if self.budget > 0 and self.draw(_BOOL):
                 self.budget -= 1
                 self.gen_host(scope, out)
 
@@ -293,7 +304,7 @@ class _Builder:
         if not scope.buffers:
             self.gen_alloc(scope, out)
         buf = self.draw(st.sampled_from(scope.buffers))
-        value = self.draw(st.integers(0, 7))
+        value = self.draw(_ints(0, 7))
         self._buffer_op(
             scope, [buf], out, lambda i, t, d: Memset(i, t, d, buf.name, buf.type, value)
         )
@@ -329,8 +340,8 @@ class _Builder:
             shared = [self.gen_alloc(scope, out, shared=True)]
         buf = self.draw(st.sampled_from(shared))
         self.sync_access(scope, [buf], out)
-        if self.draw(st.booleans()):
-            value = self.draw(st.integers(0, 7))
+        if self.draw(_BOOL):
+            value = self.draw(_ints(0, 7))
             out.append(HostStore(self.op_id(), buf.name, buf.type, value))
         else:
             out.append(HostLoad(self.op_id(), self.fresh("v"), buf.name, buf.type))
@@ -366,7 +377,7 @@ class _Builder:
         then, t_scope = self.gen_region(scope, depth)
         orelse: tuple[Op, ...] = ()
         e_scope = None
-        if self.draw(st.booleans()):
+        if self.draw(_BOOL):
             orelse, e_scope = self.gen_region(scope, depth)
         out.append(If(op_id, cond, then, orelse))
         self.close_region(scope, t_scope)
@@ -374,7 +385,7 @@ class _Builder:
             self.close_region(scope, e_scope)
 
     def gen_for(self, scope: _Scope, out: list[Op], depth: int) -> None:
-        trip = self.draw(st.integers(0, 3))
+        trip = self.draw(_ints(0, 3))
         op_id = self.op_id()
         iv = self.fresh("i")
         body, inner = self.gen_region(scope, depth, loop=True)
@@ -389,7 +400,7 @@ class _Builder:
             # A "go on" choice before each op, as Hypothesis encodes lists:
             # the shrinker deletes an op by deleting its interval, and shrinks
             # the choice towards 0, "stop".  Regions stop sooner.
-            if not first and not self.draw(st.integers(0, 3 if depth else 7)):
+            if not first and not self.draw(_ints(0, 3 if depth else 7)):
                 break
             first = False
             self.budget -= 1
@@ -412,7 +423,7 @@ class _Builder:
         own_pending = [t for t in scope.pending if t in scope.own_tokens]
         if not own_pending:
             return
-        if self.cfg.unawaited and self.draw(st.integers(0, 4)) == 0:
+        if self.cfg.unawaited and self.draw(_ints(0, 4)) == 0:
             self.tags.add("unawaited-token")
             return
         self.host_wait(scope, own_pending, out)
@@ -433,7 +444,7 @@ def _one_op(draw: st.DrawFn, builder: _Builder, scope: _Scope, out: list[Op], de
 def programs(draw: st.DrawFn, cfg: GenConfig | None = None) -> Program:
     """A valid async GPU program (see module docstring)."""
     cfg = cfg or GenConfig()
-    n_funcs = draw(st.integers(1, cfg.max_functions))
+    n_funcs = draw(_ints(1, cfg.max_functions))
     builder = _Builder(draw, cfg)
     functions = []
     for f in range(n_funcs):
