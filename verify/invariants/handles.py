@@ -28,25 +28,31 @@ def check_use_after_destroy(ctx: CheckContext) -> CheckResult:
             if solver.cannot_equal(d.args[0], h):
                 continue  # this destroy never frees h
             freed = z3.And(d.guard, d.args[0] == h)
-            for u in calls[d.index + 1:]:
-                if u.func != d.func:
-                    continue
-                for role, value in handle_args(u):
-                    if role != kind or solver.cannot_equal(value, h):
-                        continue
-                    what = "destroyed twice" if u.callee == d.callee else \
-                        f"used by {u.callee} after its destroy"
-                    hit = f.query(
-                        z3.And(freed, u.guard, value == h),
-                        f"{kind} created by {create.source_op or '?'} is {what} "
-                        f"(destroy from {d.source_op or '?'}, use from {u.source_op or '?'})",
-                        [create.source_op, d.source_op, u.source_op],
-                        {"handle_from": create.source_op, "destroy": d.index, "use": u.index},
-                    )
-                    if hit:
-                        v = f.violations[-1]
-                        v.detail += ", " + describe_path(v.counterexample["path"])  # type: ignore[arg-type]
-                        return f.result()  # one counterexample per program is enough
+            uses = [(u, value) for u in calls[d.index + 1:] if u.func == d.func
+                    for role, value in handle_args(u)
+                    if role == kind and not solver.cannot_equal(value, h)]
+            if not uses:
+                continue
+            # One question for all later uses; only a "yes" is asked again per
+            # use, to name the one that breaks the rule.
+            any_use = z3.Or(*[z3.And(u.guard, value == h) for u, value in uses])
+            first = solver.check(z3.And(freed, any_use), ctx.timeout_ms)
+            if first.status == "unsat":
+                continue
+            for u, value in uses:
+                what = "destroyed twice" if u.callee == d.callee else \
+                    f"used by {u.callee} after its destroy"
+                hit = f.query(
+                    z3.And(freed, u.guard, value == h),
+                    f"{kind} created by {create.source_op or '?'} is {what} "
+                    f"(destroy from {d.source_op or '?'}, use from {u.source_op or '?'})",
+                    [create.source_op, d.source_op, u.source_op],
+                    {"handle_from": create.source_op, "destroy": d.index, "use": u.index},
+                )
+                if hit:
+                    v = f.violations[-1]
+                    v.detail += ", " + describe_path(v.counterexample["path"])  # type: ignore[arg-type]
+                    return f.result()  # one counterexample per program is enough
     return f.result()
 
 
