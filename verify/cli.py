@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from verify.errors import GpuAllocVerifyError, UsageError
+from verify.explain import render
 from verify.lowerings.base import Lowering
 from verify.lowerings.mlir_opt import DEFAULT_PIPELINE, DEFAULT_TIMEOUT_S, MlirOptLowering
 from verify.lowerings.registry import available_specs, default_spec, resolve
@@ -159,11 +160,7 @@ def _print_summary(summary: dict[str, Any], elapsed: float | None = None) -> Non
             shown = ", ".join(f"{k} {v}" for k, v in counts.items() if v)
             print(f"  {inv:28} {shown}")
     for v in summary["violations"]:
-        print(f"\nVIOLATED {v['invariant']} on {v['lowering']}: {v['detail']}")
-        if v.get("counterexample", {}).get("path"):
-            print(f"  path: {v['counterexample']['path']}")
-        print("  program:")
-        print("    " + v["program"].rstrip().replace("\n", "\n    "))
+        print("\n" + render(v), end="")
 
 
 def cmd_check(args: argparse.Namespace) -> int:
@@ -200,6 +197,8 @@ def cmd_check(args: argparse.Namespace) -> int:
                 print(f"  {inv:28} {r.verdict}{extra}")
                 for v in r.violations:
                     print(f"    {v.detail}")
+        for record in violations:
+            print("\n" + render(record), end="")
     return 1 if violations else 0
 
 
