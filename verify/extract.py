@@ -23,6 +23,8 @@ from typing import Any
 
 import z3
 
+from verify import fold
+from verify.fold import conj, ite, lit, neg
 from verify.lowered_ir import op_name
 
 HANDLE_CREATORS = {"mgpuStreamCreate": "stream", "mgpuEventCreate": "event"}
@@ -137,25 +139,17 @@ class _Extractor:
         self.next_handle = HANDLE_BASE + 1
         self.func = ""
         self.iters: tuple[int, ...] = ()
-        # Z3 terms are immutable: one per constant, built once.
-        self.true = z3.BoolVal(True)
-        self.false = z3.BoolVal(False)
-        self.ints: dict[int, z3.ArithRef] = {}
-
-    def int_val(self, value: int) -> z3.ArithRef:
-        term = self.ints.get(value)
-        if term is None:
-            term = self.ints[value] = z3.IntVal(value)
-        return term
+        # Interned literals: the checkers fold them without calling Z3.
+        self.true = fold.TRUE
+        self.false = fold.FALSE
 
     # -- values ------------------------------------------------------------
     def fresh(self, hint: str = "v") -> z3.ArithRef:
         # An unknown value is a distinct negative constant: it never aliases
         # a handle, the null pointer or another unknown value.
         self.fresh_count += 1
-        value = z3.IntVal(-self.fresh_count)
         self.facts.unknown_values.add(-self.fresh_count)
-        return value
+        return lit(-self.fresh_count)
 
     def val(self, ssa: Any) -> z3.ArithRef:
         term = self.env.get(ssa)
@@ -167,7 +161,7 @@ class _Extractor:
     def cond(self, ssa: Any) -> z3.BoolRef:
         c = self.conds.get(ssa)
         if c is None:
-            c = z3.Bool(f"{self.func}:?{self.fresh_count}")
+            c = fold.branch(f"{self.func}:?{self.fresh_count}")
             self.fresh_count += 1
             self.conds[ssa] = c
         return c
@@ -184,7 +178,7 @@ class _Extractor:
         for i, arg in enumerate(entry.args):
             label = names[i] if i < len(names) else f"%arg{i}"
             if _type_text(arg) == "i1":
-                self.conds[arg] = z3.Bool(f"{self.func}:{label}")
+                self.conds[arg] = fold.branch(f"{self.func}:{label}")
             else:
                 self.env[arg] = z3.Int(f"{self.func}:{label}")
         self.region(region, self.true)
@@ -194,7 +188,8 @@ class _Extractor:
         blocks = list(region.blocks)
         if len(blocks) == 1:
             return self.block_ops(blocks[0], guard)
-        return self.cfg(blocks, guard)
+        self.cfg(blocks, guard)
+        return None
 
     def block_ops(self, block: Any, guard: z3.BoolRef) -> list[z3.ArithRef] | None:
         yielded: list[z3.ArithRef] | None = None
@@ -216,7 +211,7 @@ class _Extractor:
             if g is None:
                 if not incoming[block]:
                     continue  # unreachable
-                g = z3.Or(*[e for e, _ in incoming[block]])
+                g = fold.disj(e for e, _ in incoming[block])
                 guards[block] = g
                 for i, arg in enumerate(block.args):
                     vals = [(e, ops[i]) for e, ops in incoming[block] if i < len(ops)]
@@ -231,7 +226,7 @@ class _Extractor:
                 if order.get(succ, -1) <= order[block]:
                     self.facts.notes.append(f"back edge in {self.func} cut")
                     continue
-                incoming[succ].append((z3.And(g, cond), operands))
+                incoming[succ].append((conj(g, cond), operands))
             if not term.successors:
                 self.op(term, g)
 
@@ -239,14 +234,14 @@ class _Extractor:
         if _type_text(arg) == "i1":
             c: z3.BoolRef = self.cond(vals[-1][1]) if vals else self.cond(arg)
             for e, v in reversed(vals[:-1]):
-                c = z3.If(e, self.cond(v), c)
+                c = ite(e, self.cond(v), c)
             self.conds[arg] = c
             return
         if not vals:
             return
         term = self.val(vals[-1][1])
         for e, v in reversed(vals[:-1]):
-            term = z3.If(e, self.val(v), term)
+            term = ite(e, self.val(v), term)
         self.env[arg] = term
 
     def edges(self, term: Any) -> list[tuple[Any, z3.BoolRef, list[Any]]]:
@@ -261,7 +256,7 @@ class _Extractor:
             else:
                 n = len(succs[0].args)
                 t_ops, f_ops = rest[:n], rest[n:]
-            return [(succs[0], c, t_ops), (succs[1], z3.Not(c), f_ops)]
+            return [(succs[0], c, t_ops), (succs[1], neg(c), f_ops)]
         return [(s, self.true, list(term.operands)) for s in succs]
 
     def op(self, op: Any, guard: z3.BoolRef) -> None:
@@ -269,7 +264,7 @@ class _Extractor:
         if name == "llvm.call":
             self.call(op, guard)
         elif name == "llvm.mlir.zero" or name == "llvm.mlir.null":
-            self.env[op.results[0]] = self.int_val(0)
+            self.env[op.results[0]] = lit(0)
         elif name in ("llvm.mlir.constant", "arith.constant"):
             self.constant(op)
         elif name in _CASTS and len(op.operands) == 1 and len(op.results) == 1:
@@ -281,9 +276,7 @@ class _Extractor:
                 self.residue("unresolved cast to !gpu.async.token", op, guard)
         elif name in ("llvm.select", "arith.select"):
             c = self.cond(op.operands[0])
-            self.env[op.results[0]] = z3.If(
-                c, self.val(op.operands[1]), self.val(op.operands[2])
-            )
+            self.env[op.results[0]] = ite(c, self.val(op.operands[1]), self.val(op.operands[2]))
         elif name == "scf.if":
             self.scf_if(op, guard)
         elif name == "scf.for":
@@ -312,7 +305,7 @@ class _Extractor:
         if value is None:
             self.env[result] = self.fresh("c")
             return
-        self.env[result] = self.int_val(value)
+        self.env[result] = lit(value)
         if _type_text(result) == "i1":
             self.conds[result] = self.true if value else self.false
 
@@ -325,7 +318,7 @@ class _Extractor:
             call.handle = self.next_handle
             self.next_handle += 1
             self.facts.handles[call.handle] = (HANDLE_CREATORS[callee], call)
-            self.env[op.results[0]] = z3.IntVal(call.handle)
+            self.env[op.results[0]] = lit(call.handle)
         else:
             for r in op.results:
                 self.env[r] = self.fresh("r")
@@ -333,20 +326,23 @@ class _Extractor:
 
     def scf_if(self, op: Any, guard: z3.BoolRef) -> None:
         c = self.cond(op.operands[0])
-        then_vals = self.region(op.regions[0], z3.And(guard, c)) or []
+        then_vals = self.region(op.regions[0], conj(guard, c)) or []
         else_vals: list[z3.ArithRef] = []
         if len(op.regions) > 1 and op.regions[1].blocks:
-            else_vals = self.region(op.regions[1], z3.And(guard, z3.Not(c))) or []
+            else_vals = self.region(op.regions[1], conj(guard, neg(c))) or []
         for i, r in enumerate(op.results):
             t = then_vals[i] if i < len(then_vals) else self.fresh()
             e = else_vals[i] if i < len(else_vals) else self.fresh()
-            self.env[r] = z3.If(c, t, e)
+            self.env[r] = ite(c, t, e)
 
     def _const_of(self, ssa: Any) -> int | None:
         term = self.env.get(ssa)
-        if term is not None and z3.is_int_value(term):
-            return term.as_long()
-        return None
+        if term is None:
+            return None
+        known = fold.value_of(term)
+        if known is not None:
+            return known
+        return term.as_long() if z3.is_int_value(term) else None
 
     def scf_for(self, op: Any, guard: z3.BoolRef) -> None:
         lb, ub, step = (self._const_of(v) for v in op.operands[:3])
@@ -371,19 +367,16 @@ class _Extractor:
         for i, ran in enumerate(runs):
             iv = body.args[0]
             if lb is not None and step:
-                self.env[iv] = self.int_val(lb + i * step)
+                self.env[iv] = lit(lb + i * step)
             else:
                 self.env[iv] = self.fresh("iv")
             for arg, v in zip(body.args[1:], carried, strict=False):
                 self.env[arg] = v
             outer = self.iters
             self.iters = (*outer, i)
-            out = self.block_ops(body, z3.And(guard, ran)) or []
+            out = self.block_ops(body, conj(guard, ran)) or []
             self.iters = outer
-            carried = [
-                z3.If(ran, new, old) if not z3.is_true(ran) else new
-                for new, old in zip(out, carried, strict=False)
-            ]
+            carried = [ite(ran, new, old) for new, old in zip(out, carried, strict=False)]
         for r, v in zip(op.results, carried, strict=False):
             self.env[r] = v
 

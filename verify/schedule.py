@@ -1,4 +1,4 @@
-"""Every schedule the stream and event semantics allow, as Z3 constraints.
+"""Every schedule the stream and event semantics allow.
 
 Host calls run in list order at increasing times H[i].  A call that puts
 work on a stream gets a start and an end after its issue time; work on one
@@ -7,7 +7,14 @@ stream had before it; `mgpuStreamWaitEvent` holds later work of a stream
 until the event completes; `mgpuStreamSynchronize` / `mgpuEventSynchronize`
 hold the host.  Work the wrapper finishes before returning (allocation, a
 free on the null stream) ends before the next host call.  Anything else the
-device is free to reorder: a model is a schedule.
+device is free to reorder: a model of the constraints is a schedule.
+
+Every constraint is an order `p < q` or `p <= q` between two time
+variables, under a guard (the paths on which it applies).  They are kept as
+a graph as well as Z3 formulas: when a chain of constraints whose guards a
+query's path condition implies leads from `p` to `q`, then `p <= q` in
+every schedule of those paths and no solver is needed (`ordered`).  Z3 is
+asked only what the chains cannot prove, and gives the counterexample.
 """
 
 from __future__ import annotations
@@ -16,92 +23,157 @@ from dataclasses import dataclass, field
 
 import z3
 
+from verify import fold
 from verify.extract import Call
 from verify.runtime_api import arg_of, host_synchronous, is_work
 
 
 @dataclass
 class Item:
-    """A point or span on the timeline: a work item or a host access."""
+    """A point or span on the timeline: a work item or a host access.
+    `start` and `end` name time variables of the schedule."""
 
     call: Call
-    start: z3.ArithRef
-    end: z3.ArithRef
+    start: str
+    end: str
     stream: z3.ArithRef | None  # None for host accesses
 
 
 @dataclass
+class Order:
+    """`earlier < later` (strict) or `earlier <= later`, when `guard` holds."""
+
+    guard: z3.BoolRef
+    earlier: str
+    later: str
+    strict: bool
+
+
+@dataclass
 class Schedule:
-    constraints: list[z3.BoolRef] = field(default_factory=list)
     items: dict[int, Item] = field(default_factory=dict)  # by call index
-    host: dict[int, z3.ArithRef] = field(default_factory=dict)
+    host: dict[int, str] = field(default_factory=dict)
+    orders: list[Order] = field(default_factory=list)
+    _vars: dict[str, z3.ArithRef] = field(default_factory=dict)
+    _constraints: list[z3.BoolRef] | None = None
+    _succ: dict[str, list[tuple[str, frozenset[int]]]] | None = None
+    _reach: dict[tuple[str, frozenset[int]], set[str]] = field(default_factory=dict)
+
+    def order(self, guard: z3.BoolRef, earlier: str, later: str, strict: bool = False) -> None:
+        if guard is not fold.FALSE:
+            self.orders.append(Order(guard, earlier, later, strict))
+
+    def var(self, name: str) -> z3.ArithRef:
+        v = self._vars.get(name)
+        if v is None:
+            v = self._vars[name] = z3.Int(name)
+        return v
+
+    @property
+    def constraints(self) -> list[z3.BoolRef]:
+        return self.encoding()
+
+    def encoding(self) -> list[z3.BoolRef]:
+        """The Z3 encoding, built on first use."""
+        if self._constraints is None:
+            out = []
+            for o in self.orders:
+                a, b = self.var(o.earlier), self.var(o.later)
+                rel = a < b if o.strict else a <= b
+                out.append(rel if o.guard is fold.TRUE else z3.Implies(o.guard, rel))
+            self._constraints = out
+        return self._constraints
+
+    def ordered(self, earlier: str, later: str, path: frozenset[int]) -> bool:
+        """Is `earlier <= later` in every schedule of every path on which the
+        conjuncts `path` (ids, see `fold.atoms`) hold?  True only when a
+        chain of constraints proves it; False means "not proved"."""
+        if self._succ is None:
+            self._succ = {}
+            for o in self.orders:
+                self._succ.setdefault(o.earlier, []).append((o.later, fold.atoms(o.guard)))
+        key = (earlier, path)
+        seen = self._reach.get(key)
+        if seen is None:
+            seen = {earlier}
+            stack = [earlier]
+            while stack:
+                for nxt, needs in self._succ.get(stack.pop(), ()):
+                    if nxt not in seen and needs <= path:
+                        seen.add(nxt)
+                        stack.append(nxt)
+            self._reach[key] = seen
+        return later in seen
+
+
+def _is_null(stream: z3.ArithRef) -> bool:
+    known = fold.value_of(stream)
+    if known is not None:
+        return known == 0
+    return z3.is_int_value(stream) and stream.as_long() == 0  # type: ignore[attr-defined]
 
 
 def encode(calls: list[Call]) -> Schedule:
     """The schedule constraints of one function's calls (in list order)."""
     sch = Schedule()
-    cs = sch.constraints
     if not calls:
         return sch
+    true = fold.TRUE
+    conj, eq = fold.conj, fold.eq
     prefix = f"{calls[0].func}:"
-    times = [z3.Int(f"{prefix}H{c.index}") for c in calls] + [z3.Int(f"{prefix}H_end")]
+    times = [f"{prefix}H{c.index}" for c in calls] + [f"{prefix}H_end"]
     for a, b in zip(times, times[1:], strict=False):
-        cs.append(a < b)
+        sch.order(true, a, b, strict=True)
     after = {c.index: times[k + 1] for k, c in enumerate(calls)}
     for k, c in enumerate(calls):
         sch.host[c.index] = times[k]
         if c.is_host_access:
             sch.items[c.index] = Item(c, times[k], times[k], None)
         elif is_work(c.callee, len(c.args)):
-            s, e = z3.Int(f"{prefix}s{c.index}"), z3.Int(f"{prefix}e{c.index}")
+            s, e = f"{prefix}s{c.index}", f"{prefix}e{c.index}"
             stream = arg_of(c.callee, c.args, "stream")
-            stream = z3.IntVal(0) if stream is None else stream
-            cs += [s >= times[k], e > s]
-            null = z3.is_int_value(stream) and stream.as_long() == 0
-            if host_synchronous(c.callee, len(c.args), null):
-                cs.append(e < after[c.index])
+            stream = fold.lit(0) if stream is None else stream
+            sch.order(true, times[k], s)
+            sch.order(true, s, e, strict=True)
+            if host_synchronous(c.callee, len(c.args), _is_null(stream)):
+                sch.order(true, e, after[c.index], strict=True)
             sch.items[c.index] = Item(c, s, e, stream)
     work = [it for it in sch.items.values() if it.stream is not None]
     for i, w1 in enumerate(work):
         for w2 in work[i + 1:]:
-            cs.append(z3.Implies(z3.And(w1.call.guard, w2.call.guard, w1.stream == w2.stream),
-                                 w1.end <= w2.start))
-    records: list[tuple[Call, z3.ArithRef]] = []
+            sch.order(conj(w1.call.guard, w2.call.guard, eq(w1.stream, w2.stream)),  # type: ignore[arg-type]
+                      w1.end, w2.start)
+    records: list[tuple[Call, str]] = []
     waits: list[Call] = []
     for c in calls:
         if c.callee == "mgpuEventRecord" and len(c.args) == 2:
-            t = z3.Int(f"{prefix}T{c.index}")
-            cs.append(t >= sch.host[c.index])
+            t = f"{prefix}T{c.index}"
+            sch.order(true, sch.host[c.index], t)
             for w in work:
                 if w.call.index < c.index:
-                    cs.append(z3.Implies(z3.And(w.call.guard, c.guard, w.stream == c.args[1]),
-                                         t >= w.end))
+                    sch.order(conj(w.call.guard, c.guard, eq(w.stream, c.args[1])),  # type: ignore[arg-type]
+                              w.end, t)
             # The stream also waited for the events it was told to wait on.
             for wt in waits:
                 for r, tr in records:
-                    cs.append(z3.Implies(
-                        z3.And(wt.guard, r.guard, c.guard, wt.args[0] == c.args[1],
-                               r.args[0] == wt.args[1]),
-                        t >= tr))
+                    sch.order(conj(wt.guard, r.guard, c.guard, eq(wt.args[0], c.args[1]),
+                                   eq(r.args[0], wt.args[1])), tr, t)
             records.append((c, t))
         elif c.callee == "mgpuStreamWaitEvent" and len(c.args) == 2:
             waits.append(c)
             for r, t in records:
                 for w in work:
                     if w.call.index > c.index:
-                        cs.append(z3.Implies(
-                            z3.And(r.guard, c.guard, w.call.guard, r.args[0] == c.args[1],
-                                   w.stream == c.args[0]),
-                            w.start >= t))
+                        sch.order(conj(r.guard, c.guard, w.call.guard, eq(r.args[0], c.args[1]),
+                                       eq(w.stream, c.args[0])), t, w.start)  # type: ignore[arg-type]
         elif c.callee == "mgpuEventSynchronize" and len(c.args) == 1:
             for r, t in records:
-                cs.append(z3.Implies(z3.And(r.guard, c.guard, r.args[0] == c.args[0]),
-                                     after[c.index] >= t))
+                sch.order(conj(r.guard, c.guard, eq(r.args[0], c.args[0])), t, after[c.index])
         elif c.callee == "mgpuStreamSynchronize" and len(c.args) == 1:
             for w in work:
                 if w.call.index < c.index:
-                    cs.append(z3.Implies(z3.And(w.call.guard, c.guard, w.stream == c.args[0]),
-                                         after[c.index] >= w.end))
+                    sch.order(conj(w.call.guard, c.guard, eq(w.stream, c.args[0])),  # type: ignore[arg-type]
+                              w.end, after[c.index])
     return sch
 
 
@@ -111,8 +183,8 @@ def describe(sch: Schedule, model: z3.ModelRef) -> list[str]:
     for it in sch.items.values():
         if not z3.is_true(model.eval(it.call.guard, model_completion=True)):
             continue
-        start = model.eval(it.start, model_completion=True).as_long()
-        end = model.eval(it.end, model_completion=True).as_long()
+        start = model.eval(sch.var(it.start), model_completion=True).as_long()
+        end = model.eval(sch.var(it.end), model_completion=True).as_long()
         if it.stream is None:
             where = "host"
         else:

@@ -5,10 +5,13 @@ apart from `unsat` so that a solver that gives up never reads as `holds`."""
 from __future__ import annotations
 
 import threading
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Literal
 
 import z3
+
+from verify import fold
 
 DEFAULT_TIMEOUT_MS = 2000
 _local = threading.local()
@@ -19,6 +22,7 @@ class SatResult:
     status: Literal["sat", "unsat", "unknown"]
     model: z3.ModelRef | None = None
     reason: str = ""
+    path: dict[str, bool] | None = None  # branch values, when decided without Z3
 
 
 def _solver(timeout_ms: int) -> z3.Solver:
@@ -41,6 +45,11 @@ def _trivial_model() -> z3.ModelRef:
 
 def check(formula: z3.BoolRef, timeout_ms: int = DEFAULT_TIMEOUT_MS) -> SatResult:
     """Is `formula` satisfiable?  A model comes with `sat`."""
+    decided = fold.path_of(formula)
+    if decided is False:
+        return SatResult("unsat")
+    if isinstance(decided, dict):
+        return SatResult("sat", _trivial_model() if not decided else None, path=decided)
     if z3.is_false(formula) or z3.is_false(z3.simplify(formula)):
         return SatResult("unsat")
     if z3.is_true(formula):
@@ -85,35 +94,51 @@ def free_bools(formula: z3.ExprRef) -> list[z3.ExprRef]:
 
 class Session:
     """Many queries over one base (e.g. a schedule encoding): the base is
-    asserted once and each query is pushed and popped on top of it."""
+    asserted once, on the first query, and each query is pushed and popped
+    on top of it.  `base` may be a callable, so that a base no query needs
+    is never built."""
 
-    def __init__(self, base: list[z3.BoolRef], timeout_ms: int = DEFAULT_TIMEOUT_MS) -> None:
+    def __init__(self, base: list[z3.BoolRef] | Callable[[], list[z3.BoolRef]],
+                 timeout_ms: int = DEFAULT_TIMEOUT_MS) -> None:
         self.base = base
         self.timeout_ms = timeout_ms
+        self.solver: z3.Solver | None = None
 
     def __enter__(self) -> Session:
-        self.solver = _solver(self.timeout_ms)
-        self.solver.push()
-        self.solver.add(*self.base)
         return self
 
     def __exit__(self, *exc: object) -> None:
-        self.solver.pop()
+        if self.solver is not None:
+            self.solver.pop()
+            self.solver = None
+
+    def _open(self) -> z3.Solver:
+        if self.solver is None:
+            self.solver = _solver(self.timeout_ms)
+            self.solver.push()
+            self.solver.add(*(self.base() if callable(self.base) else self.base))
+        return self.solver
 
     def check(self, formula: z3.BoolRef) -> SatResult:
-        self.solver.push()
+        if formula is fold.FALSE:
+            return SatResult("unsat")
+        solver = self._open()
+        solver.push()
         try:
-            self.solver.add(formula)
-            answer = self.solver.check()
+            solver.add(formula)
+            answer = solver.check()
             if answer == z3.sat:
-                return SatResult("sat", self.solver.model())
+                return SatResult("sat", solver.model())
             if answer == z3.unsat:
                 return SatResult("unsat")
-            return SatResult("unknown", reason=self.solver.reason_unknown() or "solver gave up")
+            return SatResult("unknown", reason=solver.reason_unknown() or "solver gave up")
         finally:
-            self.solver.pop()
+            solver.pop()
 
 
 def cannot_equal(term: z3.ExprRef, value: int) -> bool:
     """True when `term` is an integer literal other than `value` (no solver needed)."""
+    known = fold.value_of(term)
+    if known is not None:
+        return known != value
     return z3.is_int_value(term) and term.as_long() != value  # type: ignore[attr-defined]

@@ -11,11 +11,12 @@ from dataclasses import dataclass, field
 
 import z3
 
+from verify import fold
 from verify.program import ASYNC_OPS, Alloc, For, If, Op, Program, Wait
 
 
 def branch_var(func: str, arg: str) -> z3.BoolRef:
-    return z3.Bool(f"{func}:{arg}")
+    return fold.branch(f"{func}:{arg}")
 
 
 @dataclass
@@ -45,12 +46,12 @@ def source_facts(program: Program) -> SourceFacts:
                 order.append(op)  # noqa: B023 - walk runs within this iteration
                 if isinstance(op, If):
                     c = branch_var(fn_name, op.cond)
-                    walk(op.then, z3.And(guard, c))
-                    walk(op.orelse, z3.And(guard, z3.Not(c)))
+                    walk(op.then, fold.conj(guard, c))
+                    walk(op.orelse, fold.conj(guard, fold.neg(c)))
                 elif isinstance(op, For):
-                    walk(op.body, guard if op.trip_count > 0 else z3.BoolVal(False))
+                    walk(op.body, guard if op.trip_count > 0 else fold.FALSE)
 
-        walk(fn.body, z3.BoolVal(True))
+        walk(fn.body, fold.TRUE)
         # A token is awaited when a host wait depends on it, directly or
         # through the tokens of later async ops (consumers follow producers).
         awaited_token: dict[str, list[z3.BoolRef]] = {}
@@ -60,8 +61,8 @@ def source_facts(program: Program) -> SourceFacts:
             if op.token is None and isinstance(op, Wait):
                 via = facts.guards[op.id]
             elif op.token is not None:
-                via = z3.Or(*awaited_token.get(op.token, [z3.BoolVal(False)]))
-                facts.awaited[op.id] = z3.simplify(via)
+                via = fold.disj(awaited_token.get(op.token, []))
+                facts.awaited[op.id] = via if fold.truth(via) is not None else z3.simplify(via)
             else:
                 continue
             for dep in op.deps:

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import z3
 
-from verify import solver
+from verify import fold, solver
+from verify.extract import Call
 from verify.invariants.context import CheckContext
 from verify.verdicts import CheckResult, Violation
 
@@ -24,6 +25,8 @@ class Findings:
     def query(self, bad: z3.BoolRef, detail: str, marked: list[str | None],
               extra: dict[str, object] | None = None) -> bool:
         """Record a violation if `bad` is satisfiable; True when it was."""
+        if bad is fold.FALSE:  # decided while building it: no solver call
+            return False
         answer = (self.session.check(bad) if self.session is not None
                   else solver.check(bad, self.ctx.timeout_ms))
         if answer.status == "unknown":
@@ -31,9 +34,13 @@ class Findings:
             return False
         if answer.status == "unsat":
             return False
-        assert answer.model is not None
         self.last_model = answer.model
-        cex: dict[str, object] = {"path": solver.bool_assignment(answer.model, bad)}
+        if answer.path is not None:
+            path = answer.path
+        else:
+            assert answer.model is not None
+            path = solver.bool_assignment(answer.model, bad)
+        cex: dict[str, object] = {"path": path}
         if extra:
             cex.update(extra)
         self.violations.append(
@@ -47,6 +54,30 @@ class Findings:
         if self.unknown:
             return CheckResult(self.invariant, "unknown", reason="; ".join(self.unknown))
         return CheckResult(self.invariant, "holds")
+
+
+def model_of(f: Findings) -> z3.ModelRef:
+    assert f.last_model is not None, "a symbolic count is only decided by Z3, with a model"
+    return f.last_model
+
+
+def destroy_count(destroys: list[Call], handle: int) -> int | z3.ArithRef:
+    """How many of `destroys` free `handle`: a Python int when every guard
+    and argument folds, else a Z3 sum."""
+    known = 0
+    terms: list[z3.ArithRef] = []
+    for d in destroys:
+        if not d.args:
+            continue
+        hit = fold.conj(d.guard, fold.eq(d.args[0], handle))
+        t = fold.truth(hit)
+        if t is None:
+            terms.append(z3.If(hit, fold.lit(1), fold.lit(0)))
+        elif t:
+            known += 1
+    if not terms:
+        return known
+    return z3.Sum(fold.lit(known), *terms)
 
 
 def describe_path(path: dict[str, bool]) -> str:

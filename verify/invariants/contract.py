@@ -9,19 +9,12 @@ host_shared, no host access to a buffer the source allocated host_shared.
 
 from __future__ import annotations
 
-import z3
-
-from verify import solver
+from verify.fold import conj, disj, eq, one_of
 from verify.invariants.common import Findings, describe_path
 from verify.invariants.context import CheckContext
 from verify.program import Alloc, HostLoad, HostStore
 from verify.runtime_api import PROFILES, roles
 from verify.verdicts import CheckResult, Violation
-
-
-def _one_of(value: z3.ArithRef, handles: list[int]) -> z3.BoolRef:
-    return z3.Or(*[value == h for h in handles if not solver.cannot_equal(value, h)],
-                 z3.BoolVal(False))
 
 
 def check_runtime_contract(ctx: CheckContext) -> CheckResult:
@@ -42,15 +35,15 @@ def check_runtime_contract(ctx: CheckContext) -> CheckResult:
         where = f"{call.callee} (from {call.source_op or '?'})"
         for role, value in zip(sig, call.args, strict=False):
             if role == "stream":
-                f.query(z3.And(call.guard, _one_of(value, events)),
+                f.query(conj(call.guard, one_of(value, events)),
                         f"{where} is given an event where a stream is expected",
                         [call.source_op])
                 if call.callee in profile.needs_stream or call.callee == "mgpuStreamDestroy":
-                    f.query(z3.And(call.guard, value == 0),
+                    f.query(conj(call.guard, eq(value, 0)),
                             f"{where} is given the null stream, which the {ctx.runtime} "
                             "wrapper dereferences or cannot destroy", [call.source_op])
             elif role == "event":
-                f.query(z3.And(call.guard, z3.Or(_one_of(value, streams), value == 0)),
+                f.query(conj(call.guard, disj((one_of(value, streams), eq(value, 0)))),
                         f"{where} is given a stream or null where an event is expected",
                         [call.source_op])
     if ctx.runtime == "hip":

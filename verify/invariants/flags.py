@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import z3
 
+from verify.fold import conj, ne, value_of
 from verify.invariants.common import Findings
 from verify.invariants.context import CheckContext
 from verify.program import Alloc
@@ -27,7 +28,7 @@ def check_host_shared_flag(ctx: CheckContext) -> CheckResult:
         if _opaque(flag, ctx.lowered.unknown_values):
             f.unknown.append(f"flag of {call.callee} for {src.id} is not a constant")
             continue
-        f.query(z3.And(call.guard, flag != expected),
+        f.query(conj(call.guard, ne(flag, expected)),
                 f"{call.callee} for gpu.alloc {src.id} passes host_shared="
                 f"{'0' if expected else '1'} but the source says "
                 f"{'host_shared' if expected else 'not host_shared'}",
@@ -40,6 +41,9 @@ def check_host_shared_flag(ctx: CheckContext) -> CheckResult:
 
 def _opaque(term: z3.ExprRef, unknown: set[int]) -> bool:
     """Does the flag depend on a value the extractor could not follow?"""
+    known = value_of(term)
+    if known is not None:
+        return known in unknown
     stack = [term]
     while stack:
         e = stack.pop()

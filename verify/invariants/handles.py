@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import z3
 
-from verify import solver
+from verify import fold, solver
 from verify.extract import Call
-from verify.invariants.common import Findings, describe_path
+from verify.invariants.common import Findings, describe_path, destroy_count, model_of
 from verify.invariants.context import CheckContext
 from verify.runtime_api import DESTROYERS, roles
 from verify.verdicts import CheckResult
@@ -27,7 +27,9 @@ def check_use_after_destroy(ctx: CheckContext) -> CheckResult:
         for h, create in ctx.lowered.handles_of(kind):
             if solver.cannot_equal(d.args[0], h):
                 continue  # this destroy never frees h
-            freed = z3.And(d.guard, d.args[0] == h)
+            freed = fold.conj(d.guard, fold.eq(d.args[0], h))
+            if freed is fold.FALSE:
+                continue
             uses = [(u, value) for u in calls[d.index + 1:] if u.func == d.func
                     for role, value in handle_args(u)
                     if role == kind and not solver.cannot_equal(value, h)]
@@ -35,15 +37,15 @@ def check_use_after_destroy(ctx: CheckContext) -> CheckResult:
                 continue
             # One question for all later uses; only a "yes" is asked again per
             # use, to name the one that breaks the rule.
-            any_use = z3.Or(*[z3.And(u.guard, value == h) for u, value in uses])
-            first = solver.check(z3.And(freed, any_use), ctx.timeout_ms)
+            any_use = fold.disj(fold.conj(u.guard, fold.eq(value, h)) for u, value in uses)
+            first = solver.check(fold.conj(freed, any_use), ctx.timeout_ms)
             if first.status == "unsat":
                 continue
             for u, value in uses:
                 what = "destroyed twice" if u.callee == d.callee else \
                     f"used by {u.callee} after its destroy"
                 hit = f.query(
-                    z3.And(freed, u.guard, value == h),
+                    fold.conj(freed, u.guard, fold.eq(value, h)),
                     f"{kind} created by {create.source_op or '?'} is {what} "
                     f"(destroy from {d.source_op or '?'}, use from {u.source_op or '?'})",
                     [create.source_op, d.source_op, u.source_op],
@@ -60,16 +62,16 @@ def check_event_no_leak(ctx: CheckContext) -> CheckResult:
     f = Findings("event-no-leak", ctx)
     destroys = ctx.lowered.calls_to("mgpuEventDestroy")
     for h, create in ctx.lowered.handles_of("event"):
-        count = z3.Sum(*[z3.If(z3.And(d.guard, d.args[0] == h), 1, 0)
-                         for d in destroys if d.args and not solver.cannot_equal(d.args[0], h)],
-                       z3.IntVal(0))
+        count = destroy_count(destroys, h)
         n = z3.Int("destroy_count")
-        if f.query(z3.And(create.guard, n == count, n != 1),
+        bad = (fold.conj(create.guard, fold.boolean(count != 1)) if isinstance(count, int)
+               else fold.conj(create.guard, n == count, n != 1))
+        if f.query(bad,
                    f"event created by {create.source_op or '?'} is not destroyed exactly once",
                    [create.source_op] + [d.source_op for d in destroys]):
             v = f.violations[-1]
-            assert f.last_model is not None
-            times = f.last_model.eval(n, model_completion=True).as_long()
+            times = (count if isinstance(count, int)
+                     else model_of(f).eval(n, model_completion=True).as_long())
             v.counterexample["destroy_count"] = times
             v.detail = (f"event created by {create.source_op or '?'} (mgpuEventCreate) is "
                         f"destroyed {times} time(s), not exactly once, "

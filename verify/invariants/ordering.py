@@ -17,7 +17,7 @@ from collections.abc import Iterable
 
 import z3
 
-from verify import solver
+from verify import fold, solver
 from verify.invariants.common import Findings, describe_path
 from verify.invariants.context import CheckContext
 from verify.program import ASYNC_OPS, HostLoad, HostStore, Op, Wait, is_sync
@@ -63,7 +63,7 @@ class _Edges:
         for y in ops:
             for d in getattr(y, "deps", ()):
                 for x in self.behind(d):
-                    yield x, y, z3.BoolVal(True), f"{y.id} depends on {d} of {x.id}"
+                    yield x, y, fold.TRUE, f"{y.id} depends on {d} of {x.id}"
         for w in ops:
             if not (isinstance(w, Wait) and w.token is None):
                 continue
@@ -77,12 +77,15 @@ class _Edges:
             if is_sync(y) and not isinstance(y, Wait):
                 for h in ops:
                     if self.order[h.id] > self.order[y.id] and _host_ordered(h):
-                        yield (y, h, z3.BoolVal(True),
+                        yield (y, h, fold.TRUE,
                                f"synchronous {y.id} finishes before {h.id}")
 
 
 def _opaque(stream: z3.ArithRef, ctx: CheckContext) -> bool:
-    return z3.is_int_value(stream) and stream.as_long() in ctx.lowered.unknown_values
+    known = fold.value_of(stream)
+    if known is None and z3.is_int_value(stream):
+        known = stream.as_long()  # type: ignore[attr-defined]
+    return known in ctx.lowered.unknown_values
 
 
 def check_async_order(ctx: CheckContext) -> CheckResult:
@@ -93,7 +96,7 @@ def check_async_order(ctx: CheckContext) -> CheckResult:
         calls = [c for c in ctx.lowered.calls if c.func == func]
         sch = encode(calls)
         edges = _Edges(ctx, sch, func)
-        with solver.Session(sch.constraints, ctx.timeout_ms) as session:
+        with solver.Session(sch.encoding, ctx.timeout_ms) as session:
             f.session = session
             for x, y, cond, why in edges.edges(func):
                 for a in edges.items.get(x.id, []):
@@ -105,7 +108,10 @@ def check_async_order(ctx: CheckContext) -> CheckResult:
                         if b.call.index <= a.call.index or not _same_iteration(a, b):
                             continue
                         any_edge = True
-                        bad = z3.And(a.call.guard, b.call.guard, cond, b.start < a.end)
+                        path = fold.conj(a.call.guard, b.call.guard, cond)
+                        if path is fold.FALSE or sch.ordered(a.end, b.start, fold.atoms(path)):
+                            continue  # a chain of constraints proves the edge
+                        bad = fold.conj(path, sch.var(b.start) < sch.var(a.end))
                         if f.query(bad, f"{why}, yet {b.call.callee} of {y.id} may start "
                                    f"before {a.call.callee} of {x.id} ends",
                                    [x.id, y.id], {"edge": why}):

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import z3
 
-from verify import solver
+from verify import fold
 from verify.extract import Call
-from verify.invariants.common import Findings, describe_path
+from verify.invariants.common import Findings, describe_path, destroy_count, model_of
 from verify.invariants.context import CheckContext
 from verify.verdicts import CheckResult
 
@@ -23,8 +23,7 @@ def alloc_stream_arg(call: Call) -> z3.ArithRef | None:
 
 
 def may_be_stream(ctx: CheckContext, value: z3.ArithRef) -> z3.BoolRef:
-    return z3.Or(*[value == h for h, _ in ctx.lowered.handles_of("stream")
-                   if not solver.cannot_equal(value, h)], z3.BoolVal(False))
+    return fold.one_of(value, [h for h, _ in ctx.lowered.handles_of("stream")])
 
 
 def check_sync_alloc_no_stream(ctx: CheckContext) -> CheckResult:
@@ -44,7 +43,7 @@ def check_sync_alloc_no_stream(ctx: CheckContext) -> CheckResult:
         stream = alloc_stream_arg(call)
         if stream is None:
             continue
-        f.query(z3.And(call.guard, may_be_stream(ctx, stream)),
+        f.query(fold.conj(call.guard, may_be_stream(ctx, stream)),
                 f"{call.callee} for synchronous gpu.alloc {call.source_op} runs on a "
                 f"created stream instead of none",
                 [call.source_op], {"source_op": call.source_op})
@@ -58,19 +57,19 @@ def check_stream_no_leak(ctx: CheckContext) -> CheckResult:
         return CheckResult("stream-no-leak", "holds")
     destroys = ctx.lowered.calls_to("mgpuStreamDestroy")
     for h, create in creates:
-        count = z3.Sum(*[z3.If(z3.And(d.guard, d.args[0] == h), 1, 0)
-                         for d in destroys if d.args and not solver.cannot_equal(d.args[0], h)],
-                       z3.IntVal(0))
+        count = destroy_count(destroys, h)
         # A stream whose source token is never awaited may stay alive: the
         # source asked for that, the lowering is not to blame.
-        awaited = ctx.source.awaited.get(create.source_op or "", z3.BoolVal(True))
+        awaited = ctx.source.awaited.get(create.source_op or "", fold.TRUE)
         n = z3.Int("destroy_count")
-        bad = z3.And(create.guard, awaited, n == count, n != 1)
+        bad = (fold.conj(create.guard, awaited, fold.boolean(count != 1))
+               if isinstance(count, int) else
+               fold.conj(create.guard, awaited, n == count, n != 1))
         if f.query(bad, f"stream created by {create.source_op or '?'} is not destroyed "
                    f"exactly once", [create.source_op]):
             v = f.violations[-1]
-            assert f.last_model is not None
-            answer_n = f.last_model.eval(n, model_completion=True).as_long()
+            answer_n = (count if isinstance(count, int)
+                        else model_of(f).eval(n, model_completion=True).as_long())
             v.counterexample["destroy_count"] = answer_n
             v.counterexample["source_op"] = create.source_op
             v.detail = (f"stream created by {create.source_op or 'an unknown op'} "
