@@ -14,8 +14,10 @@ functions, no branches, static shapes and sync ops (the first choice of each
 
 from __future__ import annotations
 
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 from functools import cache
+from typing import Any, TypeVar
 
 from hypothesis import event
 from hypothesis import strategies as st
@@ -38,6 +40,8 @@ from verify.program import (
     Wait,
 )
 
+T = TypeVar("T")
+
 # Strategies are built once: Hypothesis pays for each new strategy object,
 # and the same object draws exactly as a fresh one would.
 _BOOL = st.booleans()
@@ -46,6 +50,12 @@ _BOOL = st.booleans()
 @cache
 def _ints(lo: int, hi: int) -> st.SearchStrategy[int]:
     return st.integers(lo, hi)
+
+
+@cache
+def _index(n: int) -> st.SearchStrategy[int]:
+    """An index into n options, drawn as `sampled_from` draws one."""
+    return st.sampled_from(range(n))
 
 
 # The first kind is the shrink target: `gpu.wait` is the simplest op.
@@ -125,6 +135,12 @@ class _Builder:
         self.budget = 0
         self.awaited_by: dict[str, set[str]] = {}  # token -> tokens it transitively covers
 
+    def pick(self, options: Sequence[T]) -> T:
+        """`draw(st.sampled_from(options))`, drawn the same way (one integer
+        choice, none for a single option) without building a strategy per
+        call, which Hypothesis would validate each time."""
+        return options[self.draw(_index(len(options)))]
+
     # -- naming -------------------------------------------------------------
     def op_id(self) -> str:
         self.counter += 1
@@ -139,7 +155,7 @@ class _Builder:
         existing = [a for a in self.args if a.type == type_]
         # Reuse an argument sometimes, so two branches can share a condition.
         if existing and self.draw(_BOOL):
-            return self.draw(st.sampled_from(existing)).name
+            return self.pick(existing).name
         name = f"%{prefix}{len(existing)}"
         self.args.append(Arg(name, type_))
         return name
@@ -157,7 +173,7 @@ class _Builder:
         if candidates and extra_max:
             n = self.draw(_ints(0, min(extra_max, len(candidates))))
             for _ in range(n):
-                t = self.draw(st.sampled_from(candidates))
+                t = self.pick(candidates)
                 candidates.remove(t)
                 deps.append(t)
         if not self.cfg.fanout:
@@ -170,7 +186,7 @@ class _Builder:
         """Exactly one dependency, as upstream's lowering needs a stream to use."""
         if not deps:
             if scope.tokens and self.draw(_BOOL):
-                deps = [self.draw(st.sampled_from(scope.tokens))]
+                deps = [self.pick(scope.tokens)]
             else:
                 token = self.produce_token(scope, ())
                 out.append(Wait(self.op_id(), token, ()))
@@ -243,12 +259,12 @@ class _Builder:
                     shape.append(None)
                     dyn.append(self.arg("index"))
                 else:
-                    shape.append(self.draw(st.sampled_from((4, 1, 16, 64))))
+                    shape.append(self.pick((4, 1, 16, 64)))
             # Upstream lowers memset of 16- and 32-bit elements only.
             # (16: 32-bit only.)
             elems = (ELEMENT_TYPES if self.cfg.supported is None
                      else ("f32", "i32", "f16") if self.cfg.supported >= 18 else ("f32", "i32"))
-            mtype = MemRefType(tuple(shape), self.draw(st.sampled_from(elems)))
+            mtype = MemRefType(tuple(shape), self.pick(elems))
         name = self.fresh("m")
         if is_async:
             deps = self.take_deps(scope, [], out)
@@ -294,7 +310,7 @@ class _Builder:
         candidates = [b for b in scope.buffers if b.name not in scope.keep]
         if not candidates:
             return
-        buf = self.draw(st.sampled_from(candidates))
+        buf = self.pick(candidates)
         self._buffer_op(
             scope, [buf], out, lambda i, t, d: Dealloc(i, t, d, buf.name, buf.type)
         )
@@ -303,7 +319,7 @@ class _Builder:
     def gen_memset(self, scope: _Scope, out: list[Op]) -> None:
         if not scope.buffers:
             self.gen_alloc(scope, out)
-        buf = self.draw(st.sampled_from(scope.buffers))
+        buf = self.pick(scope.buffers)
         value = self.draw(_ints(0, 7))
         self._buffer_op(
             scope, [buf], out, lambda i, t, d: Memset(i, t, d, buf.name, buf.type, value)
@@ -319,12 +335,12 @@ class _Builder:
             if not by_type:
                 return
             # Give a static buffer a twin to copy to or from.
-            group = self.draw(st.sampled_from(list(by_type.values())))
+            group = self.pick(list(by_type.values()))
             self.gen_alloc(scope, out, like=group[0])
             pairs = [[b for b in scope.buffers if b.type == group[0].type]]
-        group = self.draw(st.sampled_from(pairs))
-        dst = self.draw(st.sampled_from(group))
-        src = self.draw(st.sampled_from([b for b in group if b is not dst]))
+        group = self.pick(pairs)
+        dst = self.pick(group)
+        src = self.pick([b for b in group if b is not dst])
         self._buffer_op(
             scope,
             [dst, src],
@@ -338,7 +354,7 @@ class _Builder:
             if not self.cfg.host_shared or (self.cfg.supported or 99) < 18:
                 return
             shared = [self.gen_alloc(scope, out, shared=True)]
-        buf = self.draw(st.sampled_from(shared))
+        buf = self.pick(shared)
         self.sync_access(scope, [buf], out)
         if self.draw(_BOOL):
             value = self.draw(_ints(0, 7))
@@ -367,7 +383,11 @@ class _Builder:
         }
         scope.buffers = [b for b in scope.buffers if b.name not in touched]
         if not self.cfg.fanout:
-            # Outer tokens consumed inside are gone outside too.
+            # Outer tokens consumed inside are gone outside too, and so is a
+            # buffer whose pending work is behind one: awaiting it here would
+            # use the token a second time.
+            gone = {t for t in scope.tokens if t not in inner.tokens}
+            scope.buffers = [b for b in scope.buffers if b.last_token not in gone]
             scope.tokens = [t for t in scope.tokens if t in inner.tokens]
             scope.pending = [t for t in scope.pending if t in inner.tokens]
 
@@ -405,12 +425,21 @@ class _Builder:
             first = False
             self.budget -= 1
             # One span per op: the shrinker can then delete an op whole.
-            self.draw(_one_op(self, scope, out, depth, kinds))
+            _ONE_OP.next = lambda draw: self.gen_op_with(draw, scope, out, depth, kinds)
+            self.draw(_ONE_OP)
         self.finish_scope(scope, out)
         return tuple(out)
 
+    def gen_op_with(self, draw: st.DrawFn, scope: _Scope, out: list[Op], depth: int,
+                    kinds: list[str]) -> None:
+        outer_draw, self.draw = self.draw, draw
+        try:
+            self.gen_op(scope, out, depth, kinds)
+        finally:
+            self.draw = outer_draw
+
     def gen_op(self, scope: _Scope, out: list[Op], depth: int, kinds: list[str]) -> None:
-        kind = self.draw(st.sampled_from(kinds))
+        kind = self.pick(kinds)
         if kind == "if":
             self.gen_if(scope, out, depth)
         elif kind == "for":
@@ -429,15 +458,23 @@ class _Builder:
         self.host_wait(scope, own_pending, out)
 
 
-@st.composite
-def _one_op(draw: st.DrawFn, builder: _Builder, scope: _Scope, out: list[Op], depth: int,
-            kinds: list[str]) -> None:
-    outer_draw = builder.draw
-    builder.draw = draw
-    try:
-        builder.gen_op(scope, out, depth, kinds)
-    finally:
-        builder.draw = outer_draw
+class _OneOp(st.SearchStrategy[None]):
+    """Draws one op as one span, so the shrinker can delete it whole.  One
+    object serves every op (a composite per op would be a new strategy per
+    op, which Hypothesis validates each time); what to draw is handed over
+    in `next` just before the draw."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.next: Callable[[Any], None] | None = None
+
+    def do_draw(self, data: Any) -> None:
+        fn, self.next = self.next, None  # taken first: ops nest (if/for bodies)
+        assert fn is not None, "_ONE_OP drawn without an op to draw"
+        fn(data.draw)
+
+
+_ONE_OP = _OneOp()
 
 
 @st.composite
