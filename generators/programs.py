@@ -135,6 +135,9 @@ class _Builder:
         self.budget = 0
         self.awaited_by: dict[str, set[str]] = {}  # token -> tokens it transitively covers
 
+    def coin(self) -> bool:
+        return self.draw(_BOOL)
+
     def pick(self, options: Sequence[T]) -> T:
         """`draw(st.sampled_from(options))`, drawn the same way (one integer
         choice, none for a single option) without building a strategy per
@@ -154,7 +157,7 @@ class _Builder:
         prefix = "cond" if type_ == "i1" else "size"
         existing = [a for a in self.args if a.type == type_]
         # Reuse an argument sometimes, so two branches can share a condition.
-        if existing and self.draw(_BOOL):
+        if existing and self.coin():
             return self.pick(existing).name
         name = f"%{prefix}{len(existing)}"
         self.args.append(Arg(name, type_))
@@ -185,7 +188,7 @@ class _Builder:
     def one_dep(self, scope: _Scope, deps: list[str], out: list[Op]) -> tuple[str, ...]:
         """Exactly one dependency, as upstream's lowering needs a stream to use."""
         if not deps:
-            if scope.tokens and self.draw(_BOOL):
+            if scope.tokens and self.coin():
                 deps = [self.pick(scope.tokens)]
             else:
                 token = self.produce_token(scope, ())
@@ -237,14 +240,14 @@ class _Builder:
 
     # -- ops ----------------------------------------------------------------
     def is_async(self) -> bool:
-        return self.draw(_BOOL)
+        return self.coin()
 
     def gen_alloc(self, scope: _Scope, out: list[Op], like: _Buffer | None = None,
                   shared: bool | None = None) -> _Buffer:
         """Allocate a buffer (of `like`'s type if given) and return it."""
         is_async = self.is_async()
         if shared is None:
-            shared = self.cfg.host_shared and self.draw(_BOOL)
+            shared = self.cfg.host_shared and self.coin()
         if self.cfg.supported is not None:
             # 16 lowers async non-shared allocs only; later versions add sync shared.
             is_async = not shared if self.cfg.supported >= 18 else True
@@ -286,7 +289,7 @@ class _Builder:
             n = self.draw(_ints(1, len(scope.pending)))
             self.host_wait(scope, scope.pending[:n], out)
             # Real programs wait in order to touch results on the host.
-            if self.budget > 0 and self.draw(_BOOL):
+            if self.budget > 0 and self.coin():
                 self.budget -= 1
                 self.gen_host(scope, out)
 
@@ -356,7 +359,7 @@ class _Builder:
             shared = [self.gen_alloc(scope, out, shared=True)]
         buf = self.pick(shared)
         self.sync_access(scope, [buf], out)
-        if self.draw(_BOOL):
+        if self.coin():
             value = self.draw(_ints(0, 7))
             out.append(HostStore(self.op_id(), buf.name, buf.type, value))
         else:
@@ -397,7 +400,7 @@ class _Builder:
         then, t_scope = self.gen_region(scope, depth)
         orelse: tuple[Op, ...] = ()
         e_scope = None
-        if self.draw(_BOOL):
+        if self.coin():
             orelse, e_scope = self.gen_region(scope, depth)
         out.append(If(op_id, cond, then, orelse))
         self.close_region(scope, t_scope)
