@@ -36,9 +36,9 @@ def test_sync_host_shared_alloc_across_versions(tmp_path: Path, capsys) -> None:
     assert rc == 0
     per = out["by_lowering"]
     assert per["mlir-opt-16"]["sync-alloc-no-stream"]["rejected"] == 1
-    for v in ("mlir-opt-19", "mlir-opt-22"):
-        assert per[v]["sync-alloc-no-stream"]["holds"] == 1
-        assert per[v]["stream-no-leak"]["holds"] == 1
+    for name in ("mlir-opt-19", "mlir-opt-22"):
+        assert per[name]["sync-alloc-no-stream"]["holds"] == 1
+        assert per[name]["stream-no-leak"]["holds"] == 1
     assert out["violations"] == []
 
 

@@ -206,9 +206,9 @@ def test_host_shared_flag_wrong_only_when_select_picks_zero() -> None:
     # Inside `scf.if %c` the select always picks 1: no violation.
     assert res.verdict == "holds"
     pre_bad = '%zero8 = llvm.mlir.constant(0 : i8) : i8 loc("op2")\n      ' + ZERO
-    res = check(BRANCHY_ALLOC, lowered_branchy(NULL, pre_bad, flag="%zero8"))
-    assert res["host-shared-flag"].verdict == "violated"
-    assert "host_shared=0" in res["host-shared-flag"].violations[0].detail
+    bad = check(BRANCHY_ALLOC, lowered_branchy(NULL, pre_bad, flag="%zero8"))["host-shared-flag"]
+    assert bad.verdict == "violated"
+    assert "host_shared=0" in bad.violations[0].detail
 
 
 ORDER_SOURCE = """
