@@ -161,7 +161,7 @@ _LOCATED = re.compile(r'"([a-z_]+\.[a-z_.]+)"\(.*loc\("(op\d+)"\)')
 def located_ops(text: str) -> Counter[tuple[str, str]]:
     """(op name, source op id) of every lowered op, casts aside: xDSL folds a
     token -> ptr -> token cast round trip that mlir-opt-19 sometimes keeps."""
-    return Counter(m.groups() for line in text.splitlines()
+    return Counter((m.group(1), m.group(2)) for line in text.splitlines()
                    if (m := _LOCATED.search(line)) and "conversion_cast" not in m.group(1))
 
 
@@ -171,7 +171,8 @@ def _first_error(diagnostics: str) -> str | None:
 
 
 def residue(text: str) -> Counter[tuple[str, str]]:
-    return Counter(m.groups() for line in text.splitlines() if (m := _GPU_OP.search(line)))
+    return Counter((m.group(1), m.group(2)) for line in text.splitlines()
+                   if (m := _GPU_OP.search(line)))
 
 
 def _mlir_parse_batch(path: str, texts: list[str]) -> subprocess.CompletedProcess[str]:
@@ -248,7 +249,7 @@ def test_llvm16_matches_mlir_opt_16() -> None:
 
 
 def test_sample_covers_the_interesting_cases() -> None:
-    kinds = Counter()
+    kinds: Counter[str] = Counter()
     for p in sample():
         for op in p.walk():
             name = type(op).__name__
@@ -378,8 +379,8 @@ def test_split_api_never_leaks_or_double_destroys_on_the_sample() -> None:
         # The only casts left feed scf.for its index bounds.
         casts = [ln for ln in out.lowered.splitlines() if "unrealized_conversion_cast" in ln]
         assert all(ln.endswith("(i64) -> index loc(unknown)") for ln in casts), casts
-        created = Counter()
-        destroyed = Counter()
+        created: Counter[str] = Counter()
+        destroyed: Counter[str] = Counter()
         for line in out.lowered.splitlines():
             if "@mgpuStreamCreate" in line and "llvm.call" in line:
                 created[line.split("=")[0].strip()] += 1

@@ -4,9 +4,14 @@ The module has the same shape as `verify.printer` prints: one `func.func`
 per function, its index and value constants hoisted to the entry block, then
 the gpu / memref / scf ops, each with location `loc("opN")` (a `NameLoc`),
 the key that ties every lowered runtime call back to its source op.
+
+Ops are made with `verify.lowerings.xdsl_fastir.op_from`: each equal to
+what the xDSL constructor in its `canonical` makes, built cheaply.
 """
 
 from __future__ import annotations
+
+from functools import partial
 
 from xdsl.dialects import arith, func, gpu, memref, scf
 from xdsl.dialects.builtin import (
@@ -28,6 +33,7 @@ from xdsl.dialects.builtin import (
 )
 from xdsl.ir import Attribute, Block, Operation, Region, SSAValue
 
+from verify.lowerings.xdsl_fastir import append, attr_key, cached, op_from
 from verify.lowerings.xdsl_gpu_ops import MemsetOp
 from verify.program import (
     Alloc,
@@ -52,12 +58,19 @@ _ELEM: dict[str, Attribute] = {
     "i32": i32,
     "i64": i64,
 }
-_ARG: dict[str, Attribute] = {"i1": i1, "index": IndexType()}
+_INDEX = IndexType()
+_TOKEN = gpu.AsyncTokenType()
+_ARG: dict[str, Attribute] = {"i1": i1, "index": _INDEX}
+
+
+def _token(is_async: bool) -> tuple[Attribute, ...]:
+    """The result types of an op that has a token result when async."""
+    return (_TOKEN,) if is_async else ()
 
 
 def op_loc(op_id: str) -> NameLoc:
     """`loc("opN")`, printed and parsed alike by MLIR and xDSL."""
-    return NameLoc(StringAttr(op_id), NoneAttr())
+    return cached(("loc", op_id), lambda: NameLoc(StringAttr(op_id), NoneAttr()))
 
 
 def elem_type(name: str) -> Attribute:
@@ -65,8 +78,19 @@ def elem_type(name: str) -> Attribute:
 
 
 def memref_type(t: ProgMemRefType) -> MemRefType:
-    shape = [DYNAMIC_INDEX if d is None else d for d in t.shape]
-    return MemRefType(elem_type(t.elem), shape)
+    def make() -> MemRefType:
+        shape = [DYNAMIC_INDEX if d is None else d for d in t.shape]
+        return MemRefType(elem_type(t.elem), shape)
+
+    return cached(("memref", t.elem, tuple(t.shape)), make)
+
+
+def _constant(attr: IntegerAttr | FloatAttr) -> arith.ConstantOp:
+    return op_from(("arith.constant", attr_key(attr)), lambda: arith.ConstantOp(attr), [])
+
+
+def _yield() -> scf.YieldOp:
+    return op_from("scf.yield", scf.YieldOp, [])
 
 
 def _hint(name: str) -> str:
@@ -88,9 +112,12 @@ class _FunctionBuilder:
     def build(self) -> func.FuncOp:
         self.constants()
         self.body(self.fn.body, self.entry)
-        self.entry.add_op(func.ReturnOp())
+        append(self.entry, op_from("func.return", func.ReturnOp, []))
         arg_types = [a.type for a in self.entry.args]
-        return func.FuncOp(self.fn.name, (arg_types, []), Region(self.entry))
+        name = self.fn.name
+        return op_from(("func.func", name, tuple(attr_key(t) for t in arg_types)),
+                       lambda: func.FuncOp(name, (arg_types, []), Region()), [],
+                       regions=[Region(self.entry)])
 
     def constants(self) -> None:
         index_values = {0, 1}
@@ -101,28 +128,19 @@ class _FunctionBuilder:
             elif isinstance(op, (Memset, HostStore)):
                 values.add((op.value, op.type.elem))
         for n in sorted(index_values):
-            c = arith.ConstantOp(IntegerAttr(n, IndexType()))
+            c = _constant(cached(("index", n), partial(IntegerAttr, n, _INDEX)))
             c.result.name_hint = f"c{n}"
-            self.entry.add_op(c)
+            append(self.entry, c)
             self.index_consts[n] = c.result
         for value, elem in sorted(values):
-            t = elem_type(elem)
-            attr: IntegerAttr | FloatAttr
-            if isinstance(t, IntegerType):
-                attr = IntegerAttr(value, t)
-            else:
-                assert isinstance(t, (Float16Type, Float32Type))
-                attr = FloatAttr(float(value), t)
-            c = arith.ConstantOp(attr)
+            c = _constant(cached(("value", value, elem), partial(_value, value, elem)))
             c.result.name_hint = f"cst_{elem}_{value}"
-            self.entry.add_op(c)
+            append(self.entry, c)
             self.value_consts[(value, elem)] = c.result
 
     def body(self, ops: tuple[Op, ...], block: Block) -> None:
         for op in ops:
-            built = self.op(op)
-            built.location = op_loc(op.id)
-            block.add_op(built)
+            append(block, self.op(op, op_loc(op.id)))
 
     def deps(self, names: tuple[str, ...]) -> list[SSAValue]:
         return [self.values[n] for n in names]
@@ -132,84 +150,122 @@ class _FunctionBuilder:
             value.name_hint = _hint(name)
             self.values[name] = value
 
-    def op(self, op: Op) -> Operation:
+    def op(self, op: Op, loc: NameLoc) -> Operation:
         if isinstance(op, Wait):
-            wait = gpu.WaitOp.create(
-                operands=self.deps(op.deps),
-                result_types=[gpu.AsyncTokenType()] if op.token else [],
-            )
+            deps = self.deps(op.deps)
+            has_token = op.token is not None
+            wait: gpu.WaitOp = op_from(
+                ("gpu.wait", len(deps), has_token),
+                lambda: gpu.WaitOp.create(
+                    operands=deps, result_types=[gpu.AsyncTokenType()] if has_token else []),
+                deps, loc)
             self.bind(op.token, wait.results[0] if op.token else None)
             return wait
         if isinstance(op, Alloc):
-            alloc = gpu.AllocOp(
-                memref_type(op.type),
-                dynamic_sizes=[self.values[n] for n in op.dyn_sizes],
-                host_shared=op.host_shared,
-                async_dependencies=self.deps(op.deps),
-                is_async=op.token is not None,
-            )
-            self.bind(op.result, alloc.result)
-            self.bind(op.token, alloc.asyncToken)
+            mtype = memref_type(op.type)
+            sizes = [self.values[n] for n in op.dyn_sizes]
+            deps = self.deps(op.deps)
+            shared, is_async = op.host_shared, op.token is not None
+            alloc: gpu.AllocOp = op_from(
+                ("gpu.alloc", len(sizes), shared, len(deps), is_async),
+                lambda: gpu.AllocOp(mtype, dynamic_sizes=sizes, host_shared=shared,
+                                    async_dependencies=deps, is_async=is_async),
+                [*deps, *sizes], loc, result_types=(mtype, _TOKEN) if is_async else (mtype,))
+            self.bind(op.result, alloc.results[0])
+            self.bind(op.token, alloc.results[1] if is_async else None)
             return alloc
         if isinstance(op, Dealloc):
-            dealloc = gpu.DeallocOp(
-                self.values[op.memref], self.deps(op.deps), is_async=op.token is not None
-            )
-            self.bind(op.token, dealloc.asyncToken)
+            buffer = self.values[op.memref]
+            deps = self.deps(op.deps)
+            is_async = op.token is not None
+            dealloc: gpu.DeallocOp = op_from(
+                ("gpu.dealloc", len(deps), is_async),
+                lambda: gpu.DeallocOp(buffer, deps, is_async=is_async), [*deps, buffer], loc,
+                result_types=_token(is_async))
+            self.bind(op.token, dealloc.results[0] if is_async else None)
             return dealloc
         if isinstance(op, Memset):
-            memset = MemsetOp(
-                self.values[op.dst],
-                self.value_consts[(op.value, op.type.elem)],
-                self.deps(op.deps),
-                is_async=op.token is not None,
-            )
-            self.bind(op.token, memset.asyncToken)
+            dst = self.values[op.dst]
+            value = self.value_consts[(op.value, op.type.elem)]
+            deps = self.deps(op.deps)
+            is_async = op.token is not None
+            memset: MemsetOp = op_from(
+                ("gpu.memset", len(deps), is_async),
+                lambda: MemsetOp(dst, value, deps, is_async=is_async),
+                [*deps, dst, value], loc, result_types=_token(is_async))
+            self.bind(op.token, memset.results[0] if is_async else None)
             return memset
         if isinstance(op, Memcpy):
-            memcpy = gpu.MemcpyOp(
-                self.values[op.src],
-                self.values[op.dst],
-                self.deps(op.deps),
-                is_async=op.token is not None,
-            )
-            self.bind(op.token, memcpy.asyncToken)
+            src, dst = self.values[op.src], self.values[op.dst]
+            deps = self.deps(op.deps)
+            is_async = op.token is not None
+            memcpy: gpu.MemcpyOp = op_from(
+                ("gpu.memcpy", len(deps), is_async),
+                lambda: gpu.MemcpyOp(src, dst, deps, is_async=is_async),
+                [*deps, dst, src], loc, result_types=_token(is_async))
+            self.bind(op.token, memcpy.results[0] if is_async else None)
             return memcpy
         if isinstance(op, HostStore):
             idx = [self.index_consts[0]] * len(op.type.shape)
             value = self.value_consts[(op.value, op.type.elem)]
-            return memref.StoreOp.get(value, self.values[op.memref], idx)
+            ref = self.values[op.memref]
+            store: memref.StoreOp = op_from(
+                ("memref.store", len(idx)),
+                lambda: memref.StoreOp.get(value, ref, idx), [value, ref, *idx], loc,
+                result_types=())
+            return store
         if isinstance(op, HostLoad):
             idx = [self.index_consts[0]] * len(op.type.shape)
-            load = memref.LoadOp.get(self.values[op.memref], idx)
-            self.bind(op.result, load.res)
+            ref = self.values[op.memref]
+            ref_type = ref.type
+            assert isinstance(ref_type, MemRefType)
+            load: memref.LoadOp = op_from(
+                ("memref.load", len(idx)),
+                lambda: memref.LoadOp.get(ref, idx), [ref, *idx], loc,
+                result_types=(ref_type.element_type,))
+            self.bind(op.result, load.results[0])
             return load
         if isinstance(op, If):
             then_block = Block()
             self.body(op.then, then_block)
-            then_block.add_op(scf.YieldOp())
+            append(then_block, _yield())
             else_region = Region()
             if op.orelse:
                 else_block = Block()
                 self.body(op.orelse, else_block)
-                else_block.add_op(scf.YieldOp())
+                append(else_block, _yield())
                 else_region = Region(else_block)
-            return scf.IfOp(self.values[op.cond], [], Region(then_block), else_region)
+            cond = self.values[op.cond]
+            if_op: scf.IfOp = op_from(
+                ("scf.if", attr_key(cond.type)),
+                lambda: scf.IfOp(cond, [], Region(), Region()), [cond], loc,
+                [Region(then_block), else_region])
+            return if_op
         if isinstance(op, For):
-            body = Block(arg_types=[IndexType()])
+            body = Block(arg_types=[_INDEX])
             self.bind(op.iv, body.args[0])
             self.body(op.body, body)
-            body.add_op(scf.YieldOp())
-            return scf.ForOp(
-                self.index_consts[0],
-                self.index_consts[op.trip_count],
-                self.index_consts[1],
-                [],
-                Region(body),
-            )
+            append(body, _yield())
+            lb, ub, step = (self.index_consts[0], self.index_consts[op.trip_count],
+                            self.index_consts[1])
+            for_op: scf.ForOp = op_from(
+                "scf.for", lambda: scf.ForOp(lb, ub, step, [], Region()), [lb, ub, step], loc,
+                [Region(body)])
+            return for_op
         raise TypeError(f"unknown op {op!r}")  # pragma: no cover - the Op union is closed
+
+
+def _value(value: int, elem: str) -> IntegerAttr | FloatAttr:
+    t = elem_type(elem)
+    if isinstance(t, IntegerType):
+        return IntegerAttr(value, t)
+    assert isinstance(t, (Float16Type, Float32Type))
+    return FloatAttr(float(value), t)
 
 
 def build_module(program: Program) -> ModuleOp:
     """The source module of `program`, as xDSL IR (each op at `loc("opN")`)."""
-    return ModuleOp([_FunctionBuilder(fn).build() for fn in program.functions])
+    functions = [_FunctionBuilder(fn).build() for fn in program.functions]
+    module: ModuleOp = op_from("builtin.module", lambda: ModuleOp(Region()), [],
+                               regions=[Region(Block(functions))])
+    return module

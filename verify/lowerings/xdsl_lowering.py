@@ -12,14 +12,12 @@ As with real tools, a pattern that blows up is a verdict about the lowering
 
 from __future__ import annotations
 
-import io
 import traceback
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from xdsl.dialects.builtin import ModuleOp
 from xdsl.pattern_rewriter import RewritePattern
-from xdsl.printer import Printer
 
 from verify.errors import EnvironmentProblem
 from verify.lowerings.base import LoweringOutcome
@@ -34,6 +32,7 @@ from verify.lowerings.xdsl_patterns import (
     DeallocAtMostOneDep,
     upstream_patterns,
 )
+from verify.lowerings.xdsl_print import print_generic
 from verify.lowerings.xdsl_split_api import split_api_patterns
 from verify.lowerings.xdsl_std import std_patterns
 from verify.program import Program
@@ -74,9 +73,8 @@ _FULL_CONVERSION = {"llvm16"}
 
 
 def print_lowered(module: ModuleOp) -> str:
-    out = io.StringIO()
-    Printer(stream=out, print_generic_format=True, print_debuginfo=True).print_op(module)
-    return out.getvalue().rstrip("\n") + "\n"
+    """Generic form with locations, as xDSL's printer prints it (faster)."""
+    return print_generic(module).rstrip("\n") + "\n"
 
 
 @dataclass

@@ -39,16 +39,18 @@ from xdsl.dialects.builtin import (
     i32,
 )
 from xdsl.ir import Attribute, Operation, SSAValue
-from xdsl.pattern_rewriter import PatternRewriter, RewritePattern, op_type_rewrite_pattern
+from xdsl.pattern_rewriter import PatternRewriter, RewritePattern
 
 from verify.lowerings.xdsl_convert import (
     PTR,
     ConversionState,
     Emit,
     PatternCrash,
+    converts,
     insert_point_after,
     is_call_to,
 )
+from verify.lowerings.xdsl_fastir import attr_key
 from verify.lowerings.xdsl_gpu_ops import MemsetOp
 from verify.lowerings.xdsl_std import (
     aligned_ptr,
@@ -85,7 +87,7 @@ def token_results(op: Operation, stream: SSAValue | None) -> list[SSAValue | Non
 
 
 class WaitSync(GpuPattern):
-    @op_type_rewrite_pattern
+    @converts
     def match_and_rewrite(self, op: gpu.WaitOp, rewriter: PatternRewriter) -> None:
         if op.asyncToken is not None:
             return
@@ -98,7 +100,7 @@ class WaitSync(GpuPattern):
 
 
 class WaitAsync(GpuPattern):
-    @op_type_rewrite_pattern
+    @converts
     def match_and_rewrite(self, op: gpu.WaitOp, rewriter: PatternRewriter) -> None:
         if op.asyncToken is None:
             return
@@ -127,7 +129,7 @@ class WaitAsync(GpuPattern):
 
 
 class MemcpyOneDep(GpuPattern):
-    @op_type_rewrite_pattern
+    @converts
     def match_and_rewrite(self, op: gpu.MemcpyOp, rewriter: PatternRewriter) -> None:
         stream = self.one_dependency_stream(op)
         if stream is None:
@@ -168,15 +170,17 @@ def emit_memset(emit: Emit, op: MemsetOp, stream: SSAValue, width: int) -> None:
     assert isinstance(t, MemRefType)
     desc = emit.state.lookup(op.dst, op)
     count = num_elements(emit, t, desc)
-    value = emit.state.lookup(op.value, op)
+    source = emit.state.lookup(op.value, op)
     int_type = _INT_OF_WIDTH.get(width) or IntegerType(width)
-    value = emit.value(llvm.BitcastOp(value, int_type))  # a no-op for integers, as upstream
+    value = emit.make_value(  # a no-op for integers, as upstream
+        ("llvm.bitcast", attr_key(source.type), attr_key(int_type)),
+        lambda: llvm.BitcastOp(source, int_type), [source])
     ptr = aligned_ptr(emit, desc)
     emit.call(f"mgpuMemset{width}", [ptr, value, count, stream])
 
 
 class MemsetOneDep(GpuPattern):
-    @op_type_rewrite_pattern
+    @converts
     def match_and_rewrite(self, op: MemsetOp, rewriter: PatternRewriter) -> None:
         stream = self.one_dependency_stream(op)
         width = memset_width(op)
@@ -187,7 +191,7 @@ class MemsetOneDep(GpuPattern):
 
 
 class DeallocOneDep(GpuPattern):
-    @op_type_rewrite_pattern
+    @converts
     def match_and_rewrite(self, op: gpu.DeallocOp, rewriter: PatternRewriter) -> None:
         stream = self.one_dependency_stream(op)
         if stream is None:
@@ -200,7 +204,7 @@ class DeallocOneDep(GpuPattern):
 class DeallocAtMostOneDep(GpuPattern):
     """pr191661: sync dealloc too, on a null stream; at most one dependency."""
 
-    @op_type_rewrite_pattern
+    @converts
     def match_and_rewrite(self, op: gpu.DeallocOp, rewriter: PatternRewriter) -> None:
         if len(op.asyncDependencies) > 1:
             return
@@ -240,7 +244,7 @@ def upstream_guard(op: gpu.AllocOp) -> bool:
 
 
 class AllocLlvm16(GpuPattern):
-    @op_type_rewrite_pattern
+    @converts
     def match_and_rewrite(self, op: gpu.AllocOp, rewriter: PatternRewriter) -> None:
         stream = self.one_dependency_stream(op)
         if stream is None or op.hostShared is not None:
@@ -254,7 +258,7 @@ class AllocLlvm16(GpuPattern):
 
 
 class AllocPr66401(GpuPattern):
-    @op_type_rewrite_pattern
+    @converts
     def match_and_rewrite(self, op: gpu.AllocOp, rewriter: PatternRewriter) -> None:
         if not upstream_guard(op):
             return
@@ -276,7 +280,7 @@ class AllocPr66401(GpuPattern):
 
 
 class AllocPr69969V1(GpuPattern):
-    @op_type_rewrite_pattern
+    @converts
     def match_and_rewrite(self, op: gpu.AllocOp, rewriter: PatternRewriter) -> None:
         if not upstream_guard(op):
             return
@@ -301,7 +305,7 @@ class AllocPr69969V1(GpuPattern):
 
 
 class AllocPr69969(GpuPattern):
-    @op_type_rewrite_pattern
+    @converts
     def match_and_rewrite(self, op: gpu.AllocOp, rewriter: PatternRewriter) -> None:
         if not upstream_guard(op):
             return
@@ -323,7 +327,7 @@ class AllocPr69969(GpuPattern):
 
 
 class AllocPr191661(AllocPr69969):
-    @op_type_rewrite_pattern
+    @converts
     def match_and_rewrite(self, op: gpu.AllocOp, rewriter: PatternRewriter) -> None:
         shared = op.hostShared is not None
         if (shared and op.asyncToken is not None) or len(op.asyncDependencies) > 1:

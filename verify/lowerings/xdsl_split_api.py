@@ -32,12 +32,12 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from xdsl.dialects import func, gpu, llvm, scf
+from xdsl.dialects import func, gpu, scf
 from xdsl.dialects.builtin import i8
 from xdsl.ir import Block, Operation, SSAValue
-from xdsl.pattern_rewriter import PatternRewriter, RewritePattern, op_type_rewrite_pattern
+from xdsl.pattern_rewriter import PatternRewriter, RewritePattern
 
-from verify.lowerings.xdsl_convert import PTR, ConversionState, Emit, is_call_to
+from verify.lowerings.xdsl_convert import PTR, ConversionState, Emit, converts, is_call_to
 from verify.lowerings.xdsl_gpu_ops import MemsetOp
 from verify.lowerings.xdsl_patterns import (
     STREAM_CREATE,
@@ -47,7 +47,7 @@ from verify.lowerings.xdsl_patterns import (
     emit_memset,
     memset_width,
 )
-from verify.lowerings.xdsl_std import allocated_ptr
+from verify.lowerings.xdsl_std import allocated_ptr, llvm_return
 
 Body = Callable[[Emit, SSAValue], None]
 
@@ -128,7 +128,7 @@ class SplitApiPattern(GpuPattern):
 
 
 class SplitWait(SplitApiPattern):
-    @op_type_rewrite_pattern
+    @converts
     def match_and_rewrite(self, op: gpu.WaitOp, rewriter: PatternRewriter) -> None:
         emit = Emit(self.state, rewriter, op)
         if op.asyncToken is None:
@@ -144,7 +144,7 @@ class SplitWait(SplitApiPattern):
 
 
 class SplitAlloc(SplitApiPattern):
-    @op_type_rewrite_pattern
+    @converts
     def match_and_rewrite(self, op: gpu.AllocOp, rewriter: PatternRewriter) -> None:
         shared = int(op.hostShared is not None)
         emit = Emit(self.state, rewriter, op)
@@ -169,7 +169,7 @@ class SplitAlloc(SplitApiPattern):
 
 
 class SplitDealloc(SplitApiPattern):
-    @op_type_rewrite_pattern
+    @converts
     def match_and_rewrite(self, op: gpu.DeallocOp, rewriter: PatternRewriter) -> None:
         emit = Emit(self.state, rewriter, op)
         if op.asyncToken is None:
@@ -185,13 +185,13 @@ class SplitDealloc(SplitApiPattern):
 
 
 class SplitMemcpy(SplitApiPattern):
-    @op_type_rewrite_pattern
+    @converts
     def match_and_rewrite(self, op: gpu.MemcpyOp, rewriter: PatternRewriter) -> None:
         self.lower_on_stream(op, rewriter, lambda emit, stream: emit_memcpy(emit, op, stream))
 
 
 class SplitMemset(SplitApiPattern):
-    @op_type_rewrite_pattern
+    @converts
     def match_and_rewrite(self, op: MemsetOp, rewriter: PatternRewriter) -> None:
         width = memset_width(op)
         if width not in (16, 32, 64):
@@ -218,18 +218,16 @@ class BlockEnd(SplitApiPattern):
 
 
 class YieldCleanup(BlockEnd):
-    @op_type_rewrite_pattern
+    @converts
     def match_and_rewrite(self, op: scf.YieldOp, rewriter: PatternRewriter) -> None:
         self.destroy_owned(op, rewriter)
 
 
 class ReturnCleanup(BlockEnd):
-    @op_type_rewrite_pattern
+    @converts
     def match_and_rewrite(self, op: func.ReturnOp, rewriter: PatternRewriter) -> None:
         self.destroy_owned(op, rewriter)
-        new = llvm.ReturnOp()
-        new.location = op.location
-        rewriter.replace(op, new)
+        rewriter.replace(op, llvm_return(op.location))
 
 
 def split_api_patterns(state: ConversionState) -> list[RewritePattern]:

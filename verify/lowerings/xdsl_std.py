@@ -16,15 +16,25 @@ from xdsl.dialects import arith, func, llvm, memref
 from xdsl.dialects.builtin import (
     IndexType,
     IntegerAttr,
+    LocationAttr,
     MemRefType,
-    UnrealizedConversionCastOp,
     i64,
 )
 from xdsl.ir import Attribute, SSAValue
-from xdsl.pattern_rewriter import PatternRewriter, RewritePattern, op_type_rewrite_pattern
+from xdsl.pattern_rewriter import PatternRewriter, RewritePattern
 from xdsl.rewriter import InsertPoint
 
-from verify.lowerings.xdsl_convert import PTR, ConversionState, Emit, convert_type
+from verify.lowerings.xdsl_convert import (
+    PTR,
+    ConversionState,
+    Emit,
+    cast_op,
+    convert_type,
+    converts,
+    index_attr,
+    llvm_func,
+)
+from verify.lowerings.xdsl_fastir import attr_key, op_from
 
 
 class _StatePattern(RewritePattern):
@@ -70,18 +80,26 @@ def alloc_sizes(
 
 def size_in_bytes(emit: Emit, t: MemRefType, count: SSAValue) -> SSAValue:
     """`ptrtoint(getelementptr null[count])`: the byte size of count elements."""
-    null = emit.zero()
-    gep = emit.value(
-        llvm.GEPOp(null, [llvm.GEP_USE_SSA_VAL], t.element_type, ssa_indices=[count])
-    )
-    return emit.value(llvm.PtrToIntOp(gep, i64))
+    gep = address(emit, emit.zero(), count, t.element_type)
+    return emit.make_value(("llvm.ptrtoint", attr_key(gep.type)),
+                           lambda: llvm.PtrToIntOp(gep, i64), [gep])
+
+
+def address(emit: Emit, base: SSAValue, index: SSAValue, elem: Attribute) -> SSAValue:
+    """`llvm.getelementptr base[index] : elem`."""
+    return emit.make_value(
+        ("llvm.getelementptr", attr_key(base.type), attr_key(index.type), attr_key(elem)),
+        lambda: llvm.GEPOp(base, [llvm.GEP_USE_SSA_VAL], elem, ssa_indices=[index]),
+        [base, index])
 
 
 def build_descriptor(
     emit: Emit, t: MemRefType, ptr: SSAValue, sizes: Sequence[SSAValue],
     strides: Sequence[SSAValue],
 ) -> SSAValue:
-    desc = emit.value(llvm.UndefOp(convert_type(t)))
+    desc_type = convert_type(t)
+    desc = emit.make_value(("llvm.mlir.undef", attr_key(desc_type)),
+                           lambda: llvm.UndefOp(desc_type), [])
     desc = emit.insert(desc, ptr, [0])
     desc = emit.insert(desc, ptr, [1])
     desc = emit.insert(desc, emit.const(0), [2])
@@ -139,16 +157,14 @@ def element_address(emit: Emit, t: MemRefType, desc: SSAValue,
         for term in terms[1:]:
             offset = emit.add(offset, term)
         offset = emit.add(offset, indices[-1])
-    return emit.value(
-        llvm.GEPOp(base, [llvm.GEP_USE_SSA_VAL], t.element_type, ssa_indices=[offset])
-    )
+    return address(emit, base, offset, t.element_type)
 
 
 # -- patterns -------------------------------------------------------------------
 
 
 class FuncToLLVM(_StatePattern):
-    @op_type_rewrite_pattern
+    @converts
     def match_and_rewrite(self, op: func.FuncOp, rewriter: PatternRewriter) -> None:
         block = op.body.block
         for arg in list(block.args):
@@ -158,41 +174,39 @@ class FuncToLLVM(_StatePattern):
             new_arg = rewriter.insert_block_argument(block, arg.index, new_type)
             new_arg.name_hint = arg.name_hint
             if arg.uses:
-                cast, back = UnrealizedConversionCastOp.cast_one(new_arg, arg.type)
-                cast.location = op.location
+                cast = cast_op(new_arg, arg.type, op.location)
                 rewriter.insert(cast, InsertPoint.at_start(block))
-                rewriter.replace_all_uses_with(arg, back)
+                rewriter.replace_all_uses_with(arg, cast.results[0])
             rewriter.erase_block_argument(arg)
-        fty = llvm.LLVMFunctionType([a.type for a in block.args], None)
         region = rewriter.move_region_contents_to_new_regions(op.body)
-        new = llvm.FuncOp(op.sym_name.data, fty, linkage=llvm.LinkageAttr("external"),
-                          body=region)
-        new.location = op.location
+        new = llvm_func(op.sym_name.data, [a.type for a in block.args], None, op.location,
+                        region)
         rewriter.replace(op, new)
 
 
 class ReturnToLLVM(_StatePattern):
-    @op_type_rewrite_pattern
+    @converts
     def match_and_rewrite(self, op: func.ReturnOp, rewriter: PatternRewriter) -> None:
-        new = llvm.ReturnOp()
-        new.location = op.location
-        rewriter.replace(op, new)
+        rewriter.replace(op, llvm_return(op.location))
 
 
 class ConstantToLLVM(_StatePattern):
-    @op_type_rewrite_pattern
+    @converts
     def match_and_rewrite(self, op: arith.ConstantOp, rewriter: PatternRewriter) -> None:
         value: Attribute = op.value
-        result_type = convert_type(op.result.type)
-        if isinstance(op.result.type, IndexType):
+        source_type = op.results[0].type
+        result_type = convert_type(source_type)
+        if isinstance(source_type, IndexType):
             assert isinstance(value, IntegerAttr)
-            value = IntegerAttr(value.value.data, IndexType())
-        new = Emit(self.state, rewriter, op).value(llvm.ConstantOp(value, result_type))
+            value = index_attr(value.value.data)
+        new = Emit(self.state, rewriter, op).make_value(
+            ("llvm.mlir.constant of", attr_key(value), attr_key(result_type)),
+            lambda: llvm.ConstantOp(value, result_type), [])
         self.state.replace(op, [new], rewriter)
 
 
 class LoadToLLVM(_StatePattern):
-    @op_type_rewrite_pattern
+    @converts
     def match_and_rewrite(self, op: memref.LoadOp, rewriter: PatternRewriter) -> None:
         t = op.memref.type
         assert isinstance(t, MemRefType)
@@ -200,12 +214,14 @@ class LoadToLLVM(_StatePattern):
         desc = self.state.lookup(op.memref, op)
         indices = self.state.lookup_all(list(op.indices), op)
         addr = element_address(emit, t, desc, indices)
-        value = emit.value(llvm.LoadOp(addr, t.element_type))
+        elem = t.element_type
+        value = emit.make_value(("llvm.load", attr_key(addr.type), attr_key(elem)),
+                                lambda: llvm.LoadOp(addr, elem), [addr])
         self.state.replace(op, [value], rewriter)
 
 
 class StoreToLLVM(_StatePattern):
-    @op_type_rewrite_pattern
+    @converts
     def match_and_rewrite(self, op: memref.StoreOp, rewriter: PatternRewriter) -> None:
         t = op.memref.type
         assert isinstance(t, MemRefType)
@@ -214,8 +230,15 @@ class StoreToLLVM(_StatePattern):
         indices = self.state.lookup_all(list(op.indices), op)
         value = self.state.lookup(op.value, op)
         addr = element_address(emit, t, desc, indices)
-        emit(llvm.StoreOp(value, addr))
+        emit.make(("llvm.store", attr_key(value.type), attr_key(addr.type)),
+                  lambda: llvm.StoreOp(value, addr), [value, addr])
         self.state.replace(op, [], rewriter)
+
+
+def llvm_return(location: LocationAttr) -> llvm.ReturnOp:
+    """`llvm.return` (no value)."""
+    new: llvm.ReturnOp = op_from("llvm.return", llvm.ReturnOp, [], location)
+    return new
 
 
 def std_patterns(state: ConversionState) -> list[RewritePattern]:
