@@ -7,7 +7,9 @@ is checked end to end as a campaign does it: on `-j` worker processes, each
 generating its share, lowering it in one batch per process and judging every
 solver invariant (generation to verdict).  In the same run the same programs
 are lowered alone, in one batch, in this one process: that throughput is the
-floor the harness is measured against.  Per-stage costs (medians per
+floor the harness is measured against.  The two alternate `--repeat` times
+and each throughput is the median of its runs (shared machines are noisy:
+the same batch can take a third longer from one run to the next).  Per-stage costs (medians per
 program, per size) show where the time goes and how it grows with size;
 `execute` (the `differential` invariant, which runs programs) is timed on a
 sample and is not part of the end-to-end figure.
@@ -42,6 +44,7 @@ from verify.source_facts import source_facts
 SIZES = (5, 10, 20, 40)
 STAGES = ("generate", "print", "lower", "parse/extract", "solve", "execute")
 EXECUTE_SAMPLE = 8  # programs per size run by the `differential` invariant
+REPEATS = 3  # alternating lowering-only and end-to-end runs; medians reported
 SEED = 0
 
 
@@ -144,6 +147,8 @@ class SpecResult:
     lower_e2e_s: float = 0.0  # the workers' lowering, all shares together
     e2e_cpu_s: float = 0.0  # CPU of the end-to-end work (workers and their mlir-opt)
     lower_only_cpu_s: float = 0.0
+    e2e_runs_s: list[float] = field(default_factory=list)  # wall of each repeat
+    lower_only_runs_s: list[float] = field(default_factory=list)
 
     @property
     def cpu_ratio(self) -> float:
@@ -154,8 +159,9 @@ class SpecResult:
         return self.jobs * self.lower_only_cpu_s / self.e2e_cpu_s
 
     def breakdown(self) -> dict[str, float]:
-        """Seconds of the end-to-end run's work in each stage, all workers together."""
-        out = {stage: sum(c.stages.get(stage, 0.0) for c in self.costs)
+        """Seconds of one end-to-end run's work in each stage, all workers together."""
+        runs = max(1, len(self.e2e_runs_s))
+        out = {stage: sum(c.stages.get(stage, 0.0) for c in self.costs) / runs
                for stage in ("generate", "parse", "extract", "solve")}
         out["lower"] = self.lower_e2e_s
         return out
@@ -218,9 +224,36 @@ def _execute_costs(lowering: Lowering, progs: Sequence[Program], runtime: str) -
     return out
 
 
+def _e2e_run(lowering: Lowering, items: list[tuple[int, int]], seed: int,
+             invariants: list[str], runtime: str, timeout_ms: int, jobs: int
+             ) -> tuple[float, float, float, list[Cost], dict[str, int]]:
+    """One end-to-end campaign over `items`: wall, CPU and lowering seconds,
+    per-program costs and the verdict counts."""
+    parts = shares(len(items), jobs)
+    tasks = [(lowering, [items[i] for i in idx], seed, invariants, runtime, timeout_ms)
+             for idx in parts]
+    start = time.perf_counter()
+    results = map_shares(_e2e_share, tasks, jobs)
+    wall = time.perf_counter() - start
+    verdicts: dict[str, int] = {}
+    costs: list[Cost] = []
+    lower_s = cpu_s = 0.0
+    for share_costs, rows, share_lower_s, share_cpu_s in results:
+        costs += share_costs
+        lower_s += share_lower_s
+        cpu_s += share_cpu_s
+        for j in rows:
+            for r in j.results.values():
+                verdicts[r.verdict] = verdicts.get(r.verdict, 0) + 1
+    return wall, cpu_s, lower_s, costs, verdicts
+
+
 def bench_spec(lowering: Lowering, per_size: int, jobs: int, seed: int = SEED,
                runtime: str = "cuda", timeout_ms: int = DEFAULT_TIMEOUT_MS,
-               execute_sample: int = EXECUTE_SAMPLE) -> SpecResult:
+               execute_sample: int = EXECUTE_SAMPLE, repeats: int = REPEATS) -> SpecResult:
+    """The lowering alone and the end-to-end campaign, alternately `repeats`
+    times: each throughput is the median of its runs, so a burst of load on
+    a shared machine moves one run, not the ratio."""
     items = [(size, i) for size in SIZES for i in range(per_size)]
     invariants = [NO_CRASH, *solver_invariants()]
 
@@ -228,7 +261,6 @@ def bench_spec(lowering: Lowering, per_size: int, jobs: int, seed: int = SEED,
     progs = {size: seeded_programs(size, per_size, seed) for size in SIZES}
     everything = [p for size in SIZES for p in progs[size]]
     lowering.lower_batch(everything[:4])  # warm the tool's pages
-    lower_only, lower_only_cpu = _lower_only(lowering, everything)
     lower_per_size = {s: _lower_only(lowering, progs[s])[0] / max(1, len(progs[s]))
                       for s in SIZES}
     print_s: dict[int, list[float]] = {}
@@ -238,29 +270,27 @@ def bench_spec(lowering: Lowering, per_size: int, jobs: int, seed: int = SEED,
             p.to_mlir()
             print_s.setdefault(size, []).append(time.perf_counter() - start)
 
-    # End to end, as a campaign runs: workers generate, lower and judge.
-    parts = shares(len(items), jobs)
-    tasks = [(lowering, [items[i] for i in idx], seed, invariants, runtime, timeout_ms)
-             for idx in parts]
-    start = time.perf_counter()
-    results = map_shares(_e2e_share, tasks, jobs)
-    verdicts: dict[str, int] = {}
+    lower_runs: list[tuple[float, float]] = []
+    e2e_runs: list[tuple[float, float, float]] = []
     costs: list[Cost] = []
-    lower_e2e = e2e_cpu = 0.0
-    for share_costs, rows, lower_s, cpu_s in results:
-        costs += share_costs
-        lower_e2e += lower_s
-        e2e_cpu += cpu_s
-        for j in rows:
-            for r in j.results.values():
-                verdicts[r.verdict] = verdicts.get(r.verdict, 0) + 1
-    e2e = time.perf_counter() - start
+    verdicts: dict[str, int] = {}
+    for _ in range(max(1, repeats)):
+        lower_runs.append(_lower_only(lowering, everything))
+        # End to end, as a campaign runs: workers generate, lower and judge.
+        wall, cpu_s, lower_s, run_costs, verdicts = _e2e_run(
+            lowering, items, seed, invariants, runtime, timeout_ms, jobs)
+        e2e_runs.append((wall, cpu_s, lower_s))
+        costs += run_costs
 
     execute_s = {s: _execute_costs(lowering, progs[s][:execute_sample], runtime)
                  for s in SIZES} if execute_sample else {}
-    return SpecResult(lowering.spec, len(items), jobs, e2e, lower_only, costs,
-                      lower_per_size, print_s, execute_s, verdicts, lower_e2e, e2e_cpu,
-                      lower_only_cpu)
+    median = statistics.median
+    return SpecResult(lowering.spec, len(items), jobs,
+                      median(r[0] for r in e2e_runs), median(r[0] for r in lower_runs),
+                      costs, lower_per_size, print_s, execute_s, verdicts,
+                      median(r[2] for r in e2e_runs), median(r[1] for r in e2e_runs),
+                      median(r[1] for r in lower_runs),
+                      [r[0] for r in e2e_runs], [r[0] for r in lower_runs])
 
 
 # -- report ---------------------------------------------------------------------
@@ -294,7 +324,11 @@ def table(res: SpecResult, pipeline: str) -> str:
     lines += [
         f"end to end (generation to verdict, -j {res.jobs}): {res.programs_per_s:8.1f} programs/s",
         f"lowering alone (1 process, batched):       {res.lowering_only_per_s:8.1f} programs/s",
-        f"ratio: {ratio:.2f} (target >= 0.5)",
+        f"ratio: {ratio:.2f} (target >= 0.5; medians of {len(res.e2e_runs_s)} alternating runs, "
+        "programs/s per run: end to end " + " ".join(
+            f"{res.programs / w:.0f}" for w in res.e2e_runs_s)
+        + ", lowering alone " + " ".join(f"{res.programs / w:.0f}" for w in res.lower_only_runs_s)
+        + ")",
         f"CPU per program: end to end {1e3 * res.e2e_cpu_s / res.programs:.2f} ms, lowering "
         f"alone {1e3 * res.lower_only_cpu_s / res.programs:.2f} ms: on {res.jobs} idle "
         f"core(s) the ratio would be {res.cpu_ratio:.2f}",
@@ -321,16 +355,20 @@ def run_bench(args: argparse.Namespace) -> int:
     per_size = max(1, int(getattr(args, "programs", 200) or 200))
     jobs = getattr(args, "jobs", None) or default_jobs()
     as_json = bool(getattr(args, "json", False))
+    repeats = max(1, int(getattr(args, "repeat", REPEATS) or REPEATS))
     out: dict[str, Any] = {"programs_per_s": {}, "lowering_only_per_s": {},
                                       "ratio": {}, "cpu_ratio": {}, "stages_ms": {}, "by_size": {},
-                           "work_ms_per_program": {}}
+                           "work_ms_per_program": {}, "runs_programs_per_s": {}}
     for spec in specs:
-        res = bench_spec(resolve(spec, pipeline), per_size, jobs)
+        res = bench_spec(resolve(spec, pipeline), per_size, jobs, repeats=repeats)
         overall = res.by_size(None)
         out["programs_per_s"][spec] = res.programs_per_s
         out["lowering_only_per_s"][spec] = res.lowering_only_per_s
         out["ratio"][spec] = res.programs_per_s / res.lowering_only_per_s
         out["cpu_ratio"][spec] = res.cpu_ratio
+        out["runs_programs_per_s"][spec] = {
+            "end_to_end": [res.programs / w for w in res.e2e_runs_s],
+            "lowering_only": [res.programs / w for w in res.lower_only_runs_s]}
         out["stages_ms"][spec] = {s: overall[s] for s in STAGES}
         out["by_size"][spec] = {str(s): res.by_size(s) for s in SIZES}
         out["work_ms_per_program"][spec] = {k: 1e3 * v / res.programs
@@ -341,5 +379,6 @@ def run_bench(args: argparse.Namespace) -> int:
     if as_json:
         out["jobs"] = jobs
         out["programs"] = per_size * len(SIZES)
+        out["repeats"] = repeats
         print(json.dumps(_no_nan(out), indent=2))
     return 0

@@ -108,8 +108,9 @@ def build_parser() -> argparse.ArgumentParser:
     fz.add_argument("--supported", type=int, metavar="VERSION",
                     help="generate only what upstream gpu-to-llvm of this LLVM version "
                     "lowers (16, 19, 22...), to tell 'breaks' from 'rejects'")
-    fz.add_argument("-j", "--jobs", type=int, default=1,
-                    help="worker processes judging each batch (default: 1)")
+    fz.add_argument("-j", "--jobs", type=int, default=None,
+                    help="worker processes judging each batch (default: one per core; "
+                    "generation and shrinking stay in the campaign process)")
     fz.add_argument("--no-shrink", action="store_true", help="report first examples unshrunk")
     fz.add_argument("--baseline", metavar="SPEC",
                     help="regression mode: count only violations this lowering (e.g. the "
@@ -147,6 +148,9 @@ def build_parser() -> argparse.ArgumentParser:
     bn.add_argument("--pipeline", default=DEFAULT_PIPELINE)
     bn.add_argument("--programs", type=int, default=200, help="programs per size")
     bn.add_argument("-j", "--jobs", type=int, default=None, help="worker processes")
+    bn.add_argument("--repeat", type=int, default=3,
+                    help="alternating lowering-only and end-to-end runs; medians are "
+                         "reported (default 3)")
     bn.add_argument("--json", action="store_true")
     return parser
 
@@ -222,6 +226,7 @@ def cmd_fuzz(args: argparse.Namespace) -> int:
             print(f"gpu-alloc-verify: interrupted; every finished program is in {results}; "
                   f"continue with: gpu-alloc-verify fuzz --results {results} --resume",
                   file=sys.stderr)
+            return 130
         raise
     printer.done()
     summary = report.summary()
@@ -265,7 +270,7 @@ def _new_options(args: argparse.Namespace, results: str | None) -> Any:
         max_examples=args.max_examples, time_budget=args.time_budget, seed=seed,
         db=db, runtime=args.runtime, pipeline=args.pipeline, gen=gen,
         shrink=not args.no_shrink, results=results, batch_size=args.batch_size,
-        jobs=max(1, args.jobs),
+        jobs=max(1, args.jobs or os.cpu_count() or 1),
         baseline=_resolve(args.baseline, args) if args.baseline else None,
         solver_timeout_ms=args.solver_timeout,
     )

@@ -1,9 +1,9 @@
 """Judging a batch on several worker processes.
 
 `check_batch_parallel` gives what `verify.pipeline.check_batch` gives, in the
-same order, with the work spread over `jobs` forked processes.  Each worker
-gets an interleaved share of the programs (so sizes mix evenly) and lowers
-its share in one batch per lowering, so an external `mlir-opt` still starts
+same order, with the work spread over `jobs` forked processes.  Workers take
+shares of the programs, largest first (see `shares`), and lower each share
+in one batch per lowering, so an external `mlir-opt` still starts
 once per share, not once per program; each worker is its own process, so it
 builds its Z3 terms in its own context and keeps its own incremental solver.
 
@@ -17,8 +17,11 @@ should inherit).  Workers run Z3 without its Python-side argument asserts.
 from __future__ import annotations
 
 import atexit
+import ctypes
 import multiprocessing
 import os
+import random
+import signal
 from collections.abc import Callable, Sequence
 from concurrent.futures import ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
@@ -34,21 +37,36 @@ from verify.solver import DEFAULT_TIMEOUT_MS
 T = TypeVar("T")
 R = TypeVar("R")
 
-# Each mlir-opt start costs about as much as lowering 20 programs, so a share
-# is never smaller than MIN_SHARE programs; up to SHARES_PER_JOB shares per
-# worker let one that drew cheap programs take more (a share's cost varies
-# several-fold with what the solver meets).
+# Each mlir-opt start costs about as much as lowering 15 programs, so a share
+# is never smaller than MIN_SHARE programs.
 MIN_SHARE = 50
-SHARES_PER_JOB = 4
 
 _pools: dict[int, ProcessPoolExecutor] = {}
+_PR_SET_PDEATHSIG = 1  # linux/prctl.h
 
 
 def default_jobs() -> int:
     return os.cpu_count() or 1
 
 
+def _die_with_parent() -> None:
+    """Ask Linux to SIGKILL this worker when the campaign process dies, so a
+    killed campaign leaves no worker waiting on its queue forever (holding
+    the campaign's stdout open)."""
+    try:
+        libc = ctypes.CDLL(None, use_errno=True)
+        libc.prctl(_PR_SET_PDEATHSIG, signal.SIGKILL)
+    except (OSError, AttributeError):
+        pass  # not Linux: shutdown() at exit still stops the workers
+    if os.getppid() == 1:  # the parent died before prctl took effect
+        os._exit(1)
+
+
 def _worker_init() -> None:
+    _die_with_parent()
+    # Ctrl-C reaches the whole process group: the campaign process handles it
+    # (records what it has, shuts the pool down); workers finish their share.
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
     # Z3's Python API checks its arguments with `__debug__`-style asserts on
     # every call (off under `python -O`); the harness's terms are well-sorted
     # by construction, and the checks are ~20% of building them.
@@ -75,15 +93,37 @@ atexit.register(shutdown)
 
 
 def shares(n: int, jobs: int) -> list[list[int]]:
-    """Indices 0..n-1 in interleaved shares (each gets programs of every
-    size): up to SHARES_PER_JOB per worker and none under MIN_SHARE, except
-    that every worker gets a share when there are programs enough."""
+    """Indices 0..n-1 in shares for `jobs` workers, largest first.
+
+    Guided self-scheduling: each share takes 1/(2*jobs) of what is left, but
+    never fewer than MIN_SHARE, so the last shares are small and the worker
+    that finishes last waits on little.  The indices are shuffled (a fixed
+    seed) before they are cut, so each share mixes program sizes; each share
+    is sorted.  Every worker gets a share when there are programs enough."""
     if n == 0:
         return []
-    count = max(1, min(jobs * SHARES_PER_JOB, n // MIN_SHARE))
-    if count < jobs:
+    if jobs <= 1:
+        return [list(range(n))]
+    if n < jobs * MIN_SHARE:
         count = min(jobs, n)
-    return [list(range(k, n, count)) for k in range(count)]
+        return [list(range(k, n, count)) for k in range(count)]
+    sizes: list[int] = []
+    left = n
+    while left:
+        size = max(MIN_SHARE, -(-left // (2 * jobs)))
+        if left - size < MIN_SHARE:
+            size = left  # no share under MIN_SHARE
+        sizes.append(size)
+        left -= size
+    sizes.sort(reverse=True)  # a merged remainder goes early, not last
+    order = list(range(n))
+    random.Random(0).shuffle(order)
+    out: list[list[int]] = []
+    pos = 0
+    for size in sizes:
+        out.append(sorted(order[pos:pos + size]))
+        pos += size
+    return out
 
 
 def map_shares(func: Callable[[T], R], items: Sequence[T], jobs: int) -> list[R]:

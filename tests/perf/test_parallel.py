@@ -20,7 +20,7 @@ from verify.bench import SIZES, STAGES, run_bench, seeded_programs
 from verify.lowerings.base import Lowering
 from verify.lowerings.mlir_opt import MlirOptLowering
 from verify.lowerings.registry import resolve
-from verify.parallel import MIN_SHARE, SHARES_PER_JOB, check_batch_parallel, shares
+from verify.parallel import MIN_SHARE, check_batch_parallel, shares
 from verify.pipeline import Judgement, active_invariants, check_batch
 
 _SPLIT_LOC = re.compile(r'loc\("within split at <stdin>:\d+ offset ":\d+:\d+\)')
@@ -54,10 +54,23 @@ def test_shares_cover_every_index_once() -> None:
         for jobs in (1, 2, 3, 8):
             parts = shares(n, jobs)
             assert sorted(i for p in parts for i in p) == list(range(n))
-            assert all(parts)
-            assert min(jobs, n) <= len(parts) <= max(jobs, jobs * SHARES_PER_JOB)
+            assert all(parts) and all(p == sorted(p) for p in parts)
+            assert len(parts) >= min(jobs, n)
             if len(parts) > jobs:
-                assert min(map(len, parts)) >= MIN_SHARE - 1
+                # Guided: no share under MIN_SHARE, largest first, so the
+                # last share to start is a small one.
+                sizes = [len(p) for p in parts]
+                assert min(sizes) >= MIN_SHARE
+                assert sizes == sorted(sizes, reverse=True)
+                assert sizes[-1] < 2 * MIN_SHARE
+
+
+def test_shares_mix_program_sizes() -> None:
+    # The bench lists programs by size; every share must hold every size.
+    parts = shares(800, 2)
+    assert len(parts) > 2
+    for part in parts:
+        assert {i // 200 for i in part} == {0, 1, 2, 3}
 
 
 def test_seeded_programs_are_reproducible() -> None:

@@ -67,7 +67,9 @@ def test_check_passes_the_solver_timeout(source: Path, monkeypatch, capsys) -> N
 
 def test_fuzz_passes_the_solver_timeout(monkeypatch, capsys) -> None:
     seen = spy(monkeypatch, verify.fuzz)
-    main(["fuzz", "--lowering", LOWERING, "--max-examples", "5", "--solver-timeout", "77"])
+    # -j 1: the spy patches this process; forked workers would not see it.
+    main(["fuzz", "--lowering", LOWERING, "--max-examples", "5", "--solver-timeout", "77",
+          "-j", "1"])
     assert seen and set(seen) == {77}
 
 
@@ -99,8 +101,9 @@ def test_unknown_carries_its_reason_in_results_and_fuzz_json(
     results = tmp_path / "r.jsonl"
     # Most queries are decided without Z3 (verify.fold, schedule chains):
     # enough programs that some reach the solver that gives up.
+    # -j 1: `solver_gives_up` patches this process, not forked workers.
     main(["fuzz", "--lowering", LOWERING, "--max-examples", "40", "--no-shrink",
-          "--results", str(results), "--json"])
+          "--results", str(results), "--json", "-j", "1"])
     out = json.loads(capsys.readouterr().out)
     assert out["unknown"] and all("timeout" in u["reason"] and u["count"] > 0
                                   for u in out["unknown"])
