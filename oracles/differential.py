@@ -11,6 +11,11 @@ path leaves a token un-awaited (a lowering may then keep its stream).  A live
 allocation nothing ever wrote may be missing on one side: LLVM 22 erases an
 unused `gpu.alloc` as dead code, which no program can observe.  Likewise a
 host read whose value is unused may be missing on one side (a dead load).
+
+Lowered text is run on `verify.fastparse`'s reading of it, which costs a
+fraction of xDSL's parse; where that reader or the interpreter's model of
+it declines (`fastparse.Unsupported`), on xDSL's parse, so the verdict is
+the same either way (`tests/perf/test_differential_fast.py`).
 """
 
 from __future__ import annotations
@@ -20,11 +25,13 @@ from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
-from oracles.lowered_interp import parse_module, residual_gpu_ops, run_function
+from oracles.lowered_interp import parse_module, read_fast, residual_gpu_ops, run_function
 from oracles.runtime import Outcome, Runtime
 from oracles.simulated import SimulatedRuntime
 from oracles.source_interp import ArgValue
 from oracles.source_interp import run_function as run_source
+from verify import fastparse
+from verify.lowered_ir import DEFAULT_PARSER
 from verify.program import Function, Program
 from verify.verdicts import CheckResult, Violation
 
@@ -139,6 +146,7 @@ def compare(
     schedules: int = 3,
     args: Assignment | Sequence[Assignment] | None = None,
     source_runtime_factory: RuntimeFactory | None = None,
+    parser: str | None = None,
 ) -> dict[str, Any] | None:
     """The first source/lowered mismatch, or None (also when not comparable).
 
@@ -146,7 +154,7 @@ def compare(
     "f1:%cond0"); by default `default_assignments` of each function.
     """
     result = check(program, lowered_module, runtime_factory, schedules, args,
-                   source_runtime_factory)
+                   source_runtime_factory, parser)
     if result.verdict == "violated":
         return result.violations[0].counterexample
     return None
@@ -159,15 +167,40 @@ def check(
     schedules: int = 3,
     args: Assignment | Sequence[Assignment] | None = None,
     source_runtime_factory: RuntimeFactory | None = None,
+    parser: str | None = None,
 ) -> CheckResult:
-    """The `differential` verdict, with the mismatch as counterexample."""
+    """The `differential` verdict, with the mismatch as counterexample.
+
+    `parser` for text: "fast" (`verify.fastparse`, xDSL where it declines) or
+    "xdsl"; by default `verify.lowered_ir.DEFAULT_PARSER`.  A module is run as
+    it is (a `verify.fastparse` one raises `fastparse.Unsupported` where its
+    model falls short: no text to fall back on).
+    """
     factory = runtime_factory or simulated("cuda")
     src_factory = source_runtime_factory or factory
+    if isinstance(lowered_module, str) and (parser or DEFAULT_PARSER) == "fast":
+        fast = read_fast(lowered_module)
+        if fast is not None:
+            try:
+                return _check_module(program, fast, factory, src_factory, schedules, args)
+            except fastparse.Unsupported:
+                pass  # outside the fast model: the same run on xDSL's parse
     try:
         module = parse_module(lowered_module) if isinstance(lowered_module, str) \
             else lowered_module
     except Exception as e:  # noqa: BLE001 - a bad module is a verdict, not a crash
         return CheckResult("differential", "unknown", reason=f"unparsable lowered module: {e}")
+    return _check_module(program, module, factory, src_factory, schedules, args)
+
+
+def _check_module(
+    program: Program,
+    module: Any,
+    factory: RuntimeFactory,
+    src_factory: RuntimeFactory,
+    schedules: int,
+    args: Assignment | Sequence[Assignment] | None,
+) -> CheckResult:
     residue = residual_gpu_ops(module)
     if residue:
         return CheckResult("differential", "not-applicable",

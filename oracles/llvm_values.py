@@ -3,7 +3,9 @@
 Integers are Python ints kept modulo 2**width (unsigned; `signed` views them
 as two's complement), pointers are ints, floats are floats, and LLVM structs
 and arrays are `Agg`s keyed by position path.  Types are read by their printed
-form, so registered and generic (unregistered) ops are handled alike.
+form, so registered and generic (unregistered) ops are handled alike.  Types
+and attributes of `verify.fastparse`'s model (type text, its own attribute
+objects) are read by `oracles.fast_ir`.
 """
 
 from __future__ import annotations
@@ -14,7 +16,9 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from xdsl.dialects.builtin import FloatAttr, IntegerAttr
-from xdsl.ir import Attribute, Operation
+from xdsl.ir import Attribute
+
+from oracles import fast_ir
 
 
 class Unsupported(Exception):
@@ -50,22 +54,26 @@ SCALAR_BYTES = {"i1": 1, "i8": 1, "i16": 2, "i32": 4, "i64": 8, "index": 8,
 FLOAT_FMT = {"f16": "<e", "f32": "<f", "f64": "<d"}
 
 
-def type_name(t: Attribute) -> str:
+def type_name(t: Attribute | str) -> str:
     s = str(t)
     return "!llvm.ptr" if s.startswith("!llvm.ptr") else s
 
 
-def width(t: Attribute) -> int:
+def width(t: Attribute | str) -> int:
     name = type_name(t)
     if name in ("index", "!llvm.ptr"):
         return 64
     if name.startswith("i") and name[1:].isdigit():
         return int(name[1:])
+    if isinstance(t, str):  # xDSL may print the type differently in the message
+        raise fast_ir.FastUnsupported(f"not an integer type: {name}")
     raise Unsupported(f"not an integer type: {name}")
 
 
-def layout(t: Attribute) -> tuple[int, int]:
+def layout(t: Attribute | str) -> tuple[int, int]:
     """(size, alignment) in bytes, natural alignment as on x86-64."""
+    if isinstance(t, str):
+        return fast_ir.layout(t)
     name = type_name(t)
     if name in SCALAR_BYTES:
         n = SCALAR_BYTES[name]
@@ -86,7 +94,12 @@ def layout(t: Attribute) -> tuple[int, int]:
     raise Unsupported(f"no layout for type {name}")
 
 
-def field_offset(t: Attribute, index: int) -> tuple[int, Attribute]:
+def field_offset(t: Attribute | str, index: int) -> tuple[int, Any]:
+    if isinstance(t, str):
+        found = fast_ir.field_offset(t, index)
+        if found is None:
+            raise Unsupported(f"struct index {index} out of range")
+        return found
     types = getattr(t, "types", None)
     if types is not None:
         off = 0
@@ -108,14 +121,14 @@ def signed(v: int, w: int) -> int:
     return v - (1 << w) if v >> (w - 1) else v
 
 
-def decode(data: bytes, t: Attribute) -> Any:
+def decode(data: bytes, t: Attribute | str) -> Any:
     name = type_name(t)
     if name in FLOAT_FMT:
         return struct.unpack(FLOAT_FMT[name], data)[0]
     return int.from_bytes(data, "little")
 
 
-def encode(value: Any, t: Attribute) -> bytes:
+def encode(value: Any, t: Attribute | str) -> bytes:
     name = type_name(t)
     if name in FLOAT_FMT:
         return struct.pack(FLOAT_FMT[name], float(value))
@@ -123,7 +136,8 @@ def encode(value: Any, t: Attribute) -> bytes:
     return (int(value or 0) & ((1 << (8 * n)) - 1)).to_bytes(n, "little")
 
 
-def prop(op: Operation, name: str) -> Any:
+def prop(op: Any, name: str) -> Any:
+    """Property or attribute `name` of an xDSL op or a `verify.fastparse` one."""
     props = getattr(op, "properties", {})
     if name in props:
         return props[name]
@@ -133,6 +147,8 @@ def prop(op: Operation, name: str) -> Any:
 def ints(attr: Any) -> tuple[int, ...]:
     if attr is None:
         return ()
+    if fast_ir.is_fast(attr):
+        return fast_ir.int_list(attr)
     get_values = getattr(attr, "get_values", None)
     if get_values is not None:
         return tuple(int(v) for v in get_values())
@@ -145,6 +161,8 @@ def constant_value(attr: Any) -> Any:
         return int(attr.value.data) & ((1 << width(attr.type)) - 1)
     if isinstance(attr, FloatAttr):
         return float(attr.value.data)
+    if fast_ir.is_fast(attr):
+        return fast_ir.constant(attr)
     raise Unsupported(f"constant {attr}")
 
 

@@ -1,0 +1,165 @@
+"""What `llvm_values` needs from `verify.fastparse`'s IR model.
+
+The fast reader keeps types as their printed text and attributes as a few
+small objects (`IntegerAttr`, `DenseArrayAttr`, `OpaqueAttr` text, ...).
+Here are the layouts of those type texts, the values of those attributes and
+the source op id of a location text, each equal to what `llvm_values` and
+`lowered_interp` compute from xDSL's objects.  Whatever is not modelled
+raises `fastparse.Unsupported`; the differential oracle then reruns on xDSL's
+parse, so a gap here costs time, never a different verdict.
+"""
+
+from __future__ import annotations
+
+import re
+import struct
+from functools import lru_cache
+from typing import Any
+
+from verify.fastparse import DenseArrayAttr, IntegerAttr, OpaqueAttr
+from verify.fastparse import Unsupported as FastUnsupported
+
+SCALAR_BYTES = {"i1": 1, "i8": 1, "i16": 2, "i32": 4, "i64": 8, "index": 8,
+                "f16": 2, "bf16": 2, "f32": 4, "f64": 8}
+FLOAT_FMT = {"f16": "<e", "f32": "<f", "f64": "<d"}
+
+_ARRAY = re.compile(r"array<\s*(\d+)\s*x\s*(.+)>", re.S)
+_NAME_LOC = re.compile(r'loc\("([^"\\]*)"[()]')  # `loc("op4")`, `loc("op4"(child))`
+_DIMS = re.compile(r"(?:(?:\d+|\?)x)*")
+_INT = re.compile(r"i\d+")
+
+
+def _body(t: str) -> str:
+    """The type without its `!llvm.` prefix (nested LLVM types are printed without)."""
+    t = t.strip()
+    return t[6:] if t.startswith("!llvm.") else t
+
+
+def _split_top(text: str) -> list[str]:
+    """Split at the commas outside any brackets."""
+    parts: list[str] = []
+    depth, start = 0, 0
+    for i, c in enumerate(text):
+        if c in "<([{":
+            depth += 1
+        elif c in ">)]}" and not (c == ">" and text[i - 1] == "-"):
+            depth -= 1
+        elif c == "," and depth == 0:
+            parts.append(text[start:i].strip())
+            start = i + 1
+    parts.append(text[start:].strip())
+    return [p for p in parts if p]
+
+
+def _struct_fields(body: str) -> list[str] | None:
+    """The field types of `struct<(...)>` (identified or packed ones: not modelled)."""
+    if body.startswith("struct<(") and body.endswith(")>"):
+        return _split_top(body[8:-2])
+    return None
+
+
+@lru_cache(maxsize=4096)
+def layout(t: str) -> tuple[int, int]:
+    """(size, alignment) of a printed type, as `llvm_values.layout` on xDSL's."""
+    body = _body(t)
+    if body == "ptr" or body.startswith("ptr<"):
+        return 8, 8
+    if body in SCALAR_BYTES:
+        n = SCALAR_BYTES[body]
+        return n, n
+    m = _ARRAY.fullmatch(body)
+    if m is not None:
+        size, align = layout(m.group(2))
+        return size * int(m.group(1)), align
+    fields = _struct_fields(body)
+    if fields is not None:
+        off, max_align = 0, 1
+        for ft in fields:
+            size, align = layout(ft)
+            off = -(-off // align) * align + size
+            max_align = max(max_align, align)
+        return -(-off // max_align) * max_align, max_align
+    raise FastUnsupported(f"layout of {t}")
+
+
+@lru_cache(maxsize=4096)
+def field_offset(t: str, index: int) -> tuple[int, str] | None:
+    """(byte offset, type) of field or element `index` of a struct or array;
+    None for an index past a struct's last field."""
+    body = _body(t)
+    fields = _struct_fields(body)
+    if fields is not None:
+        off = 0
+        for i, ft in enumerate(fields):
+            size, align = layout(ft)
+            off = -(-off // align) * align
+            if i == index:
+                return off, ft
+            off += size
+        return None
+    m = _ARRAY.fullmatch(body)
+    if m is None:
+        raise FastUnsupported(f"indexing into {t}")
+    return index * layout(m.group(2))[0], m.group(2)
+
+
+def memref_element(t: str) -> str:
+    """The element type of `memref<4x?xf32, ...>`."""
+    if not (t.startswith("memref<") and t.endswith(">")):
+        raise FastUnsupported(f"memref access on {t}")
+    shape = _split_top(t[7:-1])[0]
+    dims = _DIMS.match(shape)
+    elem = shape[dims.end():] if dims is not None else ""
+    if elem not in SCALAR_BYTES:
+        raise FastUnsupported(f"memref element type in {t}")
+    return elem
+
+
+def is_fast(attr: Any) -> bool:
+    """Whether `attr` is one of the fast reader's attribute objects."""
+    return type(attr).__module__ == "verify.fastparse"
+
+
+def type_of(attr: Any) -> Any:
+    """A type-valued attribute (`elem_type`): its text; None and xDSL types as they are."""
+    if isinstance(attr, OpaqueAttr):
+        return attr.text
+    if not is_fast(attr):
+        return attr
+    raise FastUnsupported(f"type attribute {attr}")
+
+
+def constant(attr: Any) -> Any:
+    """The value of a constant attribute (ints modulo their width, floats rounded
+    to their type's precision, as xDSL keeps them)."""
+    if isinstance(attr, IntegerAttr):
+        type_ = attr.type
+        if type_ == "index" or _INT.fullmatch(type_):
+            bits = 64 if type_ == "index" else int(type_[1:])
+            return int(attr.value.data) & ((1 << bits) - 1)
+    if isinstance(attr, OpaqueAttr):
+        value, _, type_ = attr.text.rpartition(":")
+        value, type_ = value.strip(), type_.strip()
+        fmt = FLOAT_FMT.get(type_)
+        if fmt is not None:
+            try:
+                if value.lower().startswith("0x"):
+                    raw = int(value, 16).to_bytes(SCALAR_BYTES[type_], "little")
+                    return struct.unpack(fmt, raw)[0]
+                return struct.unpack(fmt, struct.pack(fmt, float(value)))[0]
+            except (ValueError, OverflowError, struct.error):
+                pass
+    raise FastUnsupported(f"constant {attr}")
+
+
+def int_list(attr: Any) -> tuple[int, ...]:
+    """The integers of a dense array attribute."""
+    if isinstance(attr, DenseArrayAttr):
+        return attr.values
+    raise FastUnsupported(f"integer list {attr}")
+
+
+def loc_name(loc: str) -> str | None:
+    """The source op id of a location text: a name location's name, else None."""
+    m = _NAME_LOC.match(loc)
+    return m.group(1) if m is not None else None
