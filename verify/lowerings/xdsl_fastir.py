@@ -188,6 +188,22 @@ def erase(op: Operation) -> None:
     op._operand_uses = ()
 
 
+def _link(block: Block, op: Operation, prev: Operation | None,
+          after: Operation | None) -> None:
+    """Put the detached `op` between `prev` and `after` (None: a block end)."""
+    op.parent = block
+    op._prev_op = prev
+    op._next_op = after
+    if prev is None:
+        block._first_op = op
+    else:
+        prev._next_op = op
+    if after is None:
+        block._last_op = op
+    else:
+        after._prev_op = op
+
+
 def insert_before(op: Operation, anchor: Operation) -> None:
     """`anchor.parent.insert_op_before(op, anchor)` for a new, detached `op`."""
     block = anchor.parent
@@ -195,15 +211,7 @@ def insert_before(op: Operation, anchor: Operation) -> None:
     if not RAW_LINKS:
         block.insert_op_before(op, anchor)
         return
-    prev = anchor._prev_op
-    op.parent = block
-    op._prev_op = prev
-    op._next_op = anchor
-    anchor._prev_op = op
-    if prev is None:
-        block._first_op = op
-    else:
-        prev._next_op = op
+    _link(block, op, anchor._prev_op, anchor)
 
 
 def append(block: Block, op: Operation) -> None:
@@ -212,15 +220,7 @@ def append(block: Block, op: Operation) -> None:
     if not RAW_LINKS:
         block.add_op(op)
         return
-    last = block._last_op
-    op.parent = block
-    op._prev_op = last
-    op._next_op = None
-    block._last_op = op
-    if last is None:
-        block._first_op = op
-    else:
-        last._next_op = op
+    _link(block, op, block._last_op, None)
 
 
 _ATTRS: dict[Hashable, Any] = {}
