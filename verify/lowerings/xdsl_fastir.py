@@ -172,20 +172,24 @@ def erase(op: Operation) -> None:
                              f"of operation:\n{op}")
     block = op.parent
     if block is not None:
-        prev, after = op._prev_op, op._next_op
-        if prev is None:
-            block._first_op = after
-        else:
-            prev._next_op = after
-        if after is None:
-            block._last_op = prev
-        else:
-            after._prev_op = prev
+        _connect(block, op._prev_op, op._next_op)
         op._prev_op = op._next_op = None
     op.parent = None
     for value, use in zip(op._operands, op._operand_uses, strict=True):
         value.remove_use(use)
     op._operand_uses = ()
+
+
+def _connect(block: Block, left: Operation | None, right: Operation | None) -> None:
+    """Make `right` follow `left` in `block` (None: the block's start or end)."""
+    if left is None:
+        block._first_op = right
+    else:
+        left._next_op = right
+    if right is None:
+        block._last_op = left
+    else:
+        right._prev_op = left
 
 
 def _link(block: Block, op: Operation, prev: Operation | None,
@@ -194,14 +198,8 @@ def _link(block: Block, op: Operation, prev: Operation | None,
     op.parent = block
     op._prev_op = prev
     op._next_op = after
-    if prev is None:
-        block._first_op = op
-    else:
-        prev._next_op = op
-    if after is None:
-        block._last_op = op
-    else:
-        after._prev_op = op
+    _connect(block, prev, op)
+    _connect(block, op, after)
 
 
 def insert_before(op: Operation, anchor: Operation) -> None:
