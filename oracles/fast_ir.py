@@ -16,7 +16,7 @@ import struct
 from functools import lru_cache
 from typing import Any
 
-from verify.fastparse import DenseArrayAttr, IntegerAttr, OpaqueAttr
+from verify.fastparse import DenseArrayAttr, IntegerAttr, OpaqueAttr, split_top
 from verify.fastparse import Unsupported as FastUnsupported
 
 SCALAR_BYTES = {"i1": 1, "i8": 1, "i16": 2, "i32": 4, "i64": 8, "index": 8,
@@ -35,26 +35,10 @@ def _body(t: str) -> str:
     return t[6:] if t.startswith("!llvm.") else t
 
 
-def _split_top(text: str) -> list[str]:
-    """Split at the commas outside any brackets."""
-    parts: list[str] = []
-    depth, start = 0, 0
-    for i, c in enumerate(text):
-        if c in "<([{":
-            depth += 1
-        elif c in ">)]}" and not (c == ">" and text[i - 1] == "-"):
-            depth -= 1
-        elif c == "," and depth == 0:
-            parts.append(text[start:i].strip())
-            start = i + 1
-    parts.append(text[start:].strip())
-    return [p for p in parts if p]
-
-
 def _struct_fields(body: str) -> list[str] | None:
     """The field types of `struct<(...)>` (identified or packed ones: not modelled)."""
     if body.startswith("struct<(") and body.endswith(")>"):
-        return _split_top(body[8:-2])
+        return [f for f in split_top(body[8:-2]) if f]
     return None
 
 
@@ -107,7 +91,7 @@ def memref_element(t: str) -> str:
     """The element type of `memref<4x?xf32, ...>`."""
     if not (t.startswith("memref<") and t.endswith(">")):
         raise FastUnsupported(f"memref access on {t}")
-    shape = _split_top(t[7:-1])[0]
+    shape = split_top(t[7:-1])[0]
     dims = _DIMS.match(shape)
     elem = shape[dims.end():] if dims is not None else ""
     if elem not in SCALAR_BYTES:

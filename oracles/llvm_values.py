@@ -49,9 +49,9 @@ class Agg:
 
 
 # -- types ------------------------------------------------------------------
-SCALAR_BYTES = {"i1": 1, "i8": 1, "i16": 2, "i32": 4, "i64": 8, "index": 8,
-                 "f16": 2, "bf16": 2, "f32": 4, "f64": 8, "!llvm.ptr": 8}
-FLOAT_FMT = {"f16": "<e", "f32": "<f", "f64": "<d"}
+# fast_ir's scalars, by xDSL's printed names (an LLVM pointer prints in full).
+SCALAR_BYTES = {**fast_ir.SCALAR_BYTES, "!llvm.ptr": 8}
+FLOAT_FMT = fast_ir.FLOAT_FMT
 
 
 def type_name(t: Attribute | str) -> str:

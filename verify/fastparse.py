@@ -315,7 +315,7 @@ def _skip_value_from(text: str, pos: int, depth: int) -> int:
                 raise Unsupported("unbalanced brackets")
 
 
-def _split_top(text: str) -> list[str]:
+def split_top(text: str) -> list[str]:
     """Split a comma-separated list of types at its top-level commas."""
     parts: list[str] = []
     pos, n = 0, len(text)
@@ -646,7 +646,7 @@ class _Reader:
         res = seg[seg.find("->") + 2:].strip()
         if res.startswith("(") and res.endswith(")"):
             inner = res[1:-1].strip()
-            return _split_top(inner) if inner else []
+            return split_top(inner) if inner else []
         return [res]
 
 
