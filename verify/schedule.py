@@ -25,6 +25,7 @@ import z3
 
 from verify import fold
 from verify.extract import Call
+from verify.extract_values import unknown_vars
 from verify.runtime_api import arg_of, host_synchronous, is_work
 
 
@@ -84,6 +85,25 @@ class Schedule:
             self._constraints = out
         return self._constraints
 
+    def strengthened(self) -> list[z3.BoolRef] | None:
+        """The encoding with every order that hinges on a value the analysis
+        could not follow (`x == ?n` in its guard) made to hold as if that
+        value were the one it is compared with.  More orders leave fewer
+        schedules: a schedule of this encoding is one whatever those values
+        are.  None when such a value occurs other than in a positive
+        equality."""
+        out: list[z3.BoolRef] = []
+        for o in self.orders:
+            guard = o.guard
+            if unknown_vars(guard):
+                guard = _assume_equal(guard)
+                if guard is None:
+                    return None
+            a, b = self.var(o.earlier), self.var(o.later)
+            rel = a < b if o.strict else a <= b
+            out.append(rel if fold.truth(guard) is True else z3.Implies(guard, rel))
+        return out
+
     def ordered(self, earlier: str, later: str, path: frozenset[int]) -> bool:
         """Is `earlier <= later` in every schedule of every path on which the
         conjuncts `path` (ids, see `fold.atoms`) hold?  True only when a
@@ -104,6 +124,26 @@ class Schedule:
                         stack.append(nxt)
             self._reach[key] = seen
         return later in seen
+
+
+def _assume_equal(guard: z3.BoolRef) -> z3.BoolRef | None:
+    """`guard` with each equality on an unknown value replaced by true; None
+    if an unknown value occurs anywhere else (under a negation, say)."""
+    atoms: list[tuple[z3.ExprRef, z3.BoolRef]] = []
+    stack: list[tuple[z3.ExprRef, bool]] = [(guard, True)]
+    while stack:
+        e, positive = stack.pop()
+        if z3.is_eq(e) and unknown_vars(e):
+            if not positive or any(unknown_vars(c) and not z3.is_const(c) for c in e.children()):
+                return None
+            atoms.append((e, z3.BoolVal(True)))
+        elif z3.is_and(e) or z3.is_or(e):
+            stack.extend((c, positive) for c in e.children())
+        elif z3.is_not(e):
+            stack.append((e.children()[0], not positive))
+        elif unknown_vars(e):
+            return None
+    return z3.simplify(z3.substitute(guard, *atoms)) if atoms else guard  # type: ignore[return-value]
 
 
 def _is_null(stream: z3.ArithRef) -> bool:

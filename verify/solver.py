@@ -4,6 +4,7 @@ apart from `unsat` so that a solver that gives up never reads as `holds`."""
 
 from __future__ import annotations
 
+import re
 import threading
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -14,6 +15,8 @@ import z3
 from verify import fold
 
 DEFAULT_TIMEOUT_MS = 2000
+# An integer argument of a lowered function (`f0:%size0`), as `verify.extract` names it.
+_ARG_RE = re.compile(r"[^:?!]+:%")
 _local = threading.local()
 
 
@@ -68,12 +71,33 @@ def check(formula: z3.BoolRef, timeout_ms: int = DEFAULT_TIMEOUT_MS) -> SatResul
         solver.pop()
 
 
-def bool_assignment(model: z3.ModelRef, formula: z3.ExprRef) -> dict[str, bool]:
-    """Values of the branch variables that `formula` mentions, by name."""
-    names: dict[str, bool] = {}
+def check_forall(formula: z3.BoolRef, hidden: list[z3.ExprRef],
+                 timeout_ms: int = DEFAULT_TIMEOUT_MS) -> SatResult:
+    """Is there an assignment of the other variables under which `formula`
+    holds for every value of `hidden` (values the analysis could not follow)?
+    `sat` means the violation is shown whatever those values are."""
+    solver = z3.Solver()
+    solver.set("timeout", timeout_ms)
+    solver.add(z3.ForAll(hidden, formula) if hidden else formula)
+    answer = solver.check()
+    if answer == z3.sat:
+        return SatResult("sat", solver.model())
+    if answer == z3.unsat:
+        return SatResult("unsat")
+    return SatResult("unknown", reason=solver.reason_unknown() or "solver gave up")
+
+
+def bool_assignment(model: z3.ModelRef, formula: z3.ExprRef) -> dict[str, bool | int]:
+    """Values of the branch variables and integer arguments (`f:%n`) that
+    `formula` mentions, by name: the program inputs of a counterexample."""
+    names: dict[str, bool | int] = {}
     for var in free_bools(formula):
         value = model.eval(var, model_completion=True)
-        names[str(var)] = bool(z3.is_true(value))
+        if z3.is_bool(var):
+            if not str(var).startswith("!"):
+                names[str(var)] = bool(z3.is_true(value))
+        elif z3.is_int_value(value):
+            names[str(var)] = value.as_long()  # type: ignore[attr-defined]
     return dict(sorted(names.items()))
 
 
@@ -86,7 +110,8 @@ def free_bools(formula: z3.ExprRef) -> list[z3.ExprRef]:
         if e.get_id() in visited:
             continue
         visited.add(e.get_id())
-        if z3.is_const(e) and e.decl().kind() == z3.Z3_OP_UNINTERPRETED and z3.is_bool(e):
+        if z3.is_const(e) and e.decl().kind() == z3.Z3_OP_UNINTERPRETED and (
+                z3.is_bool(e) or _ARG_RE.match(str(e))):
             seen[e.get_id()] = e
         stack.extend(e.children())
     return list(seen.values())

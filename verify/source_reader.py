@@ -194,8 +194,8 @@ class _Reader:
         return tuple(out)
 
     def segments(self, op: Any) -> list[int] | None:
-        seg = op.properties.get("operandSegmentSizes") or op.attributes.get(
-            "operand_segment_sizes")
+        seg = _first_set(op.properties.get("operandSegmentSizes"),
+                         op.attributes.get("operand_segment_sizes"))
         return list(seg.get_values()) if seg is not None else None
 
     def token_and_deps(self, op: Any, n_deps: int) -> tuple[str | None, tuple[str, ...]]:
@@ -209,8 +209,9 @@ class _Reader:
     def op(self, op: Any) -> Op | None:
         name = op_name(op)
         if name == "arith.constant":
-            value = getattr(op.properties.get("value") or op.attributes.get("value"), "value",
-                            None)
+            # Not `a or b`: xDSL's IntegerAttr of 0 is falsy.
+            value = getattr(_first_set(op.properties.get("value"), op.attributes.get("value")),
+                            "value", None)
             data = getattr(value, "data", None)
             if isinstance(data, (int, float)):
                 self.consts[op.results[0]] = int(data)
@@ -278,3 +279,7 @@ def _memref_type(op: Any, text: str, reader: _Reader) -> MemRefType:
                           "memory space supported)")
     dims = tuple(None if d == "?" else int(d) for d in m.group(1).split("x") if d)
     return MemRefType(dims, m.group(2))
+
+
+def _first_set(*attrs: Any) -> Any:
+    return next((a for a in attrs if a is not None), None)

@@ -20,3 +20,5 @@ class CheckContext:
     lowered_text: str
     runtime: str = "cuda"
     timeout_ms: int = DEFAULT_TIMEOUT_MS
+    # Reasons of reachable unexplored paths, once computed (`common.reachable_cuts`).
+    cut_reasons: list[str] | None = None

@@ -18,6 +18,7 @@ from collections.abc import Iterable
 import z3
 
 from verify import fold, solver
+from verify.extract_values import unknown_vars
 from verify.invariants.common import Findings, describe_path
 from verify.invariants.context import CheckContext
 from verify.program import ASYNC_OPS, HostLoad, HostStore, Op, Wait, is_sync
@@ -81,11 +82,15 @@ class _Edges:
                                f"synchronous {y.id} finishes before {h.id}")
 
 
-def _opaque(stream: z3.ArithRef, ctx: CheckContext) -> bool:
-    known = fold.value_of(stream)
-    if known is None and z3.is_int_value(stream):
-        known = stream.as_long()  # type: ignore[attr-defined]
-    return known in ctx.lowered.unknown_values
+def _hidden(sch: Schedule) -> list[z3.ExprRef]:
+    """Unknown values the schedule's constraints depend on (streams and events
+    the analysis could not follow)."""
+    found: dict[int, z3.ExprRef] = {}
+    for it in sch.items.values():
+        for term in (*it.call.args, it.stream if it.stream is not None else fold.TRUE):
+            for v in unknown_vars(term):
+                found[v.get_id()] = v
+    return list(found.values())
 
 
 def check_async_order(ctx: CheckContext) -> CheckResult:
@@ -98,14 +103,19 @@ def check_async_order(ctx: CheckContext) -> CheckResult:
         edges = _Edges(ctx, sch, func)
         with solver.Session(sch.encoding, ctx.timeout_ms) as session:
             f.session = session
+            f.session_hidden = _hidden(sch) + [
+                v for c in calls for a in c.args for v in unknown_vars(a)
+                if c.callee in ("mgpuEventRecord", "mgpuStreamWaitEvent",
+                                "mgpuEventSynchronize", "mgpuStreamSynchronize")]
+            f.strong_base = sch.strengthened() if f.session_hidden else None
             for x, y, cond, why in edges.edges(func):
                 for a in edges.items.get(x.id, []):
-                    if a.stream is None or _opaque(a.stream, ctx):
-                        # The earlier side must be device work on a stream we can
-                        # follow; one from an unconverted op is lowering-complete's.
-                        continue
+                    if a.stream is None:
+                        continue  # a host access ends when it is issued
+                    # Every pair, whatever the issue order: work issued before
+                    # the work it depends on is the bug to find.
                     for b in edges.items.get(y.id, []):
-                        if b.call.index <= a.call.index or not _same_iteration(a, b):
+                        if b is a or not _same_iteration(a, b):
                             continue
                         any_edge = True
                         path = fold.conj(a.call.guard, b.call.guard, cond)
@@ -114,7 +124,7 @@ def check_async_order(ctx: CheckContext) -> CheckResult:
                         bad = fold.conj(path, sch.var(b.start) < sch.var(a.end))
                         if f.query(bad, f"{why}, yet {b.call.callee} of {y.id} may start "
                                    f"before {a.call.callee} of {x.id} ends",
-                                   [x.id, y.id], {"edge": why}):
+                                   [x.id, y.id], {"edge": why}, forall=False):
                             v = f.violations[-1]
                             assert f.last_model is not None
                             v.counterexample["schedule"] = describe(sch, f.last_model)
@@ -122,7 +132,9 @@ def check_async_order(ctx: CheckContext) -> CheckResult:
                             f.session = None
                             return f.result()
         f.session = None
-    if not any_edge and not f.violations:
+        f.session_hidden = []
+        f.strong_base = None
+    if not any_edge and not f.violations and not f.unknown and not ctx.lowered.cuts:
         return CheckResult("async-order", "not-applicable",
                            reason="no happens-before edge between lowered work")
     return f.result()

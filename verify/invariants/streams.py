@@ -6,7 +6,14 @@ import z3
 
 from verify import fold
 from verify.extract import Call
-from verify.invariants.common import Findings, describe_path, destroy_count, model_of
+from verify.invariants.common import (
+    Findings,
+    count_in,
+    describe_path,
+    destroy_count,
+    model_of,
+    not_once,
+)
 from verify.invariants.context import CheckContext
 from verify.verdicts import CheckResult
 
@@ -54,22 +61,18 @@ def check_stream_no_leak(ctx: CheckContext) -> CheckResult:
     f = Findings("stream-no-leak", ctx)
     creates = list(ctx.lowered.handles_of("stream"))
     if not creates:
-        return CheckResult("stream-no-leak", "holds")
-    destroys = ctx.lowered.calls_to("mgpuStreamDestroy")
+        return f.result()
+    destroys = ctx.lowered.calls_to("mgpuStreamDestroy") + ctx.lowered.escapes()
     for h, create in creates:
         count = destroy_count(destroys, h)
         # A stream whose source token is never awaited may stay alive: the
         # source asked for that, the lowering is not to blame.
         awaited = ctx.source.awaited.get(create.source_op or "", fold.TRUE)
-        n = z3.Int("destroy_count")
-        bad = (fold.conj(create.guard, awaited, fold.boolean(count != 1))
-               if isinstance(count, int) else
-               fold.conj(create.guard, awaited, n == count, n != 1))
+        bad = fold.conj(create.guard, awaited, not_once(count))
         if f.query(bad, f"stream created by {create.source_op or '?'} is not destroyed "
                    f"exactly once", [create.source_op]):
             v = f.violations[-1]
-            answer_n = (count if isinstance(count, int)
-                        else model_of(f).eval(n, model_completion=True).as_long())
+            answer_n = count if isinstance(count, int) else count_in(model_of(f), count)
             v.counterexample["destroy_count"] = answer_n
             v.counterexample["source_op"] = create.source_op
             v.detail = (f"stream created by {create.source_op or 'an unknown op'} "
