@@ -89,7 +89,56 @@ def _invariant_columns(by_lowering: dict[str, Any]) -> list[str]:
     return cols
 
 
-def _matrix(camp: Campaign, first_violation: dict[tuple[str, str], str]) -> dict[str, Any]:
+def _unknown_from_programs(camp: Campaign) -> dict[tuple[str, str, str], int]:
+    """(lowering, invariant, reason) -> programs, from the program lines' reasons."""
+    seen: dict[tuple[str, str, str], int] = {}
+    for prog in camp.programs:
+        for spec, result in _as_dict(prog.get("results")).items():
+            for inv, reason in _as_dict(_as_dict(result).get("reasons")).items():
+                key = (str(spec), str(inv), _first_line(reason))
+                seen[key] = seen.get(key, 0) + 1
+    return seen
+
+
+def _unknown_from_summary(camp: Campaign) -> dict[tuple[str, str, str], int]:
+    """The same, from the campaign-end summary's `unknown` list (no program lines)."""
+    end = _as_dict(_as_dict(camp.end).get("summary"))
+    seen: dict[tuple[str, str, str], int] = {}
+    for u in _as_list(end.get("unknown")):
+        u = _as_dict(u)
+        key = (str(u.get("lowering", "?")), str(u.get("invariant", "?")),
+               _first_line(u.get("reason")))
+        seen[key] = seen.get(key, 0) + max(1, _int(u.get("count")))
+    return seen
+
+
+def _first_line(reason: Any) -> str:
+    text = reason.strip() if isinstance(reason, str) else ""
+    return text.splitlines()[0][:300] if text else "solver gave up"
+
+
+def _unknown(camp: Campaign) -> list[dict[str, Any]]:
+    """Every distinct reason a verdict of the campaign was unknown, most frequent first."""
+    seen = _unknown_from_programs(camp) or _unknown_from_summary(camp)
+    rows = [{"lowering": spec, "invariant": inv, "reason": reason, "count": n}
+            for (spec, inv, reason), n in seen.items()]
+    return sorted(rows, key=lambda r: (-r["count"], r["lowering"], r["invariant"]))
+
+
+def _unknown_count(summary: dict[str, Any]) -> int:
+    return sum(_int(_as_dict(c).get("unknown"))
+               for c in _as_dict(summary.get("by_invariant")).values())
+
+
+def _cell_reasons(unknown: list[dict[str, Any]]) -> dict[tuple[str, str], str]:
+    out: dict[tuple[str, str], list[str]] = {}
+    for u in unknown:
+        out.setdefault((u["lowering"], u["invariant"]), []).append(u["reason"])
+    return {k: "; ".join(v) for k, v in out.items()}
+
+
+def _matrix(camp: Campaign, first_violation: dict[tuple[str, str], str],
+            reasons: dict[tuple[str, str], str]) -> dict[str, Any]:
     summary = camp.summary()
     by_lowering = summary["by_lowering"]
     columns = _invariant_columns(by_lowering)
@@ -102,17 +151,19 @@ def _matrix(camp: Campaign, first_violation: dict[tuple[str, str], str]) -> dict
             counts = row.get(inv) if isinstance(row.get(inv), dict) else None
             if not counts or not any(_int(n) for n in counts.values()):
                 cells.append({"invariant": inv, "empty": True, "counts": [], "violated": 0,
-                              "css": "empty", "link": ""})
+                              "css": "empty", "link": "", "reason": ""})
                 continue
             shown: list[tuple[str, int]] = [
                 (v, _int(counts.get(v))) for v in VERDICTS if _int(counts.get(v))]
             shown += [(str(v), _int(n)) for v, n in counts.items()
                       if v not in VERDICTS and _int(n)]
             violated = _int(counts.get("violated"))
-            css = "violated" if violated else ("unknown" if counts.get("unknown") else "clean")
+            unknown = _int(counts.get("unknown"))
+            css = "violated" if violated else ("unknown" if unknown else "clean")
             cells.append({"invariant": inv, "empty": False, "counts": shown,
                           "violated": violated, "css": css,
-                          "link": first_violation.get((spec, inv), "")})
+                          "link": first_violation.get((spec, inv), ""),
+                          "reason": reasons.get((spec, inv), "") if unknown else ""})
         status: dict[str, int] = statuses.get(spec, {})
         rows.append({"lowering": spec, "cells": cells,
                      "status": sorted(status.items(), key=lambda kv: (-kv[1], kv[0]))})
@@ -206,6 +257,7 @@ def _trend(campaigns: Iterable[Campaign], latest: Campaign) -> list[dict[str, An
             "id": c.id, "time": _fmt_time(c.time), "duration": _fmt_duration(c.duration),
             "complete": c.complete, "examples": summary["examples"],
             "violations": len(c.violations()), "violated_verdicts": c.violated_count(),
+            "unknown_verdicts": _unknown_count(summary),
             "lowerings": ", ".join(c.lowerings), "seed": c.setting("seed"),
             "latest": c is latest,
         })
@@ -222,13 +274,15 @@ def render_html(history: History, *, source_name: str = "",
         raise UsageError(f"no campaign '{campaign}' in {source_name or 'the results'}; "
                          f"campaigns: {', '.join(c.id for c in history.campaigns) or 'none'}")
     context: dict[str, Any] = {"source_name": source_name, "skipped": history.skipped_lines,
-                               "campaign": None, "trend": []}
+                               "campaign": None, "trend": [], "unknown": [],
+                               "unknown_verdicts": 0}
     if camp is not None:
         views = [_violation_view(v, k, (lit_hrefs or {}).get(str(v.get("id")), ""))
                  for k, v in enumerate(camp.violations())]
         first: dict[tuple[str, str], str] = {}
         for view in views:
             first.setdefault((view["lowering"], view["invariant"]), view["anchor"])
+        unknown = _unknown(camp)
         context.update(
             campaign={
                 "id": camp.id, "time": _fmt_time(camp.time),
@@ -239,8 +293,10 @@ def render_html(history: History, *, source_name: str = "",
                 "config": json.dumps(camp.setting("config"), sort_keys=True)
                 if camp.setting("config") else "",
             },
-            matrix=_matrix(camp, first),
+            matrix=_matrix(camp, first, _cell_reasons(unknown)),
             violations=views,
+            unknown=unknown,
+            unknown_verdicts=_unknown_count(camp.summary()),
             coverage=_coverage(camp, known_features),
             trend=_trend(history.campaigns, camp),
         )

@@ -138,9 +138,9 @@ def main() -> int:
             _, err = proc.communicate(timeout=delay)
             finished += 1
             label = "finished run"
-            # Exit 1 is "violations found", but also a Python traceback: a run
-            # that ends on its own must have completed its campaign.
-            if proc.returncode not in (0, 1) or checker.unfinished():
+            # 0, 1 and 3 are a campaign's verdicts (none, violations, some
+            # unknown); a run that ends on its own must have completed it.
+            if proc.returncode not in (0, 1, 3) or checker.unfinished():
                 problems.append(f"run exited {proc.returncode} without campaign-end: "
                                 f"{err.decode(errors='replace')[-300:]}")
         except subprocess.TimeoutExpired:

@@ -39,14 +39,14 @@ class ProgressPrinter:
         self.stream = stream or sys.stderr
         self.tty = self.stream.isatty() if tty is None else tty
         self.every_s = every_s
-        self._last = 0.0
+        self._last: float | None = None  # None: nothing printed yet, print the first
         self._width = 0
         self._said = ""
 
     def __call__(self, p: Progress) -> None:
         now = time.monotonic()
         if self.tty:
-            if not p.final and now - self._last < 0.2:
+            if not p.final and self._recent(now, 0.2):
                 return
             self._last = now
             line = f"{_bar(p.fraction)} {p.message()}"
@@ -55,11 +55,16 @@ class ProgressPrinter:
             self.stream.write(f"\r{line}{' ' * pad}")
         else:
             message = p.message()
-            if message == self._said or (not p.final and now - self._last < self.every_s):
+            if message == self._said or (not p.final and self._recent(now, self.every_s)):
                 return
             self._last, self._said = now, message
             self.stream.write(f"progress: {message}\n")
         self.stream.flush()
+
+    def _recent(self, now: float, within_s: float) -> bool:
+        # Not `_last = 0.0`: the monotonic clock may start near zero (a
+        # machine up for less than `every_s`), which would hide the first line.
+        return self._last is not None and now - self._last < within_s
 
     def done(self) -> None:
         if self.tty and self._width:

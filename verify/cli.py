@@ -1,7 +1,9 @@
 """`gpu-alloc-verify`: fuzz, check, replay, report, lowerings, bench.
 
-Exit status: 0 no violation, 1 at least one violation, 2 usage or
-environment error (the message says what is missing and how to get it).
+Exit status: 0 no violation and nothing unknown; 1 at least one violation
+(and only then); 2 usage, input or environment error (the message says what
+is missing and how to get it) or an internal error; 3 nothing violated but
+some verdict unknown (`--allow-unknown` makes it 0); 130 interrupted.
 """
 
 from __future__ import annotations
@@ -11,6 +13,7 @@ import json
 import os
 import random
 import sys
+import traceback
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -20,11 +23,45 @@ from verify.explain import render
 from verify.lowerings.base import Lowering
 from verify.lowerings.mlir_opt import DEFAULT_PIPELINE, DEFAULT_TIMEOUT_S, MlirOptLowering
 from verify.lowerings.registry import available_specs, default_spec, resolve
-from verify.pipeline import Tally, active_invariants, check_batch
+from verify.pipeline import Judgement, Tally, active_invariants, check_batch
 from verify.solver import DEFAULT_TIMEOUT_MS
 from verify.verdicts import INVARIANTS
 
 RUNTIMES = ("cuda", "hip", "sycl")
+EXIT_OK, EXIT_VIOLATION, EXIT_ERROR, EXIT_UNKNOWN, EXIT_INTERRUPTED = 0, 1, 2, 3, 130
+
+
+def exit_status(violated: bool, unknown: int, allow_unknown: bool = False) -> int:
+    """1 for a violation (only then), 3 for unknown verdicts unless allowed, else 0."""
+    if violated:
+        return EXIT_VIOLATION
+    if unknown and not allow_unknown:
+        print(f"gpu-alloc-verify: no violation, but {unknown} verdict(s) unknown "
+              "(not proven): exit 3; --allow-unknown makes it 0", file=sys.stderr)
+        return EXIT_UNKNOWN
+    return EXIT_OK
+
+
+def count_verdicts(by_invariant: dict[str, dict[str, int]], verdict: str) -> int:
+    return sum(counts.get(verdict, 0) for counts in by_invariant.values())
+
+
+def verdict_line(by_invariant: dict[str, dict[str, int]]) -> str:
+    """The totals the summary ends with, unknown always shown (e.g. "3 violated, 2 unknown")."""
+    violated = count_verdicts(by_invariant, "violated")
+    unknown = count_verdicts(by_invariant, "unknown")
+    holds = count_verdicts(by_invariant, "holds")
+    return f"{violated} violated, {unknown} unknown, {holds} holds"
+
+
+def selected_invariants(selected: Sequence[str] | None) -> list[str]:
+    """`--invariant` IDs checked against the known ones: a typo is a usage error."""
+    known = active_invariants()
+    bad = [i for i in dict.fromkeys(selected or []) if i not in known]
+    if bad:
+        raise UsageError(f"unknown invariant {', '.join(repr(b) for b in bad)} "
+                         f"(--invariant); valid: {', '.join(known)}")
+    return active_invariants(selected)
 
 
 def _lowerings(args: argparse.Namespace, specs: Sequence[str] | None = None) -> list[Lowering]:
@@ -41,7 +78,18 @@ def _resolve(spec: str, args: argparse.Namespace) -> Lowering:
     timeout = getattr(args, "lowering_timeout", None)
     if timeout is not None and isinstance(lowering, MlirOptLowering):
         lowering.timeout_s = timeout
+    check_pipeline(lowering)
     return lowering
+
+
+def check_pipeline(lowering: Lowering) -> None:
+    """A pipeline the tool cannot parse is a usage error, not a verdict on every program."""
+    if not isinstance(lowering, MlirOptLowering):
+        return
+    why = lowering.pipeline_error()
+    if why is not None:
+        raise UsageError(f"--pipeline '{lowering.pipeline}' is not a pipeline "
+                         f"{lowering.spec} accepts: {' '.join(why.split())}")
 
 
 def _positive(kind: type[int] | type[float]) -> Any:
@@ -77,15 +125,29 @@ def _common(p: argparse.ArgumentParser) -> None:
                    "a hanging batch is bisected down to the program that hangs, which gets "
                    f"verdict timeout (default: {DEFAULT_TIMEOUT_S:g})")
     p.add_argument("--json", action="store_true", help="print one JSON object on stdout")
+    _allow_unknown(p)
+
+
+def _allow_unknown(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--allow-unknown", action="store_true",
+                   help="exit 0 instead of 3 when nothing is violated but some verdict is "
+                   "unknown (not proven either way)")
+
+
+def _debug(p: argparse.ArgumentParser, default: Any) -> None:
+    p.add_argument("--debug", action="store_true", default=default,
+                   help="print the traceback of an internal error")
 
 
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="gpu-alloc-verify",
         description="Prove and test how MLIR lowers async GPU ops (gpu.alloc, gpu.wait, ...) "
-        "to runtime calls. Exit 0: no violation; 1: a violation; 2: usage or environment "
-        "error.",
+        "to runtime calls. Exit 0: no violation, nothing unknown; 1: a violation; 2: usage, "
+        "input, environment or internal error; 3: no violation but some verdict unknown "
+        "(0 with --allow-unknown).",
     )
+    _debug(parser, False)
     sub = parser.add_subparsers(dest="command", required=True)
 
     fz = sub.add_parser("fuzz", help="generate random programs, lower, check, shrink")
@@ -135,6 +197,7 @@ def build_parser() -> argparse.ArgumentParser:
     rp.add_argument("results", metavar="RESULTS.jsonl")
     rp.add_argument("--id", help="only the record with this id")
     rp.add_argument("--json", action="store_true")
+    _allow_unknown(rp)
 
     rep = sub.add_parser("report", help="render an HTML report from a results file")
     rep.add_argument("results", metavar="RESULTS.jsonl")
@@ -152,6 +215,8 @@ def build_parser() -> argparse.ArgumentParser:
                     help="alternating lowering-only and end-to-end runs; medians are "
                          "reported (default 3)")
     bn.add_argument("--json", action="store_true")
+    for p in sub.choices.values():  # --debug after the command too; SUPPRESS keeps the global
+        _debug(p, argparse.SUPPRESS)
     return parser
 
 
@@ -165,45 +230,64 @@ def _print_summary(summary: dict[str, Any], elapsed: float | None = None) -> Non
             print(f"  {inv:28} {shown}")
     for v in summary["violations"]:
         print("\n" + render(v), end="")
+    _print_unknown(summary.get("unknown") or [])
+    print(f"\n{summary['examples']} program(s): {verdict_line(summary['by_invariant'])}")
+
+
+def _print_unknown(entries: Sequence[dict[str, Any]]) -> None:
+    if not entries:
+        return
+    print("\nUNKNOWN (not proven either way, never counted as holds):")
+    for u in entries:
+        times = f" ({u['count']} program(s))" if u.get("count") else ""
+        reason = str(u.get("reason") or "solver gave up").splitlines()[0][:160]
+        print(f"  {u['invariant']} on {u['lowering']}: {reason}{times}")
 
 
 def cmd_check(args: argparse.Namespace) -> int:
     from verify.source_reader import read_program
 
     program = read_program(args.file)
+    invariants = selected_invariants(args.invariant)
     lowerings = _lowerings(args)
-    invariants = active_invariants(args.invariant)
     row = check_batch([program], lowerings, invariants, args.runtime,
                       timeout_ms=args.solver_timeout)[0]
-    tally = Tally()
-    tally.add(row)
-    violations = []
-    for spec, j in row.items():
-        for v in j.violations():
-            violations.append({"invariant": v.invariant, "lowering": spec,
-                               "program": program.to_mlir(), "lowered": j.lowered,
-                               "detail": v.detail, "counterexample": v.counterexample,
-                               "marked_calls": v.marked_calls})
-    summary = {"examples": 1, "lowerings": list(row), "by_invariant": tally.by_invariant,
-               "by_lowering": tally.by_lowering, "violations": violations}
-    summary["unknown"] = [{"lowering": spec, "invariant": inv, "reason": r.reason
-                           or "solver gave up"}
-                          for spec, j in row.items() for inv, r in j.results.items()
-                          if r.verdict == "unknown"]
+    summary = _check_summary(program.to_mlir(), row)
     if args.json:
         print(json.dumps(summary, indent=2))
     else:
-        for spec, j in row.items():
-            print(f"{spec}: lowering {j.status}")
-            for inv, r in j.results.items():
-                extra = f"  ({r.reason.splitlines()[0][:100]})" if r.reason and r.verdict in (
-                    "unknown", "rejected") else ""
-                print(f"  {inv:28} {r.verdict}{extra}")
-                for v in r.violations:
-                    print(f"    {v.detail}")
-        for record in violations:
-            print("\n" + render(record), end="")
-    return 1 if violations else 0
+        _print_check(row, summary)
+    unknown = count_verdicts(summary["by_invariant"], "unknown")
+    return exit_status(bool(summary["violations"]), unknown, args.allow_unknown)
+
+
+def _check_summary(text: str, row: dict[str, Judgement]) -> dict[str, Any]:
+    tally = Tally()
+    tally.add(row)
+    violations = [{"invariant": v.invariant, "lowering": spec, "program": text,
+                   "lowered": j.lowered, "detail": v.detail,
+                   "counterexample": v.counterexample, "marked_calls": v.marked_calls}
+                  for spec, j in row.items() for v in j.violations()]
+    unknown = [{"lowering": spec, "invariant": inv, "reason": r.reason or "solver gave up"}
+               for spec, j in row.items() for inv, r in j.results.items()
+               if r.verdict == "unknown"]
+    return {"examples": 1, "lowerings": list(row), "by_invariant": tally.by_invariant,
+            "by_lowering": tally.by_lowering, "violations": violations, "unknown": unknown}
+
+
+def _print_check(row: dict[str, Judgement], summary: dict[str, Any]) -> None:
+    for spec, j in row.items():
+        print(f"{spec}: lowering {j.status}")
+        for inv, r in j.results.items():
+            extra = f"  ({r.reason.splitlines()[0][:100]})" if r.reason and r.verdict in (
+                "unknown", "rejected") else ""
+            print(f"  {inv:28} {r.verdict}{extra}")
+            for v in r.violations:
+                print(f"    {v.detail}")
+    for record in summary["violations"]:
+        print("\n" + render(record), end="")
+    _print_unknown(summary["unknown"])
+    print(f"\n{len(row)} lowering(s): {verdict_line(summary['by_invariant'])}")
 
 
 def cmd_fuzz(args: argparse.Namespace) -> int:
@@ -241,7 +325,8 @@ def cmd_fuzz(args: argparse.Namespace) -> int:
                   f"{report.tally.examples} programs)")
         if args.report:
             print(f"\nreport: {args.report}/index.html")
-    return 1 if report.found else 0
+    unknown = count_verdicts(summary["by_invariant"], "unknown")
+    return exit_status(bool(report.found or report.first_seen), unknown, args.allow_unknown)
 
 
 def _nightly() -> bool:
@@ -266,7 +351,7 @@ def _new_options(args: argparse.Namespace, results: str | None) -> Any:
     if db is None and _nightly():
         db = os.environ.get("GPU_ALLOC_VERIFY_DB", ".hypothesis/nightly")
     return FuzzOptions(
-        lowerings=_lowerings(args), invariants=active_invariants(args.invariant),
+        invariants=selected_invariants(args.invariant), lowerings=_lowerings(args),
         max_examples=args.max_examples, time_budget=args.time_budget, seed=seed,
         db=db, runtime=args.runtime, pipeline=args.pipeline, gen=gen,
         shrink=not args.no_shrink, results=results, batch_size=args.batch_size,
@@ -301,7 +386,7 @@ def _resumed_options(args: argparse.Namespace, results: str | None) -> Any:
           file=sys.stderr)
     return FuzzOptions(
         lowerings=_lowerings(args, specs),
-        invariants=active_invariants(invariants or args.invariant),
+        invariants=selected_invariants(invariants or args.invariant),
         max_examples=state.max_examples(args.max_examples),
         time_budget=args.time_budget, seed=state.setting("seed", 0),
         db=args.db if args.db is not None else state.setting("db"),
@@ -331,28 +416,20 @@ def cmd_report(args: argparse.Namespace) -> int:
 
 
 def cmd_replay(args: argparse.Namespace) -> int:
-    from verify.results import read_records
-    from verify.source_reader import program_from_text
+    from verify.campaign_replay import replay
 
-    records = [r for r in read_records(args.results) if r.get("kind") == "violation"
-               and (args.id is None or r.get("id") == args.id)]
-    if not records:
-        raise UsageError(f"{args.results}: no violation record"
-                         + (f" with id {args.id}" if args.id else ""))
-    still = []
-    for r in records:
-        program = program_from_text(r["program"], r.get("id", "record"))
-        lowering = resolve(r["lowering"], r.get("pipeline", DEFAULT_PIPELINE))
-        j = check_batch([program], [lowering], active_invariants([r["invariant"]]))[0][
-            lowering.spec]
-        verdict = j.results[r["invariant"]].verdict if r["invariant"] in j.results else "?"
-        still.append({"id": r.get("id"), "invariant": r["invariant"],
-                      "lowering": r["lowering"], "verdict": verdict})
-        if not args.json:
-            print(f"{r.get('id')}: {r['invariant']} on {r['lowering']}: {verdict}")
+    still = replay(args.results, args.id, check_pipeline)
     if args.json:
         print(json.dumps(still, indent=2))
-    return 1 if any(s["verdict"] == "violated" for s in still) else 0
+    else:
+        for s in still:
+            why = f"  ({s['reason'].splitlines()[0][:100]})" if (
+                s["verdict"] == "unknown" and s["reason"]) else ""
+            print(f"{s['id']}: {s['invariant']} on {s['lowering']} (runtime {s['runtime']}, "
+                  f"pipeline '{s['pipeline']}'): {s['verdict']}{why}")
+    unknown = sum(1 for s in still if s["verdict"] == "unknown")
+    return exit_status(any(s["verdict"] == "violated" for s in still), unknown,
+                       args.allow_unknown)
 
 
 def cmd_lowerings(args: argparse.Namespace) -> int:
@@ -392,10 +469,30 @@ def main(argv: Sequence[str] | None = None) -> int:
         return COMMANDS[args.command](args)
     except GpuAllocVerifyError as e:
         print(f"gpu-alloc-verify: error: {e}", file=sys.stderr)
-        return 2
+        return EXIT_ERROR
     except KeyboardInterrupt:
         print("gpu-alloc-verify: interrupted", file=sys.stderr)
-        return 130
+        return EXIT_INTERRUPTED
+    except OSError as e:  # a file or directory the command cannot read or write
+        if args.debug:
+            traceback.print_exc(file=sys.stderr)
+        print(f"gpu-alloc-verify: error: {_one_line(str(e))}", file=sys.stderr)
+        return EXIT_ERROR
+    except Exception as e:  # noqa: BLE001 - a bug is exit 2, never 1 ("violation")
+        return _internal_error(e, args.debug)
+
+
+def _internal_error(e: Exception, debug: bool) -> int:
+    if debug:
+        traceback.print_exc(file=sys.stderr)
+    hint = "" if debug else " (run with --debug for the traceback)"
+    print(f"gpu-alloc-verify: internal error: {type(e).__name__}: {_one_line(str(e))}{hint}",
+          file=sys.stderr)
+    return EXIT_ERROR
+
+
+def _one_line(text: str) -> str:
+    return " ".join(text.split())
 
 
 if __name__ == "__main__":

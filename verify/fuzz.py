@@ -346,7 +346,7 @@ class _Campaign:
         done = {(r.get("lowering"), r.get("invariant")) for r in written}
         for k, f in enumerate(f for key, f in found.items() if key not in done):
             self._write({"kind": "violation", "campaign": self.id,
-                         "id": f"{self.id}-v{k + len(written)}", "pipeline": opts.pipeline,
+                         "id": f"{self.id}-v{k + len(written)}", **self._replay_settings(),
                          **f.to_json()})
         report = FuzzReport(self.tally, found, self.coverage, time.monotonic() - self.start,
                             {k: v.index for k, v in self.first.items()}, self.id,
@@ -355,6 +355,12 @@ class _Campaign:
                      "summary": report.summary(), "coverage": self.coverage,
                      "stopped_by": self.stopped_by, "elapsed": report.elapsed})
         return report
+
+    def _replay_settings(self) -> dict[str, Any]:
+        """What `replay` needs, besides lowering and invariant, to judge a
+        violation as this campaign did."""
+        return {"pipeline": self.opts.pipeline, "runtime": self.opts.runtime,
+                "solver_timeout_ms": self.opts.solver_timeout_ms}
 
     def _unshrunk(self, key: Key, first: _First) -> Found | None:
         """The first program that showed `key`, judged (again, if it came from

@@ -30,6 +30,16 @@ SPLIT = "// -----"
 KNOWN_VERSIONS = (22, 21, 20, 19, 18, 17, 16)
 DEFAULT_PIPELINE = "gpu-to-llvm"
 DEFAULT_TIMEOUT_S = 60.0
+# What mlir-opt prints when it cannot build the pass pipeline (LLVM 16-22):
+# an unknown pass, a bad option, a pass nested where it cannot run.
+_PIPELINE_ERRORS = (
+    "PassPipeline Parser",
+    "does not refer to a registered pass",
+    "Pass-Options-Parser",
+    "failed to add `",
+    "Can't add pass",
+)
+_VALIDATE_TIMEOUT_S = 30.0
 _PRINT_FLAGS = (
     "--mlir-print-op-generic",
     "--mlir-print-debuginfo",
@@ -81,6 +91,26 @@ class MlirOptLowering:
             f"--pass-pipeline=builtin.module({self.pipeline})",
             *_PRINT_FLAGS,
         ]
+
+    def pipeline_error(self) -> str | None:
+        """Why mlir-opt refuses `pipeline` as a pass pipeline, or None.
+
+        Runs the tool once on an empty module: a pipeline it cannot parse or
+        build fails there with a pipeline diagnostic.  Anything else (a
+        crash, a hang, a pass failing on a real op) is left to the verdicts."""
+        try:
+            proc = subprocess.run(
+                [self.path, f"--pass-pipeline=builtin.module({self.pipeline})"],
+                input="module {}\n", capture_output=True, text=True, errors="replace",
+                timeout=min(self.timeout_s, _VALIDATE_TIMEOUT_S),
+            )
+        except subprocess.TimeoutExpired:
+            return None
+        except OSError as e:
+            raise EnvironmentProblem(f"cannot run {self.path}: {e}") from e
+        if proc.returncode != 1 or not any(m in proc.stderr for m in _PIPELINE_ERRORS):
+            return None
+        return _first_error(proc.stderr)
 
     def lower_batch(self, programs: Sequence[Program]) -> list[LoweringOutcome]:
         if not programs:
@@ -144,6 +174,13 @@ class MlirOptLowering:
         if mine or rc == 1:
             return LoweringOutcome("rejected", diagnostics=mine or stderr.strip())
         return LoweringOutcome("crash", diagnostics="exit 0 with no output for this program")
+
+
+def _first_error(stderr: str) -> str:
+    """The first diagnostic line, without mlir-opt's location prefixes."""
+    lines = [ln.strip() for ln in stderr.splitlines() if ln.strip()]
+    first = next((ln for ln in lines if "error:" in ln), lines[0] if lines else "")
+    return first.rsplit("error: ", 1)[-1].strip()
 
 
 def _diagnostics_for(k: int, stderr: str) -> str:
