@@ -16,6 +16,8 @@ Three kinds of integer terms stand for values:
 
 from __future__ import annotations
 
+import re
+
 import z3
 
 from verify import fold
@@ -31,28 +33,47 @@ def is_unknown_var(e: z3.ExprRef) -> bool:
             and str(e.decl().name())[:1] in (UNKNOWN_PREFIX, ESCAPE_PREFIX))
 
 
+# Names in a term's s-expression, read there because walking a Z3 term from
+# Python costs a call per node.  Z3's own let-names (`a!1`) follow a letter.
+_NAME_RE = re.compile(r"(?<![\w.!?|])([?]\d+|![du]\d+)(?![\w!?])")
+_BIG_INT_RE = re.compile(r"(?<![\w.])(?<!- )\d{13,}")  # not a negative stand-in
+
+
+def unknown_int(name: str) -> z3.ArithRef:
+    """The unknown value `?n` (tagged for `verify.fold`)."""
+    term = z3.Int(name)
+    term._unknown = name  # type: ignore[attr-defined]
+    term._taint = True  # type: ignore[attr-defined]
+    return term
+
+
+_flags: dict[str, z3.BoolRef] = {}
+
+
+def escape_flag(name: str) -> z3.BoolRef:
+    """An escape flag `!dN` / `!uN`: a condition no counterexample can fix."""
+    known = _flags.get(name)
+    if known is not None:
+        return known
+    term = _flags[name] = z3.Bool(name)
+    term._unknown = name  # type: ignore[attr-defined]
+    term._taint = True  # type: ignore[attr-defined]
+    term._choosable = True  # type: ignore[attr-defined]
+    return term
+
+
 def unknown_vars(term: z3.ExprRef) -> list[z3.ExprRef]:
     """The unknown values and escape flags `term` mentions."""
-    if fold.value_of(term) is not None or fold.truth(term) is not None:
+    if getattr(term, "_taint", None) is False or fold.value_of(term) is not None \
+            or fold.truth(term) is not None:
         return []
-    found: dict[int, z3.ExprRef] = {}
-    seen: set[int] = set()
-    stack = [term]
-    while stack:
-        e = stack.pop()
-        key = e.get_id()
-        if key in seen:
-            continue
-        seen.add(key)
-        if is_unknown_var(e):
-            found[key] = e
-        else:
-            stack.extend(e.children())
-    return list(found.values())
-
-
-# By AST id; the term is kept alive with its answer so that Z3 cannot reuse its id.
-_may_cache: dict[int, tuple[z3.ExprRef, bool]] = {}
+    if getattr(term, "_unknown", None) is not None:
+        return [term]
+    text = term.sexpr()
+    if "?" not in text and "!" not in text:
+        return []
+    names = dict.fromkeys(_NAME_RE.findall(text))
+    return [unknown_int(n) if n[0] == UNKNOWN_PREFIX else escape_flag(n) for n in names]
 
 
 def may_be_handle(term: z3.ExprRef) -> bool:
@@ -61,30 +82,15 @@ def may_be_handle(term: z3.ExprRef) -> bool:
     v = fold.value_of(term)
     if v is not None:
         return v >= HANDLE_BASE
-    if z3.is_int_value(term):
-        return term.as_long() >= HANDLE_BASE  # type: ignore[attr-defined, no-any-return]
-    key = term.get_id()
-    known = _may_cache.get(key)
-    if known is not None:
-        return known[1]
-    answer = False
-    stack = [term]
-    seen: set[int] = set()
-    while stack and not answer:
-        e = stack.pop()
-        if e.get_id() in seen:
-            continue
-        seen.add(e.get_id())
-        if z3.is_int_value(e):
-            answer = e.as_long() >= HANDLE_BASE  # type: ignore[attr-defined]
-        elif is_unknown_var(e):
-            answer = True
-        else:
-            stack.extend(e.children())
-    if len(_may_cache) > 100_000:
-        _may_cache.clear()
-    _may_cache[key] = (term, answer)
-    return answer
+    if getattr(term, "_unknown", None) is not None:
+        return True
+    known = getattr(term, "_may_be_handle", None)
+    if known is None:
+        text = term.sexpr()
+        known = bool("?" in text and _NAME_RE.search(text)) or any(
+            int(n) >= HANDLE_BASE for n in _BIG_INT_RE.findall(text))
+        term._may_be_handle = known  # type: ignore[attr-defined]
+    return known  # type: ignore[no-any-return]
 
 
 def leaves(term: z3.ExprRef) -> list[z3.ExprRef]:
@@ -106,6 +112,8 @@ def literal(term: z3.ExprRef) -> int | None:
     v = fold.value_of(term)
     if v is not None:
         return v
+    if hasattr(term, "_taint"):
+        return None  # a symbolic term built by `verify.fold` or the extractor
     if z3.is_int_value(term):
         return term.as_long()  # type: ignore[attr-defined, no-any-return]
     return None

@@ -9,7 +9,14 @@ term only for what stays symbolic, so the solver sees the same formulas,
 only smaller.
 
 Literals are interned: `lit(n)` returns one object per value, tagged with
-its value, so recognising a literal is an attribute read.  Conjunctions
+its value, so recognising a literal is an attribute read.
+
+Terms built here also carry `_taint`: whether a value the analysis could not
+follow (`verify.extract_values`: an unknown `?n` or an escape flag) occurs
+in them, and `_choosable` on an equality with such a value (or a
+disjunction of them): a condition a counterexample cannot rely on, since
+that value may as well be something else.  Terms built elsewhere have no
+tag, and are asked by their text.  Conjunctions
 remember their conjuncts (`atoms`), which lets the schedule check decide
 which guarded constraints a query's path condition switches on.
 """
@@ -53,6 +60,29 @@ def truth(term: object) -> bool | None:
     return value if isinstance(value, bool) else None
 
 
+def taint(*terms: object) -> bool | None:
+    """Does a value the analysis could not follow occur in any of `terms`?
+    None when some term carries no tag."""
+    out = False
+    for t in terms:
+        if getattr(t, "_lit", None) is not None:
+            continue
+        v = getattr(t, "_taint", None)
+        if v is None:
+            return None
+        out = out or v
+    return out
+
+
+def tag(term: z3.ExprRef, *parts: object, choosable: bool = False) -> z3.ExprRef:
+    t = taint(*parts)
+    if t is not None:
+        term._taint = t  # type: ignore[attr-defined]
+    if choosable:
+        term._choosable = True  # type: ignore[attr-defined]
+    return term
+
+
 def eq(a: z3.ArithRef, b: z3.ArithRef | int) -> z3.BoolRef:
     vb = b if isinstance(b, int) else value_of(b)
     va = value_of(a)
@@ -60,7 +90,25 @@ def eq(a: z3.ArithRef, b: z3.ArithRef | int) -> z3.BoolRef:
         return boolean(va == vb)
     if a is b:
         return TRUE
-    return a == (lit(b) if isinstance(b, int) else b)  # type: ignore[return-value]
+    other = lit(b) if isinstance(b, int) else b
+    if vb is not None and getattr(a, "_cond", None) is not None and not unknown_only(a):
+        # `If(c, x, y) == k` is `If(c, x == k, y == k)`: with literal leaves
+        # it folds to `c`, `not c` or a literal, which paths decide at once.
+        return _bool_ite(a._cond, eq(a._then, other), eq(a._else, other))  # type: ignore[attr-defined]
+    ua, ub = unknown_only(a), unknown_only(other)
+    choosable = (ua or ub) and (ua or va is not None) and (ub or vb is not None)
+    return tag(a == other, a, other, choosable=choosable)  # type: ignore[return-value]
+
+
+def _bool_ite(c: z3.BoolRef, then: z3.BoolRef, orelse: z3.BoolRef) -> z3.BoolRef:
+    t, e = truth(then), truth(orelse)
+    if t is not None and e is not None:
+        return c if t and not e else neg(c) if e and not t else boolean(t)
+    if e is False:
+        return conj(c, then)
+    if t is False:
+        return conj(neg(c), orelse)
+    return disj((conj(c, then), conj(neg(c), orelse)))
 
 
 def ne(a: z3.ArithRef, b: z3.ArithRef | int) -> z3.BoolRef:
@@ -71,6 +119,7 @@ def branch(name: str) -> z3.BoolRef:
     """A branch variable, tagged so that `path_of` can read it without Z3."""
     term = z3.Bool(name)
     term._branch = (name, True)  # type: ignore[attr-defined]
+    term._taint = False  # type: ignore[attr-defined]
     return term
 
 
@@ -78,10 +127,10 @@ def neg(a: z3.BoolRef) -> z3.BoolRef:
     t = truth(a)
     if t is not None:
         return boolean(not t)
-    term = z3.Not(a)
-    tag = getattr(a, "_branch", None)
-    if tag is not None:
-        term._branch = (tag[0], not tag[1])  # type: ignore[attr-defined]
+    term = tag(z3.Not(a), a)
+    branch_of = getattr(a, "_branch", None)
+    if branch_of is not None:
+        term._branch = (branch_of[0], not branch_of[1])  # type: ignore[attr-defined]
     return term
 
 
@@ -107,7 +156,7 @@ def conj(*parts: z3.BoolRef) -> z3.BoolRef:
         return TRUE
     if len(kept) == 1:
         return kept[0]
-    term = z3.And(*kept)
+    term = tag(z3.And(*kept), *kept)
     term._atoms = frozenset().union(*(atoms(k) for k in kept))  # type: ignore[attr-defined]
     term._parts = tuple(a for k in kept for a in getattr(k, "_parts", (k,)))  # type: ignore[attr-defined]
     return term
@@ -142,7 +191,10 @@ def disj(parts: Iterable[z3.BoolRef]) -> z3.BoolRef:
             kept.append(p)
     if not kept:
         return FALSE
-    return kept[0] if len(kept) == 1 else z3.Or(*kept)
+    if len(kept) == 1:
+        return kept[0]
+    return tag(z3.Or(*kept), *kept,  # type: ignore[return-value]
+                choosable=all(getattr(k, "_choosable", False) for k in kept))
 
 
 def ite(c: z3.BoolRef, then: z3.ExprRef, orelse: z3.ExprRef) -> z3.ExprRef:
@@ -151,7 +203,23 @@ def ite(c: z3.BoolRef, then: z3.ExprRef, orelse: z3.ExprRef) -> z3.ExprRef:
         return then if t else orelse
     if then is orelse:
         return then
-    return z3.If(c, then, orelse)
+    # `If(c, If(c, a, b), d)` is `If(c, a, d)`: merges of merges stay small.
+    if getattr(then, "_cond", None) is c:
+        then = then._then  # type: ignore[attr-defined]
+    if getattr(orelse, "_cond", None) is c:
+        orelse = orelse._else  # type: ignore[attr-defined]
+    if then is orelse:
+        return then
+    term = tag(z3.If(c, then, orelse), c, then, orelse)
+    term._cond, term._then, term._else = c, then, orelse  # type: ignore[attr-defined]
+    if unknown_only(then) and unknown_only(orelse):
+        term._unknown_leaves = True  # type: ignore[attr-defined]
+    return term
+
+
+def unknown_only(term: object) -> bool:
+    """Is every value `term` may stand for one the analysis could not follow?"""
+    return getattr(term, "_unknown", None) is not None or getattr(term, "_unknown_leaves", False)
 
 
 def one_of(value: z3.ArithRef, handles: Iterable[int]) -> z3.BoolRef:
@@ -159,4 +227,4 @@ def one_of(value: z3.ArithRef, handles: Iterable[int]) -> z3.BoolRef:
     v = value_of(value)
     if v is not None:
         return boolean(v in set(handles))
-    return disj(value == lit(h) for h in handles)
+    return disj(eq(value, h) for h in handles)

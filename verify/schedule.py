@@ -55,6 +55,10 @@ class Schedule:
     items: dict[int, Item] = field(default_factory=dict)  # by call index
     host: dict[int, str] = field(default_factory=dict)
     orders: list[Order] = field(default_factory=list)
+    # Orders that apply only if a stream or event the analysis could not
+    # follow is a given one: left out of the encoding (a schedule may take it
+    # to be another), kept, as if it were, for `strengthened`.
+    hidden_orders: list[Order] = field(default_factory=list)
     _vars: dict[str, z3.ArithRef] = field(default_factory=dict)
     _constraints: list[z3.BoolRef] | None = None
     _succ: dict[str, list[tuple[str, frozenset[int]]]] | None = None
@@ -63,6 +67,28 @@ class Schedule:
     def order(self, guard: z3.BoolRef, earlier: str, later: str, strict: bool = False) -> None:
         if guard is not fold.FALSE:
             self.orders.append(Order(guard, earlier, later, strict))
+
+    def order_if_same(self, guards: tuple[z3.BoolRef, ...],
+                      same: tuple[tuple[z3.ArithRef, z3.ArithRef], ...],
+                      earlier: str, later: str) -> None:
+        """`earlier <= later` on the paths `guards` when each pair in `same`
+        is one value."""
+        eqs: list[z3.BoolRef] = []
+        hidden = False
+        for x, y in same:
+            if x is y:
+                continue
+            if fold.unknown_only(x) or fold.unknown_only(y):
+                hidden = True
+            else:
+                eqs.append(fold.eq(x, y))
+        guard = fold.conj(*guards, *eqs)
+        if guard is fold.FALSE:
+            return
+        if hidden:
+            self.hidden_orders.append(Order(guard, earlier, later, False))
+        else:
+            self.orders.append(Order(guard, earlier, later, False))
 
     def var(self, name: str) -> z3.ArithRef:
         v = self._vars.get(name)
@@ -93,7 +119,7 @@ class Schedule:
         are.  None when such a value occurs other than in a positive
         equality."""
         out: list[z3.BoolRef] = []
-        for o in self.orders:
+        for o in self.orders + self.hidden_orders:
             guard = o.guard
             if unknown_vars(guard):
                 guard = _assume_equal(guard)
@@ -159,7 +185,6 @@ def encode(calls: list[Call]) -> Schedule:
     if not calls:
         return sch
     true = fold.TRUE
-    conj, eq = fold.conj, fold.eq
     prefix = f"{calls[0].func}:"
     times = [f"{prefix}H{c.index}" for c in calls] + [f"{prefix}H_end"]
     for a, b in zip(times, times[1:], strict=False):
@@ -181,8 +206,8 @@ def encode(calls: list[Call]) -> Schedule:
     work = [it for it in sch.items.values() if it.stream is not None]
     for i, w1 in enumerate(work):
         for w2 in work[i + 1:]:
-            sch.order(conj(w1.call.guard, w2.call.guard, eq(w1.stream, w2.stream)),  # type: ignore[arg-type]
-                      w1.end, w2.start)
+            sch.order_if_same((w1.call.guard, w2.call.guard),
+                              ((w1.stream, w2.stream),), w1.end, w2.start)  # type: ignore[arg-type]
     records: list[tuple[Call, str]] = []
     waits: list[Call] = []
     for c in calls:
@@ -191,29 +216,31 @@ def encode(calls: list[Call]) -> Schedule:
             sch.order(true, sch.host[c.index], t)
             for w in work:
                 if w.call.index < c.index:
-                    sch.order(conj(w.call.guard, c.guard, eq(w.stream, c.args[1])),  # type: ignore[arg-type]
-                              w.end, t)
+                    sch.order_if_same((w.call.guard, c.guard), ((w.stream, c.args[1]),),  # type: ignore[arg-type]
+                                      w.end, t)
             # The stream also waited for the events it was told to wait on.
             for wt in waits:
                 for r, tr in records:
-                    sch.order(conj(wt.guard, r.guard, c.guard, eq(wt.args[0], c.args[1]),
-                                   eq(r.args[0], wt.args[1])), tr, t)
+                    sch.order_if_same((wt.guard, r.guard, c.guard),
+                                      ((wt.args[0], c.args[1]), (r.args[0], wt.args[1])), tr, t)
             records.append((c, t))
         elif c.callee == "mgpuStreamWaitEvent" and len(c.args) == 2:
             waits.append(c)
             for r, t in records:
                 for w in work:
                     if w.call.index > c.index:
-                        sch.order(conj(r.guard, c.guard, w.call.guard, eq(r.args[0], c.args[1]),
-                                       eq(w.stream, c.args[0])), t, w.start)  # type: ignore[arg-type]
+                        sch.order_if_same((r.guard, c.guard, w.call.guard),
+                                          ((r.args[0], c.args[1]), (w.stream, c.args[0])),  # type: ignore[arg-type]
+                                          t, w.start)
         elif c.callee == "mgpuEventSynchronize" and len(c.args) == 1:
             for r, t in records:
-                sch.order(conj(r.guard, c.guard, eq(r.args[0], c.args[0])), t, after[c.index])
+                sch.order_if_same((r.guard, c.guard), ((r.args[0], c.args[0]),), t,
+                                  after[c.index])
         elif c.callee == "mgpuStreamSynchronize" and len(c.args) == 1:
             for w in work:
                 if w.call.index < c.index:
-                    sch.order(conj(w.call.guard, c.guard, eq(w.stream, c.args[0])),  # type: ignore[arg-type]
-                              w.end, after[c.index])
+                    sch.order_if_same((w.call.guard, c.guard), ((w.stream, c.args[0]),),  # type: ignore[arg-type]
+                                      w.end, after[c.index])
     return sch
 
 

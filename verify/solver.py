@@ -25,7 +25,7 @@ class SatResult:
     status: Literal["sat", "unsat", "unknown"]
     model: z3.ModelRef | None = None
     reason: str = ""
-    path: dict[str, bool] | None = None  # branch values, when decided without Z3
+    path: dict[str, bool | int] | None = None  # branch values, when decided without Z3
 
 
 def _solver(timeout_ms: int) -> z3.Solver:
@@ -52,7 +52,7 @@ def check(formula: z3.BoolRef, timeout_ms: int = DEFAULT_TIMEOUT_MS) -> SatResul
     if decided is False:
         return SatResult("unsat")
     if isinstance(decided, dict):
-        return SatResult("sat", _trivial_model() if not decided else None, path=decided)
+        return SatResult("sat", _trivial_model() if not decided else None, path=dict(decided))
     if z3.is_false(formula) or z3.is_false(z3.simplify(formula)):
         return SatResult("unsat")
     if z3.is_true(formula):
@@ -121,12 +121,14 @@ class Session:
     """Many queries over one base (e.g. a schedule encoding): the base is
     asserted once, on the first query, and each query is pushed and popped
     on top of it.  `base` may be a callable, so that a base no query needs
-    is never built."""
+    is never built.  `own=True` gives the session a solver of its own, for
+    one open beside another (the thread's solver holds one base at a time)."""
 
     def __init__(self, base: list[z3.BoolRef] | Callable[[], list[z3.BoolRef]],
-                 timeout_ms: int = DEFAULT_TIMEOUT_MS) -> None:
+                 timeout_ms: int = DEFAULT_TIMEOUT_MS, own: bool = False) -> None:
         self.base = base
         self.timeout_ms = timeout_ms
+        self.own = own
         self.solver: z3.Solver | None = None
 
     def __enter__(self) -> Session:
@@ -139,7 +141,11 @@ class Session:
 
     def _open(self) -> z3.Solver:
         if self.solver is None:
-            self.solver = _solver(self.timeout_ms)
+            if self.own:
+                self.solver = z3.SolverFor("QF_LIA")
+                self.solver.set("timeout", self.timeout_ms)
+            else:
+                self.solver = _solver(self.timeout_ms)
             self.solver.push()
             self.solver.add(*(self.base() if callable(self.base) else self.base))
         return self.solver

@@ -62,9 +62,16 @@ def source_facts(program: Program) -> SourceFacts:
                 via = facts.guards[op.id]
             elif op.token is not None:
                 via = fold.disj(awaited_token.get(op.token, []))
-                facts.awaited[op.id] = via if fold.truth(via) is not None else z3.simplify(via)
+                facts.awaited[op.id] = via if fold.truth(via) is not None else _source(
+                    z3.simplify(via))
             else:
                 continue
             for dep in op.deps:
                 awaited_token.setdefault(dep, []).append(via)
     return facts
+
+
+def _source(term: z3.ExprRef) -> z3.BoolRef:
+    """A source-side formula: never mentions a value of the lowered code."""
+    term._taint = False  # type: ignore[attr-defined]
+    return term  # type: ignore[return-value]

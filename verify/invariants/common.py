@@ -10,54 +10,55 @@ from verify.extract_values import unknown_vars
 from verify.invariants.context import CheckContext
 from verify.verdicts import CheckResult, Violation
 
+SHOWN_REASONS = 4  # reasons an `unknown` verdict gives in full
+
 
 class Findings:
     """Collects the queries of one invariant; any `unknown` taints `holds`."""
 
-    def __init__(self, invariant: str, ctx: CheckContext,
-                 session: solver.Session | None = None) -> None:
+    def __init__(self, invariant: str, ctx: CheckContext) -> None:
         self.invariant = invariant
-        self.session = session
         self.ctx = ctx
         self.violations: list[Violation] = []
         self.unknown: list[str] = []
+        # Violations that hinge on unfollowed values: (detail, formula, the
+        # values), put in words only when the verdict is `unknown` (`result`).
+        self.hidden: list[tuple[str, z3.BoolRef, list[z3.ExprRef] | None]] = []
         self.last_model: z3.ModelRef | None = None
-        self.session_hidden: list[z3.ExprRef] = []  # unknown values in the session's base
-        # The session's base made to hold whatever those values are (see
-        # `verify.schedule.Schedule.strengthened`); None when it cannot be.
-        self.strong_base: list[z3.BoolRef] | None = None
 
     def query(self, bad: z3.BoolRef, detail: str, marked: list[str | None],
-              extra: dict[str, object] | None = None, forall: bool = True) -> bool:
+              extra: dict[str, object] | None = None) -> bool:
         """Record a violation if `bad` is satisfiable on an explored path
         whatever the values the analysis could not follow; an `unknown` if
-        it is satisfiable only for some of them.  True when violated.
-        `forall=False`: a query over a session's base, where only "no
-        unknown value involved" shows a violation."""
+        it is satisfiable only for some of them.  True when violated."""
         bad = fold.conj(bad, self.ctx.lowered.explored)
         if bad is fold.FALSE:  # decided while building it: no solver call
             return False
-        answer = (self.session.check(bad) if self.session is not None
-                  else solver.check(bad, self.ctx.timeout_ms))
+        rest = _without_choosable(bad)
+        if rest is not None and self.settled:
+            return False  # another unknown reason adds nothing
+        if rest is not None:
+            # Some conjuncts only ask an unknown value to equal something (or
+            # an escape to act): satisfiable, but never for every value.  So
+            # the answer is unknown if the rest is satisfiable, without ForAll.
+            first = solver.check(rest, self.ctx.timeout_ms)
+            if first.status == "sat":
+                self.hidden.append((detail, bad, None))
+            elif first.status == "unknown":
+                self.unknown.append(f"{detail}: {first.reason}")
+            return False
+        answer = solver.check(bad, self.ctx.timeout_ms)
         if answer.status == "unknown":
             self.unknown.append(f"{detail}: {answer.reason}")
             return False
         if answer.status == "unsat":
             return False
         hidden = unknown_vars(bad)
-        if self.session is not None and self.session_hidden:
-            hidden = hidden + self.session_hidden
         if hidden:
-            if self.session is None:
-                shown = solver.check_forall(bad, hidden, self.ctx.timeout_ms) if forall else None
-            elif not unknown_vars(bad) and self.strong_base is not None:
-                shown = solver.check(fold.conj(*self.strong_base, bad), self.ctx.timeout_ms)
-            else:
-                shown = None
-            if shown is None or shown.status != "sat":
-                self.unknown.append(f"{detail}, unless {unfollowed(self.ctx.lowered, hidden)}")
+            answer = solver.check_forall(bad, hidden, self.ctx.timeout_ms)
+            if answer.status != "sat":
+                self.hidden.append((detail, bad, None))
                 return False
-            answer = shown
         self.last_model = answer.model
         if answer.path is not None:
             path = answer.path
@@ -72,27 +73,79 @@ class Findings:
         )
         return True
 
+    @property
+    def settled(self) -> bool:
+        """Enough reasons for `unknown` are known: only a violation can change
+        the verdict now."""
+        return len(self.hidden) >= SHOWN_REASONS
+
+    def possible(self, formula: z3.BoolRef, detail: str,
+                 about: list[z3.ExprRef] | None = None) -> None:
+        """`formula` is a violation that hinges on values the analysis could
+        not follow, so it can never be shown: `unknown` if it is satisfiable
+        on an explored path."""
+        if self.settled:
+            return
+        formula = fold.conj(formula, self.ctx.lowered.explored)
+        if formula is fold.FALSE:
+            return
+        rest = _without_choosable(formula)
+        answer = solver.check(rest if rest is not None else formula, self.ctx.timeout_ms)
+        if answer.status == "sat":
+            self.hidden.append((detail, formula, about))
+        elif answer.status == "unknown":
+            self.unknown.append(f"{detail}: {answer.reason}")
+
     def result(self) -> CheckResult:
         if self.violations:
             return CheckResult(self.invariant, "violated", self.violations)
         cuts = reachable_cuts(self.ctx)
-        if self.unknown or cuts:
-            return CheckResult(self.invariant, "unknown",
-                               reason="; ".join(dict.fromkeys(self.unknown + cuts)))
+        if self.unknown or self.hidden or cuts:
+            return CheckResult(self.invariant, "unknown", reason=self._reason(cuts))
         return CheckResult(self.invariant, "holds")
+
+    def _reason(self, cuts: list[str]) -> str:
+        """The distinct reasons, the first few in full."""
+        shown = SHOWN_REASONS
+        reasons = list(dict.fromkeys(self.unknown + cuts))
+        for detail, formula, about in self.hidden:
+            if len(reasons) >= shown:
+                break
+            names = about if about is not None else unknown_vars(formula)
+            reasons.append(f"{detail}, depending on {unfollowed(self.ctx.lowered, names)}")
+        reasons = list(dict.fromkeys(reasons))
+        more = len(self.unknown) + len(cuts) - len(reasons) + len(self.hidden)
+        extra = "; and more" if more > 0 else ""
+        return "; ".join(reasons[:shown]) + extra
+
+
+def _without_choosable(bad: z3.BoolRef) -> z3.BoolRef | None:
+    """`bad` without its conjuncts that are disjunctions of `?n == x` and
+    escape flags (values a counterexample cannot fix), or None when it has
+    no such conjunct or an unknown value occurs elsewhere."""
+    parts = getattr(bad, "_parts", (bad,))
+    kept: list[z3.BoolRef] = []
+    dropped = False
+    for part in parts:
+        if getattr(part, "_choosable", False):
+            dropped = True
+        elif not unknown_vars(part):
+            kept.append(part)
+        else:
+            return None
+    return fold.conj(*kept) if dropped else None
 
 
 def unfollowed(facts: LoweredFacts, hidden: list[z3.ExprRef]) -> str:
     """What the values a verdict depends on are, in words."""
     parts: list[str] = []
     for v in hidden:
-        name = str(v)
+        name = getattr(v, "_unknown", None) or str(v)
         if name[:2] in ("!d", "!u"):
             call = facts.calls[int(name[2:])]
-            parts.append(f"a handle {call.note} "
-                         f"{'destroys' if name[1] == 'd' else 'uses'} it")
+            parts.append(f"what is done with a handle {call.note}")
         else:
-            parts.append(f"{facts.unknowns.get(name, name)} is a handle")
+            parts.append(f"the value of the {facts.unknowns.get(name, name)}")
     return "; ".join(dict.fromkeys(parts)) or "values the analysis cannot follow"
 
 
@@ -123,12 +176,69 @@ def destroy_count(destroys: list[Call], handle: int) -> int | z3.ArithRef:
             hit = fold.conj(hit, d.flags[0])
         t = fold.truth(hit)
         if t is None:
-            terms.append(z3.If(hit, fold.lit(1), fold.lit(0)))
+            terms.append(fold.tag(z3.If(hit, fold.lit(1), fold.lit(0)), hit))  # type: ignore[arg-type]
         elif t:
             known += 1
     if not terms:
         return known
-    return z3.Sum(fold.lit(known), *terms)
+    return fold.tag(z3.Sum(fold.lit(known), *terms), *terms)  # type: ignore[return-value]
+
+
+def _split_destroys(destroys: list[Call], handle: int
+                    ) -> tuple[list[Call], list[z3.BoolRef]] | None:
+    """The destroys that surely free `handle` when they run, and for the
+    others (a value the analysis could not follow, an escape) the condition
+    under which they run and could; None if a destroy is neither."""
+    sure: list[Call] = []
+    maybe: list[z3.BoolRef] = []
+    for d in destroys:
+        if not d.args or solver.cannot_equal(d.args[0], handle):
+            continue
+        arg = d.args[0]
+        if fold.unknown_only(arg) or (d.flags is not None and fold.value_of(arg) == handle):
+            maybe.append(d.guard)  # whether it is `handle` (or acts) is the unknown part
+            continue
+        hit = fold.conj(d.guard, fold.eq(arg, handle))
+        if hit is fold.FALSE:
+            continue
+        if d.flags is None and not unknown_vars(hit):
+            sure.append(d)
+            continue
+        rest = _without_choosable(fold.conj(hit, d.flags[0]) if d.flags is not None else hit)
+        if rest is None:
+            return None
+        maybe.append(rest)
+    return sure, maybe
+
+
+def check_destroyed_once(f: Findings, handle: int, when: z3.BoolRef, destroys: list[Call],
+                         detail: str, marked: list[str | None]) -> int | None:
+    """Is `handle` destroyed exactly once on every path where `when` holds?
+    Records a violation (returning the count it found) or an `unknown`.
+    Destroys the analysis could not follow can only add to the count: a
+    count of 2 or more, or of 0 where none of them runs, is shown for every
+    value they could take."""
+    split = _split_destroys(destroys, handle)
+    if split is None:  # an unfollowed value in another shape: ask Z3 with ForAll
+        count = destroy_count(destroys, handle)
+        if not f.query(fold.conj(when, not_once(count)), detail, marked):
+            return None
+        return count if isinstance(count, int) else count_in(model_of(f), count)
+    sure, maybe = split
+    count = destroy_count(sure, handle)
+    may_run = fold.disj(maybe)
+    if isinstance(count, int):
+        shown = fold.boolean(count >= 2) if count else fold.neg(may_run)
+        doubt = fold.disj((not_once(count), may_run))
+    else:
+        shown = fold.tag(z3.Or(count >= 2, z3.And(count == 0, fold.neg(may_run))),
+                         count, may_run)
+        doubt = fold.tag(z3.Or(count != 1, may_run), count, may_run)
+    if f.query(fold.conj(when, shown), detail, marked):  # type: ignore[arg-type]
+        return count if isinstance(count, int) else count_in(model_of(f), count)
+    if maybe:
+        f.possible(fold.conj(when, doubt), detail)  # type: ignore[arg-type]
+    return None
 
 
 def not_once(count: int | z3.ArithRef) -> z3.BoolRef:

@@ -34,6 +34,11 @@ def check_runtime_contract(ctx: CheckContext) -> CheckResult:
             continue
         where = f"{call.callee} (from {call.source_op or '?'})"
         for role, value in zip(sig, call.args, strict=False):
+            if role in ("stream", "event") and getattr(value, "_unknown", None) is not None:
+                # A value the analysis could not follow may be anything.
+                f.possible(call.guard, f"{where} may be given something else than a {role}",
+                           about=[value])
+                continue
             if role == "stream":
                 f.query(conj(call.guard, one_of(value, events)),
                         f"{where} is given an event where a stream is expected",

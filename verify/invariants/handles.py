@@ -6,15 +6,8 @@ import z3
 
 from verify import fold, solver
 from verify.extract import Call
-from verify.extract_values import literal, unknown_vars
-from verify.invariants.common import (
-    Findings,
-    count_in,
-    describe_path,
-    destroy_count,
-    model_of,
-    not_once,
-)
+from verify.extract_values import literal, may_be_handle, unknown_vars
+from verify.invariants.common import Findings, check_destroyed_once, describe_path
 from verify.invariants.context import CheckContext
 from verify.runtime_api import DESTROYERS, roles
 from verify.verdicts import CheckResult
@@ -26,16 +19,25 @@ def handle_args(call: Call) -> list[tuple[str, z3.ArithRef]]:
     return [(r, a) for r, a in zip(sig, call.args, strict=False) if r in ("stream", "event")]
 
 
-def _touches(u: Call, kind: str, h: int) -> list[tuple[str, z3.BoolRef]]:
-    """(what, when) for each way `u` may use handle `h` of `kind`."""
+def _touches(u: Call, kind: str, h: int) -> list[tuple[str, z3.BoolRef, bool]]:
+    """(what, when, hidden) for each way `u` may use handle `h` of `kind`;
+    `hidden`: only if a value the analysis could not follow is `h` (then
+    `when` is the path condition alone)."""
     if u.is_escape:
         assert u.flags is not None
         hit = fold.conj(u.guard, fold.eq(u.args[0], h))
-        return [] if hit is fold.FALSE else [(f"{u.note}", fold.conj(hit, u.flags[1]))]
-    return [("destroyed twice" if u.callee in DESTROYERS else f"used by {u.callee}",
-             fold.conj(u.guard, fold.eq(value, h)))
-            for role, value in handle_args(u)
-            if role == kind and not solver.cannot_equal(value, h)]
+        return [] if hit is fold.FALSE else [(f"{u.note}", hit, True)]
+    out = []
+    for role, value in handle_args(u):
+        if role != kind or solver.cannot_equal(value, h):
+            continue
+        what = "destroyed twice" if u.callee in DESTROYERS else f"used by {u.callee}"
+        if fold.unknown_only(value):
+            out.append((what, u.guard, True))
+        else:
+            when = fold.conj(u.guard, fold.eq(value, h))
+            out.append((what, when, _tainted(when)))
+    return out
 
 
 def _frees(d: Call, h: int) -> z3.BoolRef:
@@ -45,47 +47,102 @@ def _frees(d: Call, h: int) -> z3.BoolRef:
     return hit
 
 
+def _tainted(term: z3.ExprRef) -> bool:
+    t = fold.taint(term)
+    return bool(unknown_vars(term)) if t is None else t
+
+
+class _Users:
+    """The calls that may use a handle, by kind, found once per program:
+    (call, the literal handles it uses or None when one is symbolic)."""
+
+    def __init__(self, calls: list[Call]) -> None:
+        self.by_kind: dict[str, list[tuple[Call, set[int] | None]]] = {"stream": [],
+                                                                      "event": []}
+        for u in calls:
+            if u.is_escape:
+                for kind in self.by_kind:
+                    self.by_kind[kind].append((u, None))
+                continue
+            for kind, found in self.by_kind.items():
+                values = [v for role, v in handle_args(u) if role == kind and may_be_handle(v)]
+                if values:
+                    known = {literal(v) for v in values}
+                    found.append((u, None if None in known else known))  # type: ignore[arg-type]
+
+    def after(self, d: Call, kinds: tuple[str, ...]) -> list[Call]:
+        target = literal(d.args[0])
+        out: list[Call] = []
+        for kind in kinds:
+            out += [u for u, known in self.by_kind[kind]
+                    if u.index > d.index and u.func == d.func
+                    and (target is None or known is None or target in known)]
+        return out
+
+
+def _unshowable_destroy(f: Findings, d: Call, users: _Users) -> None:
+    """A destroy of a value the analysis could not follow (or an escape): it
+    may free any handle it may equal, so a later use of one is `unknown`,
+    never a violation it could show."""
+    if f.settled:
+        return
+    kinds = ("stream", "event") if d.is_escape else (DESTROYERS[d.callee],)
+    later = users.after(d, kinds)
+    if later:
+        what = d.note if d.is_escape else f"destroyed by {d.callee} from {d.source_op or '?'}"
+        f.possible(fold.conj(d.guard, d.flags[0] if d.flags is not None else fold.TRUE,
+                             fold.disj(u.guard for u in later)),
+                   f"a handle {what} may be used afterwards (by {later[0].callee} from "
+                   f"{later[0].source_op or '?'})")
+
+
 def check_use_after_destroy(ctx: CheckContext) -> CheckResult:
     f = Findings("stream-no-use-after-destroy", ctx)
     calls = ctx.lowered.calls
     destroys = [c for c in calls if (c.callee in DESTROYERS or c.is_escape) and c.args]
+    users: _Users | None = None
     for d in destroys:
-        kinds = ["stream", "event"] if d.is_escape else [DESTROYERS[d.callee]]
-        for kind in kinds:
-            for h, create in ctx.lowered.handles_of(kind):
-                if solver.cannot_equal(d.args[0], h):
-                    continue  # this destroy never frees h
-                freed = _frees(d, h)
-                if freed is fold.FALSE:
-                    continue
-                uses = [(u, what, when) for u in calls[d.index + 1:] if u.func == d.func
-                        for what, when in _touches(u, kind, h)]
-                if not uses:
-                    continue
-                # One question for all later uses; only a "yes" is asked again per
-                # use, to name the one that breaks the rule.
-                any_use = fold.disj(when for _, _, when in uses)
-                first = solver.check(fold.conj(freed, any_use, ctx.lowered.explored),
-                                     ctx.timeout_ms)
-                if first.status == "unsat":
-                    continue
-                for u, what, when in uses:
-                    text = (what if what == "destroyed twice" else
-                            f"{what} after its destroy" if not u.is_escape else
-                            f"{what} after its destroy (there it may be used)")
-                    hit = f.query(
-                        fold.conj(freed, when),
-                        f"{kind} created by {create.source_op or '?'} is {text} "
-                        f"(destroy from {d.source_op or '?'}"
-                        f"{' ' + d.note if d.is_escape else ''}, use from "
-                        f"{u.source_op or '?'})",
-                        [create.source_op, d.source_op, u.source_op],
-                        {"handle_from": create.source_op, "destroy": d.index, "use": u.index},
-                    )
-                    if hit:
-                        v = f.violations[-1]
-                        v.detail += ", " + describe_path(v.counterexample["path"])  # type: ignore[arg-type]
-                        return f.result()  # one counterexample per program is enough
+        if d.is_escape or _tainted(d.args[0]):
+            users = users or _Users(calls)
+            _unshowable_destroy(f, d, users)
+            continue
+        kind = DESTROYERS[d.callee]
+        for h, create in ctx.lowered.handles_of(kind):
+            if solver.cannot_equal(d.args[0], h):
+                continue  # this destroy never frees h
+            freed = _frees(d, h)
+            if freed is fold.FALSE:
+                continue
+            uses = [(u, what, when, hid) for u in calls[d.index + 1:] if u.func == d.func
+                    for what, when, hid in _touches(u, kind, h)]
+            shown = [(u, what, when) for u, what, when, hid in uses if not hid]
+            hidden = [(u, what, when) for u, what, when, hid in uses if hid]
+            if hidden:
+                f.possible(fold.conj(freed, fold.disj(when for _, _, when in hidden)),
+                           f"{kind} created by {create.source_op or '?'} may be used after "
+                           f"its destroy from {d.source_op or '?'} (by {hidden[0][1]})")
+            if not shown:
+                continue
+            # One question for all later uses; only a "yes" is asked again per
+            # use, to name the one that breaks the rule.
+            any_use = fold.disj(when for _, _, when in shown)
+            first = solver.check(fold.conj(freed, any_use, ctx.lowered.explored),
+                                 ctx.timeout_ms)
+            if first.status == "unsat":
+                continue
+            for u, what, when in shown:
+                text = what if what == "destroyed twice" else f"{what} after its destroy"
+                hit = f.query(
+                    fold.conj(freed, when),
+                    f"{kind} created by {create.source_op or '?'} is {text} "
+                    f"(destroy from {d.source_op or '?'}, use from {u.source_op or '?'})",
+                    [create.source_op, d.source_op, u.source_op],
+                    {"handle_from": create.source_op, "destroy": d.index, "use": u.index},
+                )
+                if hit:
+                    v = f.violations[-1]
+                    v.detail += ", " + describe_path(v.counterexample["path"])  # type: ignore[arg-type]
+                    return f.result()  # one counterexample per program is enough
     _foreign_twice(ctx, f, destroys)
     return f.result()
 
@@ -131,12 +188,12 @@ def check_event_no_leak(ctx: CheckContext) -> CheckResult:
     f = Findings("event-no-leak", ctx)
     destroys = ctx.lowered.calls_to("mgpuEventDestroy") + ctx.lowered.escapes()
     for h, create in ctx.lowered.handles_of("event"):
-        count = destroy_count(destroys, h)
-        if f.query(fold.conj(create.guard, not_once(count)),
-                   f"event created by {create.source_op or '?'} is not destroyed exactly once",
-                   [create.source_op] + [d.source_op for d in destroys]):
+        times = check_destroyed_once(
+            f, h, create.guard, destroys,
+            f"event created by {create.source_op or '?'} is not destroyed exactly once",
+            [create.source_op] + [d.source_op for d in destroys])
+        if times is not None:
             v = f.violations[-1]
-            times = count if isinstance(count, int) else count_in(model_of(f), count)
             v.counterexample["destroy_count"] = times
             v.detail = (f"event created by {create.source_op or '?'} (mgpuEventCreate) is "
                         f"destroyed {times} time(s), not exactly once, "

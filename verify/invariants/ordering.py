@@ -14,6 +14,7 @@ the earlier one's work is done.
 from __future__ import annotations
 
 from collections.abc import Iterable
+from dataclasses import dataclass
 
 import z3
 
@@ -23,7 +24,7 @@ from verify.invariants.common import Findings, describe_path
 from verify.invariants.context import CheckContext
 from verify.program import ASYNC_OPS, HostLoad, HostStore, Op, Wait, is_sync
 from verify.schedule import Item, Schedule, describe, encode
-from verify.verdicts import CheckResult
+from verify.verdicts import CheckResult, Violation
 
 
 def _host_ordered(op: Op) -> bool:
@@ -93,6 +94,98 @@ def _hidden(sch: Schedule) -> list[z3.ExprRef]:
     return list(found.values())
 
 
+@dataclass
+class _Pair:
+    """One happens-before edge between two lowered items no chain proves."""
+
+    bad: z3.BoolRef  # a schedule of some path where `later` starts before `earlier` ends
+    detail: str
+    marked: list[str | None]
+    why: str
+
+
+def _open_pairs(f: Findings, sch: Schedule, edges: _Edges, func: str
+                ) -> tuple[list[_Pair], bool]:
+    """The edges of `func` left to the solver, and whether it has any edge.
+    An edge with work on a stream the analysis could not follow is
+    `unknown` at once (`f`)."""
+    pairs: list[_Pair] = []
+    any_edge = False
+    for x, y, cond, why in edges.edges(func):
+        for a in edges.items.get(x.id, []):
+            if a.stream is None:
+                continue  # a host access ends when it is issued
+            # Every pair, whatever the issue order: work issued before the
+            # work it depends on is the bug to find.
+            for b in edges.items.get(y.id, []):
+                if b is a or not _same_iteration(a, b):
+                    continue
+                any_edge = True
+                path = fold.conj(a.call.guard, b.call.guard, cond)
+                if path is fold.FALSE or fold.path_of(path) is False:
+                    continue  # the two never run on one path
+                if sch.ordered(a.end, b.start, fold.atoms(path)):
+                    continue  # a chain of constraints proves the edge
+                unfollowed = [v for it in (a, b) if it.stream is not None
+                              for v in unknown_vars(it.stream)]
+                if unfollowed:
+                    # Every order on an unfollowed stream hinges on what it is;
+                    # with it unlike every other, nothing orders this pair.
+                    f.possible(path, f"{why}: whether {b.call.callee} of {y.id} starts after "
+                               f"{a.call.callee} of {x.id} ends", about=unfollowed)
+                    continue
+                pairs.append(_Pair(
+                    fold.conj(path, sch.var(b.start) < sch.var(a.end)),
+                    f"{why}, yet {b.call.callee} of {y.id} may start before "
+                    f"{a.call.callee} of {x.id} ends", [x.id, y.id], why))
+    return pairs, any_edge
+
+
+def _decide(f: Findings, sch: Schedule, pairs: list[_Pair], hidden: list[z3.ExprRef]) -> bool:
+    """One solver question for all of a function's open edges; only a "yes"
+    is looked at pair by pair.  True when a violation was recorded."""
+    ctx = f.ctx
+    any_bad = fold.conj(fold.disj(p.bad for p in pairs), ctx.lowered.explored)
+    with solver.Session(sch.encoding, ctx.timeout_ms) as session:
+        answer = session.check(any_bad)
+    if answer.status == "unknown":
+        f.unknown.append(f"{pairs[0].detail}: {answer.reason}")
+    if answer.status != "sat":
+        return False
+    model = answer.model
+    if hidden:
+        # The schedule hinges on streams or events the analysis could not
+        # follow: a violation is shown only in the schedule that orders
+        # everything they could order.
+        strong = sch.strengthened()
+        shown = None
+        if strong is not None:
+            with solver.Session(strong, ctx.timeout_ms, own=True) as session:
+                shown = session.check(any_bad)
+        if shown is None or shown.status != "sat":
+            assert model is not None
+            pair = _true_in(model, pairs)
+            f.hidden.append((pair.detail, pair.bad, hidden))
+            return False
+        model = shown.model
+    assert model is not None
+    pair = _true_in(model, pairs)
+    f.last_model = model
+    path = solver.bool_assignment(model, pair.bad)
+    f.violations.append(Violation(
+        "async-order", f"{pair.detail}, {describe_path(path)}",
+        {"path": path, "edge": pair.why, "schedule": describe(sch, model)},
+        sorted({m for m in pair.marked if m})))
+    return True
+
+
+def _true_in(model: z3.ModelRef, pairs: list[_Pair]) -> _Pair:
+    for p in pairs:
+        if z3.is_true(model.eval(p.bad, model_completion=True)):
+            return p
+    return pairs[0]
+
+
 def check_async_order(ctx: CheckContext) -> CheckResult:
     funcs = list(dict.fromkeys(c.func for c in ctx.lowered.calls))
     f = Findings("async-order", ctx)
@@ -100,40 +193,16 @@ def check_async_order(ctx: CheckContext) -> CheckResult:
     for func in funcs:
         calls = [c for c in ctx.lowered.calls if c.func == func]
         sch = encode(calls)
-        edges = _Edges(ctx, sch, func)
-        with solver.Session(sch.encoding, ctx.timeout_ms) as session:
-            f.session = session
-            f.session_hidden = _hidden(sch) + [
-                v for c in calls for a in c.args for v in unknown_vars(a)
-                if c.callee in ("mgpuEventRecord", "mgpuStreamWaitEvent",
-                                "mgpuEventSynchronize", "mgpuStreamSynchronize")]
-            f.strong_base = sch.strengthened() if f.session_hidden else None
-            for x, y, cond, why in edges.edges(func):
-                for a in edges.items.get(x.id, []):
-                    if a.stream is None:
-                        continue  # a host access ends when it is issued
-                    # Every pair, whatever the issue order: work issued before
-                    # the work it depends on is the bug to find.
-                    for b in edges.items.get(y.id, []):
-                        if b is a or not _same_iteration(a, b):
-                            continue
-                        any_edge = True
-                        path = fold.conj(a.call.guard, b.call.guard, cond)
-                        if path is fold.FALSE or sch.ordered(a.end, b.start, fold.atoms(path)):
-                            continue  # a chain of constraints proves the edge
-                        bad = fold.conj(path, sch.var(b.start) < sch.var(a.end))
-                        if f.query(bad, f"{why}, yet {b.call.callee} of {y.id} may start "
-                                   f"before {a.call.callee} of {x.id} ends",
-                                   [x.id, y.id], {"edge": why}, forall=False):
-                            v = f.violations[-1]
-                            assert f.last_model is not None
-                            v.counterexample["schedule"] = describe(sch, f.last_model)
-                            v.detail += ", " + describe_path(v.counterexample["path"])  # type: ignore[arg-type]
-                            f.session = None
-                            return f.result()
-        f.session = None
-        f.session_hidden = []
-        f.strong_base = None
+        pairs, has_edge = _open_pairs(f, sch, _Edges(ctx, sch, func), func)
+        any_edge = any_edge or has_edge
+        if not pairs:
+            continue
+        hidden = _hidden(sch) + [
+            v for c in calls for a in c.args for v in unknown_vars(a)
+            if c.callee in ("mgpuEventRecord", "mgpuStreamWaitEvent",
+                            "mgpuEventSynchronize", "mgpuStreamSynchronize")]
+        if _decide(f, sch, pairs, hidden):
+            return f.result()
     if not any_edge and not f.violations and not f.unknown and not ctx.lowered.cuts:
         return CheckResult("async-order", "not-applicable",
                            reason="no happens-before edge between lowered work")

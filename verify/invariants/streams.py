@@ -6,14 +6,7 @@ import z3
 
 from verify import fold
 from verify.extract import Call
-from verify.invariants.common import (
-    Findings,
-    count_in,
-    describe_path,
-    destroy_count,
-    model_of,
-    not_once,
-)
+from verify.invariants.common import Findings, check_destroyed_once, describe_path
 from verify.invariants.context import CheckContext
 from verify.verdicts import CheckResult
 
@@ -64,19 +57,19 @@ def check_stream_no_leak(ctx: CheckContext) -> CheckResult:
         return f.result()
     destroys = ctx.lowered.calls_to("mgpuStreamDestroy") + ctx.lowered.escapes()
     for h, create in creates:
-        count = destroy_count(destroys, h)
         # A stream whose source token is never awaited may stay alive: the
         # source asked for that, the lowering is not to blame.
         awaited = ctx.source.awaited.get(create.source_op or "", fold.TRUE)
-        bad = fold.conj(create.guard, awaited, not_once(count))
-        if f.query(bad, f"stream created by {create.source_op or '?'} is not destroyed "
-                   f"exactly once", [create.source_op]):
+        found = check_destroyed_once(
+            f, h, fold.conj(create.guard, awaited), destroys,
+            f"stream created by {create.source_op or '?'} is not destroyed exactly once",
+            [create.source_op])
+        if found is not None:
             v = f.violations[-1]
-            answer_n = count if isinstance(count, int) else count_in(model_of(f), count)
-            v.counterexample["destroy_count"] = answer_n
+            v.counterexample["destroy_count"] = found
             v.counterexample["source_op"] = create.source_op
             v.detail = (f"stream created by {create.source_op or 'an unknown op'} "
-                        f"(mgpuStreamCreate) is destroyed {answer_n} time(s), "
+                        f"(mgpuStreamCreate) is destroyed {found} time(s), "
                         f"not exactly once, "
                         + _path_text(v.counterexample["path"]))
             v.marked_calls = sorted({c for c in [create.source_op]
