@@ -107,7 +107,7 @@ class _Extractor(ControlFlow, Memory):
                 self.env[arg] = term
             else:
                 self.env[arg] = self.fresh()  # the caller's value: not a handle made here
-                self.structs[arg] = ({}, "caller")
+                self.structs[arg] = ({}, "data")
         self.region(op.regions[0], self.true)
 
     def op(self, op: Any, guard: z3.BoolRef) -> None:
@@ -175,8 +175,10 @@ class _Extractor(ControlFlow, Memory):
 
         tainted = self.escape_operands(op, guard, lambda: f"passed to {place()}")
         for r in op.results:
-            self.define(r, self.opaque_result(r, lambda: f"result of {place()}", tainted
-                                              or what.startswith("gpu.")), guard)
+            # A leftover gpu op's token may be a stream or event; its memref
+            # is memory.
+            self.define(r, self.opaque_result(r, lambda: f"result of {place()}", tainted or (
+                what.startswith("gpu.") and "token" in type_text(r))), guard)
             if type_text(r) == "i1":
                 self.define_cond(r, self.new_branch(op), guard)
         if op.regions:
@@ -204,9 +206,12 @@ class _Extractor(ControlFlow, Memory):
         src, res = op.operands[0], op.results[0]
         if src in self.conds:
             self.define_cond(res, self.conds[src], guard)
-        self.define(res, self.val(src), guard)
+        value = self.val(src)
+        self.define(res, value, guard)
         if src in self.structs:
             self.structs[res] = self.structs[src]
+        elif not may_be_handle(value):
+            self.structs[res] = ({}, "data")  # e.g. a memref's descriptor: no handle in it
         if "gpu.async.token" in type_text(res):
             self.residue("unresolved cast to !gpu.async.token", op, guard)
 

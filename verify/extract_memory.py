@@ -96,8 +96,8 @@ class Memory(WalkerState):
         pos = int_tuple(attr_of(op, "position")) if fields else None
         if pos is not None and pos in fields:
             self.define(res, fields[pos], guard)
-        elif rest in ("undef", "caller"):
-            self.define(res, self.fresh(), guard)  # never set here, or the caller's
+        elif rest in ("undef", "data"):
+            self.define(res, self.fresh(), guard)  # never set here, or holds no handle
         else:
             self.define(res, self.opaque_result(
                 res, lambda: f"llvm.extractvalue at {where(op)} of a struct the analysis "

@@ -41,7 +41,8 @@ class WalkerState:
         self.env: dict[Any, z3.ArithRef] = {}
         self.conds: dict[Any, z3.BoolRef] = {}
         # Struct values: the fields set here, and what the others are
-        # ("undef": never set, "caller": a root's argument, "unknown").
+        # ("undef": never set, "data": no handle in them, e.g. a root's
+        # argument, "unknown").
         self.structs: dict[Any, tuple[dict[tuple[int, ...], z3.ArithRef], str]] = {}
         self.mem: dict[int, z3.ArithRef] = {}  # stack slot -> its content
         self.slots: set[int] = set()

@@ -61,14 +61,19 @@ def check(formula: z3.BoolRef, timeout_ms: int = DEFAULT_TIMEOUT_MS) -> SatResul
     solver.push()
     try:
         solver.add(formula)
-        answer = solver.check()
-        if answer == z3.sat:
-            return SatResult("sat", solver.model())
-        if answer == z3.unsat:
-            return SatResult("unsat")
-        return SatResult("unknown", reason=solver.reason_unknown() or "solver gave up")
+        return _outcome(solver)
     finally:
         solver.pop()
+
+
+def _outcome(solver: z3.Solver) -> SatResult:
+    """Check what `solver` holds; `unknown` keeps the solver's reason."""
+    answer = solver.check()
+    if answer == z3.sat:
+        return SatResult("sat", solver.model())
+    if answer == z3.unsat:
+        return SatResult("unsat")
+    return SatResult("unknown", reason=solver.reason_unknown() or "solver gave up")
 
 
 def check_forall(formula: z3.BoolRef, hidden: list[z3.ExprRef],
@@ -79,12 +84,7 @@ def check_forall(formula: z3.BoolRef, hidden: list[z3.ExprRef],
     solver = z3.Solver()
     solver.set("timeout", timeout_ms)
     solver.add(z3.ForAll(hidden, formula) if hidden else formula)
-    answer = solver.check()
-    if answer == z3.sat:
-        return SatResult("sat", solver.model())
-    if answer == z3.unsat:
-        return SatResult("unsat")
-    return SatResult("unknown", reason=solver.reason_unknown() or "solver gave up")
+    return _outcome(solver)
 
 
 def bool_assignment(model: z3.ModelRef, formula: z3.ExprRef) -> dict[str, bool | int]:
@@ -157,12 +157,7 @@ class Session:
         solver.push()
         try:
             solver.add(formula)
-            answer = solver.check()
-            if answer == z3.sat:
-                return SatResult("sat", solver.model())
-            if answer == z3.unsat:
-                return SatResult("unsat")
-            return SatResult("unknown", reason=solver.reason_unknown() or "solver gave up")
+            return _outcome(solver)
         finally:
             solver.pop()
 

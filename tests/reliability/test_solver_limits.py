@@ -106,8 +106,10 @@ def test_unknown_carries_its_reason_in_results_and_fuzz_json(
     main(["fuzz", "--lowering", LOWERING, "--max-examples", "40", "--no-shrink",
           "--results", str(results), "--json", "-j", "1"])
     out = json.loads(capsys.readouterr().out)
-    assert out["unknown"] and all("timeout" in u["reason"] and u["count"] > 0
-                                  for u in out["unknown"])
+    # Every unknown has its reason; the solver's say "timeout" (a partly
+    # lowered program also has unknowns of its own: values it cannot follow).
+    assert all(u["reason"] and u["count"] > 0 for u in out["unknown"])
+    assert any("timeout" in u["reason"] for u in out["unknown"])
     progs = [r for r in read_records(results) if r["kind"] == "program"]
     with_unknown = [r for r in progs if "unknown" in r["results"][LOWERING]["verdicts"].values()]
     assert with_unknown
@@ -115,5 +117,7 @@ def test_unknown_carries_its_reason_in_results_and_fuzz_json(
         res = r["results"][LOWERING]
         unknown = {i for i, v in res["verdicts"].items() if v == "unknown"}
         assert set(res["reasons"]) == unknown
-        assert all(reason.endswith("timeout") for reason in res["reasons"].values())
+        assert all(res["reasons"].values())
+    assert any(reason.endswith("timeout") for r in with_unknown
+               for reason in r["results"][LOWERING]["reasons"].values())
     assert read_records(results)[-1]["summary"]["unknown"] == out["unknown"]

@@ -184,6 +184,11 @@ def destroy_count(destroys: list[Call], handle: int) -> int | z3.ArithRef:
     return fold.tag(z3.Sum(fold.lit(known), *terms), *terms)  # type: ignore[return-value]
 
 
+def _unfollowed_in(d: Call) -> list[z3.ExprRef]:
+    """What makes destroy `d` uncertain: its escape flag or unknown argument."""
+    return [d.flags[0]] if d.flags is not None else unknown_vars(d.args[0])
+
+
 def _split_destroys(destroys: list[Call], handle: int
                     ) -> tuple[list[Call], list[z3.BoolRef]] | None:
     """The destroys that surely free `handle` when they run, and for the
@@ -237,7 +242,9 @@ def check_destroyed_once(f: Findings, handle: int, when: z3.BoolRef, destroys: l
     if f.query(fold.conj(when, shown), detail, marked):  # type: ignore[arg-type]
         return count if isinstance(count, int) else count_in(model_of(f), count)
     if maybe:
-        f.possible(fold.conj(when, doubt), detail)  # type: ignore[arg-type]
+        about = [v for d in destroys if d.args and (d.flags is not None or fold.taint(d.args[0]))
+                 for v in _unfollowed_in(d)]
+        f.possible(fold.conj(when, doubt), detail, about=about)  # type: ignore[arg-type]
     return None
 
 

@@ -16,6 +16,8 @@ from verify.program import Alloc, HostLoad, HostStore
 from verify.runtime_api import PROFILES, roles
 from verify.verdicts import CheckResult, Violation
 
+_AN = {"stream": "a stream", "event": "an event"}
+
 
 def check_runtime_contract(ctx: CheckContext) -> CheckResult:
     profile = PROFILES[ctx.runtime]
@@ -36,7 +38,7 @@ def check_runtime_contract(ctx: CheckContext) -> CheckResult:
         for role, value in zip(sig, call.args, strict=False):
             if role in ("stream", "event") and getattr(value, "_unknown", None) is not None:
                 # A value the analysis could not follow may be anything.
-                f.possible(call.guard, f"{where} may be given something else than a {role}",
+                f.possible(call.guard, f"{where} may be given something else than {_AN[role]}",
                            about=[value])
                 continue
             if role == "stream":

@@ -90,10 +90,12 @@ def _unshowable_destroy(f: Findings, d: Call, users: _Users) -> None:
     later = users.after(d, kinds)
     if later:
         what = d.note if d.is_escape else f"destroyed by {d.callee} from {d.source_op or '?'}"
+        first = later[0]
+        use = first.note if first.is_escape else f"by {first.callee} from {first.source_op or '?'}"
         f.possible(fold.conj(d.guard, d.flags[0] if d.flags is not None else fold.TRUE,
                              fold.disj(u.guard for u in later)),
-                   f"a handle {what} may be used afterwards (by {later[0].callee} from "
-                   f"{later[0].source_op or '?'})")
+                   f"a handle {what} may be used afterwards ({use})",
+                   about=[d.flags[0]] if d.flags is not None else unknown_vars(d.args[0]))
 
 
 def check_use_after_destroy(ctx: CheckContext) -> CheckResult:
