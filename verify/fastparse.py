@@ -8,17 +8,32 @@
 Reading that with xDSL's general parser costs ~10 ms per module (every type
 and attribute becomes an object and is verified).  `verify.extract` needs
 far less: op names, operands, results and their types as text, regions,
-blocks with arguments, successors, four attributes (`callee`, `value`,
-`sym_name`, `operandSegmentSizes`) and the location.  This module reads
+blocks with arguments, successors, a few attributes (`callee`, `value`,
+`sym_name`, `operandSegmentSizes`, ...) and the location.  This module reads
 exactly that into small objects that duck-type the parts of xDSL's
 `Operation`, `Region`, `Block` and `SSAValue` that `extract` walks, and reads
 attribute dictionaries only when one is asked for.
 
-It reads the subset the printers emit; anything else (aliases, fused or
-call-site locations, escapes in strings, function-typed results, resources)
-raises `Unsupported`, and `verify.lowered_ir.parse_lowered` then falls back
-to xDSL.  `tests/perf/test_fastparse_equivalence.py` checks that `extract`
-gives the same facts on both parses.
+The rule: a construct is read exactly as xDSL's parser reads it, or the
+reader raises `Unsupported` (and `verify.lowered_ir.read_lowered` falls back
+to xDSL); never a different reading.  It reads token by token, as xDSL's
+lexer does: whitespace, newlines and `//` comments may stand between any two
+tokens of the op structure.  Types, and attribute values `extract` does not
+look into, stay the text printed (a type over several lines is declined).
+A location is kept as the text xDSL prints for
+it (`str(op.location)`: `loc(unknown)` when the op has none); name, file,
+call-site locations and fused ones inside them are read, a fused location
+at the top is not (`oracles.lowered_interp` looks inside one, its text
+reader does not).  Declined: aliases (`#loc`, `#map`), escapes or non-ASCII
+text in locations, string escapes that xDSL reads as bytes, `//` inside an
+attribute dictionary or a type (xDSL keeps it as text in an unregistered
+dialect's attribute), function-typed block arguments, attribute values it
+does not model (float or i1 dense arrays, ...: when the dictionary is asked
+for), custom-form ops, resources, and text xDSL would reject that this
+reader can tell (operand and result counts, duplicate keys, names).
+`tests/perf/test_fastparse_equivalence.py` checks that `extract` gives the
+same facts on both parses of real lowered text, and
+`tests/perf/test_reader_mutations.py` on meaning-preserving rewrites of it.
 """
 
 from __future__ import annotations
@@ -31,6 +46,8 @@ from typing import Any
 class Unsupported(Exception):
     """Text outside the subset this reader handles: use the xDSL parser."""
 
+
+UNKNOWN_LOC = "loc(unknown)"
 
 # -- IR objects ----------------------------------------------------------------
 
@@ -72,8 +89,18 @@ class Region:
         return self.blocks[0]
 
 
+def _read_dict(text: str | None) -> dict[str, Any]:
+    if not text:
+        return {}
+    try:
+        return parse_attr_dict(text)
+    except (ValueError, IndexError, OverflowError) as e:
+        raise Unsupported(f"attribute dictionary {text!r}: {type(e).__name__}: {e}") from e
+
+
 class Op:
-    """An operation; `properties` and `attributes` are read when first asked for."""
+    """An operation; `properties` and `attributes` are read when first asked for
+    (`Unsupported` then, where one holds a value this reader does not read)."""
 
     __slots__ = ("name", "operands", "results", "regions", "successors", "location",
                  "_props_text", "_attrs_text", "_props", "_attrs")
@@ -84,7 +111,7 @@ class Op:
         self.results: list[Value] = []
         self.regions: list[Region] = []
         self.successors: list[Block] = []
-        self.location: str | None = None
+        self.location: str = UNKNOWN_LOC  # as xDSL prints it
         self._props_text: str | None = None
         self._attrs_text: str | None = None
         self._props: dict[str, Any] | None = None
@@ -93,13 +120,13 @@ class Op:
     @property
     def properties(self) -> dict[str, Any]:
         if self._props is None:
-            self._props = parse_attr_dict(self._props_text) if self._props_text else {}
+            self._props = _read_dict(self._props_text)
         return self._props
 
     @property
     def attributes(self) -> dict[str, Any]:
         if self._attrs is None:
-            self._attrs = parse_attr_dict(self._attrs_text) if self._attrs_text else {}
+            self._attrs = _read_dict(self._attrs_text)
         return self._attrs
 
     @property
@@ -117,6 +144,45 @@ class Op:
         return f"<{self.name}>"
 
 
+# -- strings, as xDSL's lexer reads and its printer prints them ---------------------
+
+# xDSL's string token (`xdsl.utils.mlir_lexer`): escapes \" \n \t \\ and two hex digits.
+_STRING_AT = re.compile(r'"(?:[^"\\\n\v\f]|\\(?:["nt\\]|[0-9A-Fa-f]{2}))*"')
+_ESCAPE = re.compile(r'\\(["nt\\]|[0-9A-Fa-f]{2})')
+_ESCAPES = {'"': '"', "n": "\n", "t": "\t", "\\": "\\"}
+_PLAIN = re.compile(r'[ !#-\[\]-~]*')  # printable ASCII but `"` and `\`: printed as is
+
+
+def string_value(literal: str) -> str:
+    """The text of a string literal (quotes included) as xDSL reads it into a
+    `StringAttr`; `Unsupported` where xDSL reads bytes (non-ASCII escapes) or
+    rejects it."""
+    if _STRING_AT.fullmatch(literal) is None:
+        raise Unsupported(f"string {literal}")
+    body = literal[1:-1]
+    if "\\" not in body:
+        return body
+    value = _ESCAPE.sub(lambda m: _ESCAPES.get(m.group(1)) or chr(int(m.group(1), 16)), body)
+    if not value.isascii():
+        raise Unsupported(f"string {literal}: xDSL reads bytes")
+    return value
+
+
+def quote(data: str) -> str:
+    """`data` as xDSL prints a string literal."""
+    if _PLAIN.fullmatch(data) is not None:
+        return f'"{data}"'
+    out: list[str] = []
+    for byte in data.encode():
+        if byte == 0x5C:
+            out.append("\\\\")
+        elif byte < 0x20 or byte > 0x7E or byte == 0x22:
+            out.append(f"\\{byte:02X}")
+        else:
+            out.append(chr(byte))
+    return '"' + "".join(out) + '"'
+
+
 # -- attributes (only the kinds extract reads; everything else stays text) --------
 
 
@@ -127,7 +193,7 @@ class StrAttr:
         self.data = data
 
     def __str__(self) -> str:
-        return f'"{self.data}"'
+        return quote(self.data)
 
     __repr__ = __str__
 
@@ -195,11 +261,16 @@ class OpaqueAttr:
     __repr__ = __str__
 
 
-_INT_ATTR = re.compile(r"(-?)(0x[0-9a-fA-F]+|\d+)(?:\s*:\s*(index|[su]?i\d+))?")
-_SYMREF = re.compile(r'@([A-Za-z_$.][\w$.-]*|"[^"\\]*")((?:::@(?:[A-Za-z_$.][\w$.-]*|"[^"\\]*"))*)')
-_ARRAY = re.compile(r"array<\s*[su]?i\d+\s*(?::([-\d\s,]*))?>")
-_STRING = re.compile(r'"[^"\\]*"')
-_KEY = re.compile(r'\s*([A-Za-z_][\w$.-]*|"[^"\\]*")\s*(=?)\s*')
+# An integer literal (`- 1` too: xDSL's sign is a token of its own) and its type.
+_INT_ATTR = re.compile(r"(-?)\s*(0x[0-9a-fA-F]+|[0-9]+)(?:\s*:\s*(index|[su]?i[0-9]+))?", re.A)
+# A float, or an integer literal of a type that is not an integer type: xDSL
+# reads a float (or rejects it); extract reads no number from either.
+_FLOAT_ATTR = re.compile(
+    r"-?\s*(?:[0-9]+\.[0-9]*(?:[eE][-+]?[0-9]+)?(?:\s*:\s*[A-Za-z_][\w$.]*)?"
+    r"|(?:0x[0-9a-fA-F]+|[0-9]+)\s*:\s*(?:f[0-9]+\w*|bf16|tf32))", re.A)
+_SYM = r'(?:[A-Za-z_][\w$.]*|"[^"\\\n\v\f]*")'
+_SYMREF = re.compile(rf"@({_SYM})((?:::@{_SYM})*)", re.A)
+_ARRAY = re.compile(r"array<\s*([su]?i[0-9]+)\s*(?::([-\d\s,]*))?>", re.A)
 
 
 def _normalized(value: int, type_: str) -> int:
@@ -212,6 +283,8 @@ def _normalized(value: int, type_: str) -> int:
             raise Unsupported(f"{value} out of range for {type_}")
         return value
     width = int(type_.lstrip("si"))
+    if width < 1:
+        raise Unsupported(f"integer type {type_}")
     high = 1 << (width - 1) if type_.startswith("si") else 1 << width
     if not -(1 << (width - 1)) <= value < high:
         raise Unsupported(f"{value} out of range for {type_}")
@@ -221,6 +294,8 @@ def _normalized(value: int, type_: str) -> int:
 def attribute(text: str) -> Any:
     """One attribute value, as the small object `extract` can read."""
     text = text.strip()
+    if not text:
+        raise Unsupported("attribute without a value")
     if text in ("true", "false"):
         return IntegerAttr(_normalized(int(text == "true"), "i1"), "i1")
     c = text[:1]
@@ -231,48 +306,59 @@ def attribute(text: str) -> Any:
         root = m.group(1).strip('"')
         return SymbolRefAttr(root, text)
     if c == '"':
-        if _STRING.fullmatch(text) is None:
-            raise Unsupported(f"string {text}")
-        return StrAttr(text[1:-1])
+        return StrAttr(string_value(text))
     if c == "-" or c.isdigit():
         m = _INT_ATTR.fullmatch(text)
         if m is None:
-            return OpaqueAttr(text)  # a float
+            if _FLOAT_ATTR.fullmatch(text) is None:
+                raise Unsupported(f"number {text}")
+            return OpaqueAttr(text)
         type_ = m.group(3) or "i64"
-        value = int(m.group(2), 0)
+        digits = m.group(2)
+        value = int(digits, 16) if digits.startswith("0x") else int(digits, 10)
         return IntegerAttr(_normalized(-value if m.group(1) else value, type_), type_)
     if text.startswith("array<"):
         m = _ARRAY.fullmatch(text)
         if m is None:
-            return OpaqueAttr(text)
-        body = (m.group(1) or "").strip()
-        values = tuple(int(v) for v in body.split(",")) if body else ()
+            raise Unsupported(f"dense array {text}")  # floats, hex, i1: not modelled
+        type_, body = m.group(1), (m.group(2) or "").strip()
+        if type_ == "i1":
+            raise Unsupported(f"dense array {text}")
+        values = tuple(_normalized(int(v, 10), type_) for v in body.split(",")) if body else ()
         return DenseArrayAttr(values, text)
     return OpaqueAttr(text)
+
+
+_KEY = re.compile(r'\s*([A-Za-z_][A-Za-z0-9_$.]*|"[^"\\\n\v\f]*")\s*(=?)\s*', re.A)
 
 
 def parse_attr_dict(text: str) -> dict[str, Any]:
     """`a = 1 : i64, b = @f, unit` (without the braces) to {name: attribute}."""
     out: dict[str, Any] = {}
-    text = text.strip()
+    if not text.strip():
+        return out
     pos, n = 0, len(text)
-    while pos < n:
+    while True:
         m = _KEY.match(text, pos)
         if m is None:
             raise Unsupported(f"attribute dictionary {text!r}")
-        key = m.group(1).strip('"')
+        key = m.group(1)
+        if key[0] == '"':
+            key = key[1:-1]
+        if key in out:
+            raise Unsupported(f"attribute {key} given twice")  # xDSL rejects it
         pos = m.end()
-        if not m.group(2):  # a unit attribute
+        if m.group(2):
+            end = _skip_value(text, pos)
+            out[key] = attribute(text[pos:end])
+        else:  # a unit attribute
             out[key] = OpaqueAttr("unit")
-            if pos < n:
-                if text[pos] != ",":
-                    raise Unsupported(f"attribute dictionary {text!r}")
-                pos += 1
-            continue
-        end = _skip_value(text, pos)
-        out[key] = attribute(text[pos:end])
-        pos = end + 1  # past the comma
-    return out
+            end = pos
+        if end >= n:
+            return out
+        if text[end] != ",":
+            raise Unsupported(f"attribute dictionary {text!r}")
+        pos = end + 1  # past the comma; a trailing comma finds no key
 
 
 # -- scanning helpers ---------------------------------------------------------
@@ -280,7 +366,6 @@ def parse_attr_dict(text: str) -> dict[str, Any]:
 _OPENERS = {"<": ">", "(": ")", "[": "]", "{": "}"}
 _BRACKET = re.compile(r'->|[<>()\[\]{}",]')
 _BRACE = re.compile(r'[{}"]')
-_STRING_AT = re.compile(r'"(?:[^"\\\n]|\\.)*"')
 
 
 def _skip_value(text: str, pos: int) -> int:
@@ -349,24 +434,76 @@ def _match_brace(text: str, pos: int) -> int:
                 return m.start()
 
 
+def _no_comment(span: str) -> str:
+    """The span of an attribute dictionary or a type, where a `//` that is not
+    in a string is declined: xDSL keeps it as text inside an unregistered
+    dialect's attribute or type, skips it as a comment elsewhere."""
+    if "//" in span and "//" in _STRING_AT.sub(" ", span):
+        raise Unsupported(f"'//' inside {span.strip()[:40]!r}")
+    return span
+
+
 # -- the reader ---------------------------------------------------------------
 
-_WS = re.compile(r"(?:\s+|//[^\n]*)*")
+# What xDSL's lexer skips between two tokens: whitespace and `//` comments.
+_W = r"\s*+(?://[^\n]*\s*+)*+"
+_WS = re.compile(_W, re.A)
+_COMMENT = re.compile(r"//[^\n]*")
+_ID = r"(?:[0-9]+|[a-zA-Z$._-][a-zA-Z0-9$._-]*)"  # xDSL's suffix-id
+_RESULT = rf"%{_ID}(?:{_W}:{_W}[0-9]+)?"
+_USE = rf"%{_ID}(?:#[0-9]+)?"
 _HEAD = re.compile(
-    r'(?:(%[\w$.-]+(?::\d+)?(?:[ \t]*,[ \t]*%[\w$.-]+(?::\d+)?)*)[ \t]*=[ \t]*)?'
-    r'"([^"\\\n]+)"\(([^)]*)\)'
-)
-_NEXT = re.compile(r"[ \t]*(\[|<\{|\(\{|\{|:)")
-_LABEL = re.compile(r"\^([\w$.-]+)")
-_SUCCS = re.compile(r"\[\s*(\^[\w$.-]+(?:\s*,\s*\^[\w$.-]+)*)\s*\]")
-_REGION_SEP = re.compile(r"\s*(,\s*\{|\))")
-_ARG = re.compile(r"\s*(%[\w$.-]+)\s*:\s*")
-_LOC_AT = re.compile(r"\s*loc\(")
-# The locations the printers emit: a name or file:line:col, a name with a
-# child location, unknown.  Others (fused, callsite, aliases) go to xDSL.
-_SIMPLE_LOC = re.compile(
-    r'loc\((?:unknown|"[^"\\]*"(?::\d+:\d+)?(?:\("[^"\\]*"(?::\d+:\d+)?\))?)\)'
-)
+    rf'(?:({_RESULT}(?:{_W},{_W}{_RESULT})*){_W}={_W})?'
+    rf'"([^"\\\n\v\f]+)"{_W}\(((?:{_W}{_USE}(?:{_W},{_W}{_USE})*)?{_W})\)', re.A)
+_NEXT = re.compile(rf"{_W}(\[|<{_W}\{{|\({_W}\{{|\{{|:)", re.A)
+_SUCCS = re.compile(rf"\[{_W}(\^{_ID}(?:{_W},{_W}\^{_ID})*){_W}\]", re.A)
+_LABEL_REF = re.compile(rf"\^({_ID})", re.A)
+_PROPS_END = re.compile(rf"\}}{_W}>", re.A)
+_REGION_SEP = re.compile(rf"{_W}(,{_W}\{{|\))", re.A)
+_ARROW = re.compile(rf"{_W}->{_W}", re.A)
+_TYPE_ID = re.compile(r"!?[A-Za-z_][A-Za-z0-9_$.]*", re.A)  # a type's name, before any `<...>`
+_LABEL = re.compile(rf"\^({_ID})", re.A)
+_ARG = re.compile(rf"{_W}(%{_ID}){_W}:{_W}", re.A)
+_OPEN_PAREN = re.compile(rf"{_W}\(", re.A)
+_CLOSE_PAREN = re.compile(rf"{_W}\)", re.A)
+_OPEN_SQUARE = re.compile(rf"{_W}\[", re.A)
+_CLOSE_SQUARE = re.compile(rf"{_W}\]", re.A)
+_ARG_SEP = re.compile(rf"{_W}([,)])", re.A)
+_LIST_SEP = re.compile(rf"{_W}([,\]])", re.A)
+_COLON = re.compile(rf"{_W}:", re.A)
+_NOT_PLAIN = re.compile(r'[{"/]')
+# Locations (xDSL's `_parse_location`); strings in them only printable ASCII
+# without escapes, so that the text kept is the text xDSL prints.
+_LOC_AT = re.compile(rf"{_W}loc{_W}\(", re.A)
+_LOC_NAME = r'"[ !#-\[\]-~]*"'
+_LINE_COL = r":(?:0|[1-9][0-9]*):(?:0|[1-9][0-9]*)"
+_SIMPLE_LOC_TEXT = (  # the usual ones, as xDSL prints them
+    rf"loc\((?:unknown|{_LOC_NAME}(?:{_LINE_COL}|\({_LOC_NAME}(?:{_LINE_COL})?\))?)\)")
+_SIMPLE_LOC = re.compile(_SIMPLE_LOC_TEXT)
+# An op's function type and location as printed: on one line, one space
+# around `->`, types without strings, parentheses only inside `<...>`,
+# `<...>` nested at most twice; `_ITEMS` splits its lists at top-level commas.
+_ANGLE = r'<[^<>"/\n]*+(?:<[^<>"/\n]*+>[^<>"/\n]*+)*+>'
+_LIST = rf'(?:[^()<>"/\n]++|{_ANGLE})*+'
+_TAIL = re.compile(
+    rf" \(({_LIST})\) -> (?:\(({_LIST})\)|(!?[A-Za-z_][A-Za-z0-9_$.]*(?:{_ANGLE})?)"
+    rf"(?![\w$.<>]))(?: ({_SIMPLE_LOC_TEXT}))?", re.A)
+_ITEMS = re.compile(rf"(?:[^,<>]++|{_ANGLE})++")
+_LOC_ITEM = re.compile(rf'{_W}(?:(unknown|fused|callsite)(?![\w$.])|"([ !#-\[\]-~]*)")', re.A)
+_LOC_LINE_COL = re.compile(rf"{_W}:{_W}([0-9]+){_W}:{_W}([0-9]+)", re.A)
+_LOC_CALLER = re.compile(rf"{_W}at(?![\w$.])", re.A)
+
+
+def _items(text: str) -> list[str]:
+    """The types of a list `_TAIL` matched, split at top-level commas."""
+    if not text or text.isspace():
+        return []
+    if "<" not in text:
+        return text.split(",")
+    items = _ITEMS.findall(text)
+    if ",".join(items) != text:
+        raise Unsupported(f"empty type in ({text})")
+    return items
 
 
 class _Reader:
@@ -374,7 +511,6 @@ class _Reader:
         self.text = text
         self.scopes: list[dict[str, list[Value]]] = []
         self.pending: dict[str, list[Value]] = {}
-        self.locs: set[str] = set()  # locations already checked
 
     # -- values ----------------------------------------------------------------
     def define(self, name: str, count: int) -> list[Value]:
@@ -406,6 +542,12 @@ class _Reader:
         while len(pack) <= index:
             pack.append(Value(f"{name}#{len(pack)}"))
         return pack[index]
+
+    def expect(self, token: re.Pattern[str], pos: int, what: str) -> int:
+        m = token.match(self.text, pos)
+        if m is None:
+            raise Unsupported(f"expected {what} at {self.text[pos:pos + 40]!r}")
+        return m.end()
 
     # -- structure -------------------------------------------------------------
     def module(self) -> Op:
@@ -474,63 +616,77 @@ class _Reader:
             raise Unsupported(f"block ^{label} defined twice")
         block.defined = True
         pos = m.end()
-        if text.startswith("(", pos):
-            pos += 1
-            while True:
-                pos = _WS.match(text, pos).end()  # type: ignore[union-attr]
-                if text.startswith(")", pos):
-                    pos += 1
-                    break
-                a = _ARG.match(text, pos)
-                if a is None:
-                    raise Unsupported("bad block argument")
-                end = self.type_end(a.end())
-                block.args.append(self.define(a.group(1), 1)[0])
-                block.args[-1].type = text[a.end():end].strip()
-                pos = end
-                lm = _LOC_AT.match(text, pos)
-                if lm is not None:
-                    end = self.paren_end(lm.end() - 1)
-                    loc = text[lm.end() - 4:end]
-                    if _SIMPLE_LOC.fullmatch(loc) is None:
-                        raise Unsupported(f"location {loc}")
+        o = _OPEN_PAREN.match(text, pos)
+        if o is not None:
+            pos = o.end()
+            c = _CLOSE_PAREN.match(text, pos)
+            if c is not None:
+                pos = c.end()
+            else:
+                while True:
+                    a = _ARG.match(text, pos)
+                    if a is None:
+                        raise Unsupported("bad block argument")
+                    end = self.type_end(a.end())
+                    arg = self.define(a.group(1), 1)[0]
+                    arg.type = self.type_text(a.end(), end)
+                    block.args.append(arg)
                     pos = end
-                pos = _WS.match(text, pos).end()  # type: ignore[union-attr]
-                if text.startswith(",", pos):
-                    pos += 1
-        pos = _WS.match(text, pos).end()  # type: ignore[union-attr]
-        if not text.startswith(":", pos):
-            raise Unsupported("block label without ':'")
-        return block, pos + 1
+                    loc = self.location_at(pos, top=False)  # xDSL keeps it, extract does not
+                    if loc is not None:
+                        pos = loc[1]
+                    s = _ARG_SEP.match(text, pos)
+                    if s is None:
+                        raise Unsupported("bad block argument list")
+                    pos = s.end()
+                    if s.group(1) == ")":
+                        break
+        return block, self.expect(_COLON, pos, "':' after a block label")
+
+    # -- types -----------------------------------------------------------------
+    def type_text(self, start: int, end: int) -> str:
+        t = self.text[start:end]
+        if "\n" in t or "//" in t:  # kept as text: only as printed on one line
+            raise Unsupported(f"type {t.strip()[:40]!r} over lines or with a comment")
+        return t
 
     def type_end(self, pos: int) -> int:
-        """End of a block argument's type: a top-level `,`, `)` or ` loc(`."""
+        """End of the (non-function) type at pos: a name and any `<...>` body."""
+        m = _TYPE_ID.match(self.text, pos)
+        if m is None:
+            raise Unsupported(f"type expected at {self.text[pos:pos + 40]!r}")
+        end = m.end()
+        if self.text.startswith("<", end):
+            end = self.angle_end(end)
+        return end
+
+    def angle_end(self, pos: int) -> int:
+        """Index just after the `>` closing the `<` at pos (strings skipped)."""
         text = self.text
         depth = 0
-        i = pos
-        n = len(text)
-        while i < n:
-            c = text[i]
-            if c in "<([{":
-                depth += 1
-            elif c in ">)]}":
-                if c == ">" and text[i - 1] == "-":
-                    pass
-                elif depth == 0:
-                    return i
-                else:
-                    depth -= 1
-            elif depth == 0 and (c == "," or c == "\n"
-                                 or (c == " " and text.startswith(" loc(", i))):
-                return i
-            elif c == '"':
-                s = _STRING_AT.match(text, i)
+        while True:
+            m = _BRACKET.search(text, pos)
+            if m is None:
+                raise Unsupported("type not closed")
+            tok = m.group(0)
+            pos = m.end()
+            if tok == "->" or tok == ",":
+                continue
+            if tok == '"':
+                s = _STRING_AT.match(text, m.start())
                 if s is None:
                     raise Unsupported("unterminated string")
-                i = s.end()
-                continue
-            i += 1
-        raise Unsupported("block argument type not closed")
+                pos = s.end()
+            elif tok in _OPENERS:
+                depth += 1
+            else:
+                depth -= 1
+                if depth == 0:
+                    if tok != ">":
+                        raise Unsupported("unbalanced brackets in a type")
+                    return pos
+                if depth < 0:
+                    raise Unsupported("unbalanced brackets in a type")
 
     def paren_end(self, pos: int) -> int:
         """Index just after the `)` closing the `(` at pos."""
@@ -553,8 +709,74 @@ class _Reader:
                 i = s.end()
                 continue
             i += 1
-        raise Unsupported("location not closed")
+        raise Unsupported("parenthesis not closed")
 
+    # -- locations -------------------------------------------------------------
+    def location_at(self, pos: int, top: bool = True) -> tuple[str, int] | None:
+        """The location at pos, if there is one (see `location`)."""
+        text = self.text
+        if text.startswith(" loc(", pos):
+            s = _SIMPLE_LOC.match(text, pos + 1)
+            if s is not None:
+                return s.group(0), s.end()
+        if _LOC_AT.match(text, pos) is None:
+            return None
+        return self.location(pos, top)
+
+    def location(self, pos: int, top: bool = True) -> tuple[str, int]:
+        """`loc(...)` from pos (whitespace before it included): the text xDSL
+        prints for it, and the end."""
+        m = _LOC_AT.match(self.text, pos)
+        if m is None:
+            raise Unsupported("location expected")
+        inner, pos = self.loc_inner(m.end())
+        pos = self.expect(_CLOSE_PAREN, pos, "')' closing a location")
+        if top and inner.startswith("fused"):
+            # lowered_interp finds a name inside xDSL's FusedLoc, not in its text
+            raise Unsupported(f"fused location {inner[:40]}")
+        return f"loc({inner})", pos
+
+    def loc_inner(self, pos: int) -> tuple[str, int]:
+        text = self.text
+        m = _LOC_ITEM.match(text, pos)
+        if m is None:
+            raise Unsupported(f"location at {text[pos:pos + 40]!r}")
+        keyword, name = m.group(1), m.group(2)
+        pos = m.end()
+        if name is not None:
+            lc = _LOC_LINE_COL.match(text, pos)
+            if lc is not None:
+                return f'"{name}":{int(lc.group(1))}:{int(lc.group(2))}', lc.end()
+            p = _OPEN_PAREN.match(text, pos)
+            if p is None:
+                return f'"{name}"', pos
+            child, pos = self.loc_inner(p.end())
+            return f'"{name}"({child})', self.expect(_CLOSE_PAREN, pos, "')' in a location")
+        if keyword == "unknown":
+            return "unknown", pos
+        if keyword == "callsite":
+            pos = self.expect(_OPEN_PAREN, pos, "'(' after callsite")
+            callee, pos = self.loc_inner(pos)
+            pos = self.expect(_LOC_CALLER, pos, "'at' in a call-site location")
+            caller, pos = self.loc_inner(pos)
+            pos = self.expect(_CLOSE_PAREN, pos, "')' in a location")
+            return f"callsite({callee} at {caller})", pos
+        pos = self.expect(_OPEN_SQUARE, pos, "'[' after fused")
+        c = _CLOSE_SQUARE.match(text, pos)
+        if c is not None:
+            return "fused[]", c.end()
+        items: list[str] = []
+        while True:
+            item, pos = self.loc_inner(pos)
+            items.append(item)
+            s = _LIST_SEP.match(text, pos)
+            if s is None:
+                raise Unsupported("bad fused location")
+            pos = s.end()
+            if s.group(1) == "]":
+                return "fused[" + ", ".join(items) + "]", pos
+
+    # -- ops -------------------------------------------------------------------
     def op(self, pos: int, labels: dict[str, Block]) -> tuple[Op, int]:
         text = self.text
         m = _HEAD.match(text, pos)
@@ -562,7 +784,9 @@ class _Reader:
             raise Unsupported(f"not a generic op at {text[pos:pos + 40]!r}")
         op = Op(m.group(2))
         results_text, operands_text = m.group(1), m.group(3)
-        if operands_text.strip():
+        if "//" in operands_text:
+            operands_text = _COMMENT.sub("", operands_text)
+        if "%" in operands_text:
             use = self.use
             op.operands = [use(r.strip()) for r in operands_text.split(",")]
         pos = m.end()
@@ -571,7 +795,7 @@ class _Reader:
             n = _NEXT.match(text, pos)
             if n is None:
                 raise Unsupported(f"unexpected text after op at {text[pos:pos + 40]!r}")
-            tok = n.group(1)
+            tok = n.group(1)[0]
             pos = n.end()
             if tok == ":":
                 break
@@ -579,22 +803,22 @@ class _Reader:
                 s = _SUCCS.match(text, n.start(1))
                 if s is None:
                     raise Unsupported("bad successor list")
-                for ref in s.group(1).split(","):
-                    label = ref.strip()[1:]
+                for label in _LABEL_REF.findall(_COMMENT.sub("", s.group(1))):
                     block = labels.get(label)
                     if block is None:
                         block = labels[label] = Block(label)
                     op.successors.append(block)
                 pos, stage = s.end(), 1
-            elif tok == "<{" and stage < 2:
+            elif tok == "<" and stage < 2:
                 end = text.find("}>", pos)
-                if end < 0 or text.find("{", pos, end) >= 0 or text.find('"', pos, end) >= 0:
-                    end = _match_brace(text, pos - 1)  # nested braces or strings
-                    if not text.startswith(">", end + 1):
-                        raise Unsupported("properties not closed by '}>'")
-                op._props_text = text[pos:end]
-                pos, stage = end + 2, 2
-            elif tok == "({" and stage < 3:
+                if end < 0 or _NOT_PLAIN.search(text, pos, end) is not None:
+                    end = _match_brace(text, pos - 1)  # nested braces, strings, comments
+                    after = self.expect(_PROPS_END, end, "'}>' closing properties")
+                else:
+                    after = end + 2
+                op._props_text = _no_comment(text[pos:end])
+                pos, stage = after, 2
+            elif tok == "(" and stage < 3:
                 while True:
                     region, pos = self.region(pos)
                     op.regions.append(region)
@@ -607,47 +831,83 @@ class _Reader:
                 stage = 3
             elif tok == "{" and stage < 4:
                 end = _match_brace(text, pos - 1)
-                op._attrs_text = text[pos:end]
+                attrs = op._attrs_text = _no_comment(text[pos:end])
+                if "op_name__" in attrs:  # xDSL keeps an unregistered op's name there
+                    raise Unsupported("attribute op_name__")
                 pos, stage = end + 1, 4
             else:
-                raise Unsupported(f"unexpected {tok!r} in op {op.name}")
-        # The function type and the location: the rest of the line.
-        eol = text.find("\n", pos)
-        if eol < 0:
-            eol = len(text)
-        seg = text[pos:eol].rstrip()
-        if seg.endswith(")"):
-            i = seg.rfind(" loc(")
-            if i >= 0:
-                loc = seg[i + 1:]
-                if loc not in self.locs:
-                    if _SIMPLE_LOC.fullmatch(loc) is None:
-                        raise Unsupported(f"location {loc}")
-                    self.locs.add(loc)
-                op.location = loc
-                seg = seg[:i]
+                raise Unsupported(f"unexpected {n.group(1)!r} in op {op.name}")
+        f = _TAIL.match(text, pos)
+        if f is not None:  # the function type (and location) as printed
+            inputs, listed, single, loc = f.groups()
+            if inputs or op.operands:  # as many types as operands, or xDSL rejects it
+                count = (inputs.count(",") + 1 if "<" not in inputs and not inputs.isspace()
+                         else len(_items(inputs)))
+                if count != len(op.operands):
+                    raise Unsupported(f"{len(op.operands)} operands but types ({inputs})")
+            if single is not None:
+                types = [single]
+            elif listed:
+                types = [t.strip() for t in _items(listed)]
+                if not all(types):
+                    raise Unsupported(f"empty result type in ({listed})")
+            else:
+                types = []
+            pos = f.end()
+        else:
+            types, pos = self.function_type(pos, len(op.operands))
+            loc = None
         if results_text:
-            types = self.result_types(seg)
-            values: list[Value] = []
-            for group in results_text.split(","):
-                name, _, count = group.strip().partition(":")
-                values += self.define(name, int(count) if count else 1)
-            if len(types) != len(values):
-                raise Unsupported(f"{len(values)} results but {len(types)} types")
+            if "//" in results_text:
+                results_text = _COMMENT.sub("", results_text)
+            if len(types) == 1 and "," not in results_text and ":" not in results_text:
+                values = self.define(results_text.strip(), 1)
+            else:
+                values = []
+                for group in results_text.split(","):
+                    name, _, count = group.partition(":")
+                    values += self.define(name.strip(), int(count) if count else 1)
+                if len(types) != len(values):
+                    raise Unsupported(f"{len(values)} results but {len(types)} types")
             for v, t in zip(values, types, strict=True):
                 v.type = t
             op.results = values
-        return op, eol
+        elif types:
+            raise Unsupported("results without names")  # xDSL makes unnamed results
+        # The location, if any: the op ends there.
+        if loc is not None:
+            op.location = loc
+        elif (at := self.location_at(pos)) is not None:
+            op.location, pos = at
+        return op, pos
 
-    @staticmethod
-    def result_types(seg: str) -> list[str]:
-        if seg.count("->") != 1:
-            raise Unsupported(f"function type {seg!r}")
-        res = seg[seg.find("->") + 2:].strip()
-        if res.startswith("(") and res.endswith(")"):
-            inner = res[1:-1].strip()
-            return split_top(inner) if inner else []
-        return [res]
+    def function_type(self, pos: int, operands: int) -> tuple[list[str], int]:
+        """The result types of the function type after an op's `:` (any
+        spacing and comments between its tokens), and its end."""
+        text = self.text
+        pos = _WS.match(text, pos).end()  # type: ignore[union-attr]
+        if not text.startswith("(", pos):
+            raise Unsupported(f"function type expected at {text[pos:pos + 40]!r}")
+        end = self.paren_end(pos)
+        inputs = text[pos + 1:end - 1]
+        if operands or inputs.strip():
+            if "//" in inputs:
+                raise Unsupported("comment in a function type")
+            if len(split_top(inputs)) != operands:  # xDSL rejects it
+                raise Unsupported(f"{operands} operands but types ({inputs})")
+        pos = self.expect(_ARROW, end, "'->' in a function type")
+        if not text.startswith("(", pos):
+            end = self.type_end(pos)
+            return [self.type_text(pos, end)], end
+        end = self.paren_end(pos)
+        inner = text[pos + 1:end - 1]
+        if "//" in inner:
+            raise Unsupported("comment in a function type")
+        types = split_top(inner) if inner.strip() else []
+        for t in types:
+            if not t or "\n" in t:
+                raise Unsupported(f"result types ({inner})")
+        return types, end
 
 
 def parse_module(text: str) -> Op:
@@ -656,5 +916,5 @@ def parse_module(text: str) -> Op:
         return _Reader(text).module()
     except Unsupported:
         raise
-    except (IndexError, ValueError, AttributeError) as e:
+    except (IndexError, ValueError, AttributeError, RecursionError) as e:
         raise Unsupported(f"{type(e).__name__}: {e}") from e
