@@ -89,6 +89,7 @@ _NOOPS = {"llvm.mlir.addressof", "llvm.getelementptr", "memref.dim"}
 DEFAULT_LOOP_BOUND = 4
 MAX_INLINE = 4
 
+
 class _Extractor(ControlFlow, Memory):
     """Walks a lowered module's functions and records what `LoweredFacts` holds."""
 

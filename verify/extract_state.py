@@ -32,6 +32,9 @@ from verify.lowered_ir import op_name
 
 
 class WalkerState:
+    """What the walk knows so far; `ControlFlow`, `Memory` and
+    `verify.extract` add the walking itself."""
+
     def __init__(self, arg_names: dict[str, list[str]], loop_bound: int,
                  funcs: dict[str, Any]) -> None:
         self.arg_names = arg_names
