@@ -1,4 +1,5 @@
-"""Shared fixtures: real mlir-opt discovery and buggy mlir-opt wrappers."""
+"""Shared fixtures: real mlir-opt discovery and buggy mlir-opt wrappers; the
+project's Hypothesis profile for its own suite."""
 
 from __future__ import annotations
 
@@ -12,8 +13,26 @@ from hypothesis import HealthCheck, Phase, given, settings
 from generators.programs import GenConfig, programs
 from verify.lowerings.mlir_opt import find_mlir_opt
 from verify.program import Program
+from verify.pytest_plugin import load_project_profile
 
 FIXTURES = Path(__file__).parent / "fixtures"
+
+# The seed's question: a synchronous host_shared alloc.  mlir-opt-16 rejects
+# it; 19 and 22 lower it to mgpuMemAlloc(size, null, 1), every invariant holds.
+SYNC_SHARED = """func.func @main() {
+  %0 = gpu.alloc host_shared () : memref<16xf32>
+  %t = gpu.wait async
+  %1 = gpu.dealloc async [%t] %0 : memref<16xf32>
+  gpu.wait [%1]
+  return
+}
+"""
+
+# The plugin loads no profile by itself; this suite runs under the project's
+# own: gpu-alloc-verify-ci when CI=true (derandomized, no database, modest
+# counts), gpu-alloc-verify-dev otherwise, -nightly with HYPOTHESIS_PROFILE=nightly.
+# `--hypothesis-profile` / `--gpu-alloc-verify-profile` still win.
+load_project_profile()
 
 
 def need_mlir_opt(version: int) -> str:

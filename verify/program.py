@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from dataclasses import dataclass, field
+from typing import Any
 
 ELEMENT_TYPES = ("f32", "i32", "f16", "i64")
 
@@ -150,6 +151,16 @@ class Program:
         from verify.printer import print_program
 
         return print_program(self, loc_prefix=loc_prefix)
+
+    def __repr__(self) -> str:
+        """The program as MLIR (what a failing Hypothesis example prints);
+        its tags, if any, as a leading MLIR comment."""
+        tags = f"// tags: {', '.join(sorted(self.tags))}\n" if self.tags else ""
+        return tags + self.to_mlir()
+
+    def _repr_pretty_(self, p: Any, cycle: bool) -> None:
+        """Hypothesis' printer (and IPython's): the MLIR text, on its own lines."""
+        p.text("\n" + repr(self))
 
 
 def walk_ops(ops: tuple[Op, ...]) -> Iterator[Op]:

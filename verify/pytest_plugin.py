@@ -1,63 +1,159 @@
-"""pytest plugin (entry point `pytest11`): lowering options and Hypothesis profiles.
+"""pytest plugin (entry point `pytest11`, name `gpu_alloc_verify`): lowering
+options, the `lowering` and `runtime_profile` fixtures, Hypothesis profiles.
 
-Profiles: `dev` (default), `ci` (loaded when CI=true: derandomized, no
-database, modest counts) and `nightly` (random, many examples, a directory
-database under $GPU_ALLOC_VERIFY_DB or .hypothesis/nightly).
+It loads in every project of an environment where gpu-alloc-verify is
+installed, so it changes nothing unless asked: it registers three Hypothesis
+profiles and loads none of them by itself, and suppresses no health check.
+
+- `gpu-alloc-verify-dev`: 60 examples, no deadline;
+- `gpu-alloc-verify-ci`: derandomized, no database, 30 examples, no deadline;
+- `gpu-alloc-verify-nightly`: random, 5000 examples, a directory database
+  under $GPU_ALLOC_VERIFY_DB (default `.hypothesis/nightly`).
+
+One is loaded only when selected: `--gpu-alloc-verify-profile dev|ci|nightly`,
+Hypothesis' own `--hypothesis-profile gpu-alloc-verify-ci`, or
+`HYPOTHESIS_PROFILE=gpu-alloc-verify-ci` in the environment (a value that
+names no profile of ours is left to its owner).  This repository's own
+`tests/conftest.py` selects one for its suite with `load_project_profile()`.
+Disable the plugin with `-p no:gpu_alloc_verify`.
 """
 
 from __future__ import annotations
 
 import os
+from collections.abc import Mapping
+from typing import TYPE_CHECKING
 
 import pytest
-from hypothesis import HealthCheck, settings
+from hypothesis import settings
 from hypothesis.database import DirectoryBasedExampleDatabase
 
-_QUIET = list(HealthCheck)
+if TYPE_CHECKING:  # imported lazily: the plugin loads in every project
+    from verify.lowerings.base import Lowering
 
-settings.register_profile("dev", max_examples=60, deadline=None,
-                          suppress_health_check=_QUIET)
-settings.register_profile("ci", max_examples=30, derandomize=True, database=None,
-                          deadline=None, suppress_health_check=_QUIET, print_blob=True)
-settings.register_profile(
-    "nightly", max_examples=5000, derandomize=False, deadline=None,
-    suppress_health_check=_QUIET,
-    database=DirectoryBasedExampleDatabase(
-        os.environ.get("GPU_ALLOC_VERIFY_DB", ".hypothesis/nightly")),
-)
-if os.environ.get("CI", "").lower() in ("1", "true", "yes"):
-    settings.load_profile("ci")
-else:
-    settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "dev"))
+PREFIX = "gpu-alloc-verify-"
+PROFILES = ("dev", "ci", "nightly")
+DEFAULT_SPEC = "mlir-opt-19"
+
+
+def profile_name(short: str) -> str:
+    """`ci` -> `gpu-alloc-verify-ci` (a full name is returned as is)."""
+    return short if short.startswith(PREFIX) else PREFIX + short
+
+
+def register_profiles() -> None:
+    """Register our profiles (idempotent; loads none of them).  Each builds
+    on Hypothesis' `default` profile, not on whatever is loaded now (with CI
+    set Hypothesis loads its own `ci`, which suppresses `too_slow`)."""
+    base = settings.get_profile("default")
+    settings.register_profile(profile_name("dev"), base, max_examples=60, deadline=None)
+    settings.register_profile(profile_name("ci"), base, max_examples=30, derandomize=True,
+                              database=None, deadline=None, print_blob=True)
+    settings.register_profile(
+        profile_name("nightly"), base, max_examples=5000, derandomize=False, deadline=None,
+        database=DirectoryBasedExampleDatabase(
+            os.environ.get("GPU_ALLOC_VERIFY_DB", ".hypothesis/nightly")),
+    )
+
+
+def _truthy(value: str | None) -> bool:
+    return (value or "").lower() in ("1", "true", "yes")
+
+
+def project_profile(env: Mapping[str, str] | None = None) -> str:
+    """The profile a gpu-alloc-verify project's own suite runs under:
+    HYPOTHESIS_PROFILE if it names one of ours (`nightly` or
+    `gpu-alloc-verify-nightly`), else `ci` when CI is set, else `dev`."""
+    env = os.environ if env is None else env
+    wanted = env.get("HYPOTHESIS_PROFILE", "")
+    if wanted and wanted.removeprefix(PREFIX) in PROFILES:
+        return profile_name(wanted)
+    return profile_name("ci" if _truthy(env.get("CI")) else "dev")
+
+
+def load_project_profile() -> str:
+    """Register and load `project_profile()`; for a project's own conftest.
+    Hypothesis' `--hypothesis-profile` and our `--gpu-alloc-verify-profile`
+    are applied later (at configure time) and still win."""
+    register_profiles()
+    name = project_profile()
+    settings.load_profile(name)
+    return name
+
+
+register_profiles()
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
     group = parser.getgroup("gpu-alloc-verify")
     group.addoption("--lowering", action="append", default=[], metavar="SPEC",
-                    help="lowering(s) under test for property tests (repeatable)")
+                    help=f"lowering(s) under test for property tests (repeatable; "
+                         f"default {DEFAULT_SPEC})")
     group.addoption("--pipeline", default="gpu-to-llvm", help="mlir-opt pass pipeline")
     group.addoption("--runtime", default="cuda", choices=("cuda", "hip", "sycl"),
                     help="runtime profile for runtime-contract")
+    group.addoption("--gpu-alloc-verify-profile", choices=PROFILES, default=None,
+                    help="load the Hypothesis profile gpu-alloc-verify-NAME "
+                         "(default: none, Hypothesis' own settings)")
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    chosen = config.getoption("--gpu-alloc-verify-profile", None)
+    theirs = config.getoption("--hypothesis-profile", None)
+    if chosen and theirs and theirs != profile_name(str(chosen)):
+        raise pytest.UsageError(f"--gpu-alloc-verify-profile {chosen} and "
+                                f"--hypothesis-profile {theirs}: choose one")
+    if chosen:
+        settings.load_profile(profile_name(str(chosen)))
+        return
+    env = os.environ.get("HYPOTHESIS_PROFILE", "")
+    if env.startswith(PREFIX) and env.removeprefix(PREFIX) in PROFILES:
+        settings.load_profile(env)
+
+
+def pytest_report_header(config: pytest.Config) -> str | None:
+    if config.getoption("--gpu-alloc-verify-profile", None) or (
+            os.environ.get("HYPOTHESIS_PROFILE", "").startswith(PREFIX)):
+        return f"gpu-alloc-verify: hypothesis profile {settings.get_current_profile_name()!r}"
+    return None
 
 
 def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
     if "lowering_spec" in metafunc.fixturenames:
-        specs = metafunc.config.getoption("--lowering") or ["mlir-opt-19"]
-        metafunc.parametrize("lowering_spec", specs)
+        specs = metafunc.config.getoption("--lowering") or [DEFAULT_SPEC]
+        # session scope: the `lowering` fixture built on it is session-scoped,
+        # which plain Hypothesis accepts under @given
+        metafunc.parametrize("lowering_spec", specs, scope="session")
 
 
-@pytest.fixture
-def lowering(request: pytest.FixtureRequest, lowering_spec: str):
-    """The lowering under test, resolved (skips if its tool is missing)."""
+@pytest.fixture(scope="session")
+def _gpu_alloc_verify_lowerings() -> dict[tuple[str, str], Lowering | str]:
+    """Resolved lowerings per (spec, pipeline), or why one is unavailable."""
+    return {}
+
+
+@pytest.fixture(scope="session")
+def lowering(request: pytest.FixtureRequest, lowering_spec: str,
+             _gpu_alloc_verify_lowerings: dict[tuple[str, str], Lowering | str]
+             ) -> Lowering:
+    """The lowering under test, resolved once per session (skips if its tool
+    is missing)."""
     from verify.errors import EnvironmentProblem
     from verify.lowerings.registry import resolve
 
-    try:
-        return resolve(lowering_spec, request.config.getoption("--pipeline"))
-    except EnvironmentProblem as e:
-        pytest.skip(str(e))
+    key = (lowering_spec, str(request.config.getoption("--pipeline")))
+    if key not in _gpu_alloc_verify_lowerings:
+        try:
+            _gpu_alloc_verify_lowerings[key] = resolve(*key)
+        except EnvironmentProblem as e:
+            _gpu_alloc_verify_lowerings[key] = str(e)
+    found = _gpu_alloc_verify_lowerings[key]
+    if isinstance(found, str):
+        pytest.skip(found)
+    return found
 
 
-@pytest.fixture
+@pytest.fixture(scope="session")
 def runtime_profile(request: pytest.FixtureRequest) -> str:
+    """The `--runtime` profile (cuda, hip or sycl)."""
     return str(request.config.getoption("--runtime"))
