@@ -7,18 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import need_mlir_opt
+from tests.conftest import SYNC_SHARED, need_mlir_opt
 from verify.cli import main
-
-SYNC_SHARED = """
-func.func @main() {
-  %0 = gpu.alloc host_shared () : memref<16xf32>
-  %t = gpu.wait async
-  %1 = gpu.dealloc async [%t] %0 : memref<16xf32>
-  gpu.wait [%1]
-  return
-}
-"""
 
 
 def run_json(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, dict]:

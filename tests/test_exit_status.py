@@ -26,20 +26,11 @@ from typing import Any
 import pytest
 
 import verify.cli
-from tests.conftest import need_mlir_opt
+from tests.conftest import SYNC_SHARED, need_mlir_opt
 from verify.cli import main
 from verify.pipeline import active_invariants
 from verify.results import read_records
 
-# Every invariant holds (or is not applicable) on mlir-opt-19 (README).
-SYNC_SHARED = """func.func @main() {
-  %0 = gpu.alloc host_shared () : memref<16xf32>
-  %t = gpu.wait async
-  %1 = gpu.dealloc async [%t] %0 : memref<16xf32>
-  gpu.wait [%1]
-  return
-}
-"""
 # mlir-opt-19 leaves a sync, not host_shared gpu.alloc unconverted:
 # lowering-complete violated.  The host_shared one is lowered (flag opaque
 # behind the wrapper: unknown).

@@ -1,4 +1,6 @@
-"""`gpu-alloc-verify`: fuzz, check, replay, report, lowerings, bench.
+"""`gpu-alloc-verify` (also `python -m verify`): fuzz, check, replay, report,
+lowerings, bench.  Defaults come from `[tool.gpu-alloc-verify]` in the nearest
+pyproject.toml (verify.config); flags override them.
 
 Exit status: 0 no violation and nothing unknown; 1 at least one violation
 (and only then); 2 usage, input or environment error (the message says what
@@ -9,6 +11,7 @@ some verdict unknown (`--allow-unknown` makes it 0); 130 interrupted.
 from __future__ import annotations
 
 import argparse
+import hashlib
 import json
 import os
 import random
@@ -18,6 +21,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from verify.config import Config, load_config
 from verify.errors import GpuAllocVerifyError, UsageError
 from verify.explain import render
 from verify.lowerings.base import Lowering
@@ -28,6 +32,9 @@ from verify.solver import DEFAULT_TIMEOUT_MS
 from verify.verdicts import INVARIANTS
 
 RUNTIMES = ("cuda", "hip", "sycl")
+# Version of the `--json` summary of fuzz and check; its shape is
+# verify/schema/summary.schema.json.  Bump it when a field changes meaning or goes.
+SCHEMA_VERSION = 1
 EXIT_OK, EXIT_VIOLATION, EXIT_ERROR, EXIT_UNKNOWN, EXIT_INTERRUPTED = 0, 1, 2, 3, 130
 
 
@@ -124,7 +131,11 @@ def _common(p: argparse.ArgumentParser) -> None:
                    help="limit of one mlir-opt process (a batch of programs) in seconds; "
                    "a hanging batch is bisected down to the program that hangs, which gets "
                    f"verdict timeout (default: {DEFAULT_TIMEOUT_S:g})")
-    p.add_argument("--json", action="store_true", help="print one JSON object on stdout")
+    p.add_argument("--json", action="store_true", help="print one JSON object on stdout "
+                   "(schema: verify/schema/summary.schema.json)")
+    p.add_argument("--junitxml", metavar="FILE",
+                   help="also write JUnit XML to FILE: a testcase per (lowering, invariant), "
+                   "a failure per violation, unknown verdicts skipped")
     _allow_unknown(p)
 
 
@@ -139,7 +150,19 @@ def _debug(p: argparse.ArgumentParser, default: Any) -> None:
                    help="print the traceback of an internal error")
 
 
-def build_parser() -> argparse.ArgumentParser:
+def version_string() -> str:
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        return f"gpu-alloc-verify {version('gpu-alloc-verify')}"
+    except PackageNotFoundError:  # run from a source tree that was never installed
+        return "gpu-alloc-verify (version unknown: package not installed)"
+
+
+def build_parser(config: Config | None = None) -> argparse.ArgumentParser:
+    """The parser; `config` (pyproject.toml defaults) replaces the built-in
+    defaults of --pipeline, --runtime and --max-examples (--lowering: see
+    `apply_config`)."""
     parser = argparse.ArgumentParser(
         prog="gpu-alloc-verify",
         description="Prove and test how MLIR lowers async GPU ops (gpu.alloc, gpu.wait, ...) "
@@ -147,6 +170,7 @@ def build_parser() -> argparse.ArgumentParser:
         "input, environment or internal error; 3: no violation but some verdict unknown "
         "(0 with --allow-unknown).",
     )
+    parser.add_argument("--version", action="version", version=version_string())
     _debug(parser, False)
     sub = parser.add_subparsers(dest="command", required=True)
 
@@ -217,7 +241,26 @@ def build_parser() -> argparse.ArgumentParser:
     bn.add_argument("--json", action="store_true")
     for p in sub.choices.values():  # --debug after the command too; SUPPRESS keeps the global
         _debug(p, argparse.SUPPRESS)
+    if config is not None:
+        for p in (fz, ck, bn):
+            if config.pipeline is not None:
+                p.set_defaults(pipeline=config.pipeline)
+        for p in (fz, ck):
+            if config.runtime is not None:
+                p.set_defaults(runtime=config.runtime)
+        if config.max_examples is not None:
+            fz.set_defaults(max_examples=config.max_examples)
     return parser
+
+
+def apply_config(args: argparse.Namespace, config: Config) -> None:
+    """`lowerings` from the config where no --lowering was given (a default
+    list under action="append" would be added to, not replaced)."""
+    if config.lowerings and getattr(args, "lowering", "absent") is None:
+        args.lowering = list(config.lowerings)
+    if config.path is not None and args.command in ("fuzz", "check", "bench"):
+        print(f"defaults: {config.path} [tool.gpu-alloc-verify] "
+              f"({', '.join(config.keys) or 'empty'})", file=sys.stderr)
 
 
 def _print_summary(summary: dict[str, Any], elapsed: float | None = None) -> None:
@@ -252,7 +295,11 @@ def cmd_check(args: argparse.Namespace) -> int:
     lowerings = _lowerings(args)
     row = check_batch([program], lowerings, invariants, args.runtime,
                       timeout_ms=args.solver_timeout)[0]
-    summary = _check_summary(program.to_mlir(), row)
+    summary = _check_summary(program.to_mlir(), row, args.file)
+    if args.junitxml:
+        from verify.junit import write_junit
+
+        write_junit(args.junitxml, summary, f"gpu-alloc-verify check {args.file}")
     if args.json:
         print(json.dumps(summary, indent=2))
     else:
@@ -261,17 +308,31 @@ def cmd_check(args: argparse.Namespace) -> int:
     return exit_status(bool(summary["violations"]), unknown, args.allow_unknown)
 
 
-def _check_summary(text: str, row: dict[str, Judgement]) -> dict[str, Any]:
+def check_violation_id(file: str, lowering: str, invariant: str) -> str:
+    """Stable id of a `check` violation: the same file path (as given),
+    lowering and invariant give the same id on every run and machine."""
+    key = "\0".join((Path(file).as_posix(), lowering, invariant)).encode("utf-8")
+    return "k" + hashlib.sha256(key).hexdigest()[:12]
+
+
+def _check_summary(text: str, row: dict[str, Judgement], file: str = "") -> dict[str, Any]:
     tally = Tally()
     tally.add(row)
-    violations = [{"invariant": v.invariant, "lowering": spec, "program": text,
-                   "lowered": j.lowered, "detail": v.detail,
-                   "counterexample": v.counterexample, "marked_calls": v.marked_calls}
-                  for spec, j in row.items() for v in j.violations()]
+    violations: list[dict[str, Any]] = [
+        {"id": "", "invariant": v.invariant, "lowering": spec, "program": text,
+         "lowered": j.lowered, "detail": v.detail,
+         "counterexample": v.counterexample, "marked_calls": v.marked_calls}
+        for spec, j in row.items() for v in j.violations()]
     unknown = [{"lowering": spec, "invariant": inv, "reason": r.reason or "solver gave up"}
                for spec, j in row.items() for inv, r in j.results.items()
                if r.verdict == "unknown"]
-    return {"examples": 1, "lowerings": list(row), "by_invariant": tally.by_invariant,
+    seen: dict[str, int] = {}
+    for v in violations:  # a second violation of one (lowering, invariant): id-2, id-3...
+        base = check_violation_id(file, str(v["lowering"]), str(v["invariant"]))
+        seen[base] = seen.get(base, 0) + 1
+        v["id"] = base if seen[base] == 1 else f"{base}-{seen[base]}"
+    return {"schema_version": SCHEMA_VERSION, "command": "check", "seed": None,
+            "examples": 1, "lowerings": list(row), "by_invariant": tally.by_invariant,
             "by_lowering": tally.by_lowering, "violations": violations, "unknown": unknown}
 
 
@@ -313,9 +374,13 @@ def cmd_fuzz(args: argparse.Namespace) -> int:
             return 130
         raise
     printer.done()
-    summary = report.summary()
+    summary = _fuzz_summary(report.summary(), opts, results)
     if args.report:
         _render_report(results, args.report)
+    if args.junitxml:
+        from verify.junit import write_junit
+
+        write_junit(args.junitxml, summary, "gpu-alloc-verify fuzz", report.elapsed)
     if args.json:
         print(json.dumps(summary, indent=2))
     else:
@@ -327,6 +392,23 @@ def cmd_fuzz(args: argparse.Namespace) -> int:
             print(f"\nreport: {args.report}/index.html")
     unknown = count_verdicts(summary["by_invariant"], "unknown")
     return exit_status(bool(report.found or report.first_seen), unknown, args.allow_unknown)
+
+
+def _fuzz_summary(summary: dict[str, Any], opts: Any, results: str | None) -> dict[str, Any]:
+    """The campaign summary with schema_version, seed and an id per violation:
+    the id of its violation record in the results file (what `replay --id`
+    takes), else the one that record would get (campaign id, -v, index)."""
+    campaign = summary.get("campaign") or ""
+    recorded: dict[tuple[Any, Any], Any] = {}
+    if results and Path(results).exists():
+        from verify.results import read_records
+
+        for rec in read_records(results):
+            if rec.get("kind") == "violation" and rec.get("campaign") == campaign:
+                recorded.setdefault((rec.get("lowering"), rec.get("invariant")), rec.get("id"))
+    for k, v in enumerate(summary["violations"]):
+        v["id"] = recorded.get((v["lowering"], v["invariant"])) or f"{campaign}-v{k}"
+    return {"schema_version": SCHEMA_VERSION, "command": "fuzz", "seed": opts.seed, **summary}
 
 
 def _nightly() -> bool:
@@ -463,9 +545,16 @@ COMMANDS = {"fuzz": cmd_fuzz, "check": cmd_check, "replay": cmd_replay, "report"
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = build_parser()
+    try:
+        config, config_error = load_config(), None
+    except GpuAllocVerifyError as e:  # only commands that use the defaults fail on it
+        config, config_error = Config(), e
+    parser = build_parser(config)
     args = parser.parse_args(argv)
     try:
+        if config_error is not None and args.command in ("fuzz", "check", "bench"):
+            raise config_error
+        apply_config(args, config)
         return COMMANDS[args.command](args)
     except GpuAllocVerifyError as e:
         print(f"gpu-alloc-verify: error: {e}", file=sys.stderr)

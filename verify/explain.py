@@ -41,7 +41,10 @@ def render(record: dict[str, Any], max_lowered: int = 200) -> str:
         lines += ["  " + ln for ln in relevant[:max_lowered]]
     if "path" in cex:
         lines += ["", f"Path: {describe_path(cex['path'])}"]
-    if cex.get("schedule"):
+    schedule = cex.get("schedule")
+    if isinstance(schedule, list) and schedule:
         lines += ["Schedule (what the device ran, in time order):"]
-        lines += ["  " + s for s in cex["schedule"]]
+        lines += ["  " + str(s) for s in schedule]
+    elif isinstance(schedule, int) and not isinstance(schedule, bool):  # differential's seed
+        lines += [f"Schedule: seed {schedule}"]
     return "\n".join(lines) + "\n"

@@ -11,18 +11,12 @@ from pathlib import Path
 
 import pytest
 
+from tests.conftest import SYNC_SHARED
 from tests.reliability.conftest import ROOT
 from verify.cli import main
 from verify.errors import EnvironmentProblem
 
-GOOD = """func.func @main() {
-  %0 = gpu.alloc host_shared () : memref<16xf32>
-  %t = gpu.wait async
-  %1 = gpu.dealloc async [%t] %0 : memref<16xf32>
-  gpu.wait [%1]
-  return
-}
-"""
+GOOD = SYNC_SHARED
 
 CASES = {
     # name: (file content, words of the message, position)

@@ -1,0 +1,8 @@
+"""`python -m verify ...`: the `gpu-alloc-verify` command line."""
+
+import sys
+
+from verify.cli import main
+
+if __name__ == "__main__":  # worker processes that import __main__ must not run it
+    sys.exit(main())
