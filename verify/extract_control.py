@@ -17,6 +17,9 @@ from verify.lowered_ir import op_name
 
 
 class ControlFlow(WalkerState):
+    """Walks regions: one block in order, several as an unrolled DAG of block
+    copies whose guards are exact path conditions."""
+
     def region(self, region: Any, guard: z3.BoolRef) -> list[Any] | None:
         """Walk a region; returns the operands its terminator yields (if any)."""
         blocks = list(region.blocks)

@@ -18,6 +18,8 @@ from verify.lowered_ir import op_name
 
 
 class Memory(WalkerState):
+    """Stack slots and struct fields: where a handle may be put and read back."""
+
     def slot_targets(self, ptr: z3.ArithRef) -> tuple[list[tuple[z3.BoolRef, int]], bool]:
         """(condition, slot) for each tracked slot `ptr` may be, and whether it
         may also point elsewhere."""
