@@ -75,10 +75,6 @@ class LoweredFacts:
     _explored: z3.BoolRef | None = None
 
     @property
-    def notes(self) -> list[str]:
-        return [c.reason for c in self.cuts]
-
-    @property
     def explored(self) -> z3.BoolRef:
         """The paths every loop and call was followed on to the end."""
         if self._explored is None:

@@ -28,11 +28,6 @@ UNKNOWN_PREFIX = "?"
 ESCAPE_PREFIX = "!"
 
 
-def is_unknown_var(e: z3.ExprRef) -> bool:
-    return (z3.is_const(e) and e.decl().kind() == z3.Z3_OP_UNINTERPRETED
-            and str(e.decl().name())[:1] in (UNKNOWN_PREFIX, ESCAPE_PREFIX))
-
-
 # Names in a term's s-expression, read there because walking a Z3 term from
 # Python costs a call per node.  Z3's own let-names (`a!1`) follow a letter.
 _NAME_RE = re.compile(r"(?<![\w.!?|])([?]\d+|![du]\d+)(?![\w!?])")

@@ -41,11 +41,7 @@ class Findings:
             # Some conjuncts only ask an unknown value to equal something (or
             # an escape to act): satisfiable, but never for every value.  So
             # the answer is unknown if the rest is satisfiable, without ForAll.
-            first = solver.check(rest, self.ctx.timeout_ms)
-            if first.status == "sat":
-                self.hidden.append((detail, bad, None))
-            elif first.status == "unknown":
-                self.unknown.append(f"{detail}: {first.reason}")
+            self._unknown_if(rest, detail, bad, None)
             return False
         answer = solver.check(bad, self.ctx.timeout_ms)
         if answer.status == "unknown":
@@ -90,7 +86,12 @@ class Findings:
         if formula is fold.FALSE:
             return
         rest = _without_choosable(formula)
-        answer = solver.check(rest if rest is not None else formula, self.ctx.timeout_ms)
+        self._unknown_if(rest if rest is not None else formula, detail, formula, about)
+
+    def _unknown_if(self, satisfiable: z3.BoolRef, detail: str, formula: z3.BoolRef,
+                    about: list[z3.ExprRef] | None) -> None:
+        """An `unknown` (for `detail`, hinging on `formula`) if `satisfiable` is."""
+        answer = solver.check(satisfiable, self.ctx.timeout_ms)
         if answer.status == "sat":
             self.hidden.append((detail, formula, about))
         elif answer.status == "unknown":
@@ -106,17 +107,15 @@ class Findings:
 
     def _reason(self, cuts: list[str]) -> str:
         """The distinct reasons, the first few in full."""
-        shown = SHOWN_REASONS
-        reasons = list(dict.fromkeys(self.unknown + cuts))
-        for detail, formula, about in self.hidden:
-            if len(reasons) >= shown:
-                break
-            names = about if about is not None else unknown_vars(formula)
-            reasons.append(f"{detail}, depending on {unfollowed(self.ctx.lowered, names)}")
-        reasons = list(dict.fromkeys(reasons))
-        more = len(self.unknown) + len(cuts) - len(reasons) + len(self.hidden)
-        extra = "; and more" if more > 0 else ""
-        return "; ".join(reasons[:shown]) + extra
+        fixed = list(dict.fromkeys(self.unknown + cuts))
+        # Hidden ones are put in words only as far as they are shown.
+        room = max(0, SHOWN_REASONS - len(fixed))
+        worded = [f"{detail}, depending on "
+                  f"{unfollowed(self.ctx.lowered, about if about is not None else unknown_vars(f))}"
+                  for detail, f, about in self.hidden[:room]]
+        reasons = list(dict.fromkeys(fixed + worded))
+        more = len(fixed) + len(self.hidden) > SHOWN_REASONS
+        return "; ".join(reasons[:SHOWN_REASONS]) + ("; and more" if more else "")
 
 
 def _without_choosable(bad: z3.BoolRef) -> z3.BoolRef | None:

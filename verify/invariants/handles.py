@@ -40,13 +40,6 @@ def _touches(u: Call, kind: str, h: int) -> list[tuple[str, z3.BoolRef, bool]]:
     return out
 
 
-def _frees(d: Call, h: int) -> z3.BoolRef:
-    hit = fold.conj(d.guard, fold.eq(d.args[0], h))
-    if d.flags is not None and hit is not fold.FALSE:
-        hit = fold.conj(hit, d.flags[0])
-    return hit
-
-
 def _tainted(term: z3.ExprRef) -> bool:
     t = fold.taint(term)
     return bool(unknown_vars(term)) if t is None else t
@@ -112,7 +105,7 @@ def check_use_after_destroy(ctx: CheckContext) -> CheckResult:
         for h, create in ctx.lowered.handles_of(kind):
             if solver.cannot_equal(d.args[0], h):
                 continue  # this destroy never frees h
-            freed = _frees(d, h)
+            freed = fold.conj(d.guard, fold.eq(d.args[0], h))
             if freed is fold.FALSE:
                 continue
             uses = [(u, what, when, hid) for u in calls[d.index + 1:] if u.func == d.func

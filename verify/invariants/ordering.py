@@ -19,6 +19,7 @@ from dataclasses import dataclass
 import z3
 
 from verify import fold, solver
+from verify.extract import Call
 from verify.extract_values import unknown_vars
 from verify.invariants.common import Findings, describe_path
 from verify.invariants.context import CheckContext
@@ -83,14 +84,21 @@ class _Edges:
                                f"synchronous {y.id} finishes before {h.id}")
 
 
-def _hidden(sch: Schedule) -> list[z3.ExprRef]:
+# Calls whose handle arguments order work without being work themselves.
+_SYNC_CALLS = ("mgpuEventRecord", "mgpuStreamWaitEvent", "mgpuEventSynchronize",
+               "mgpuStreamSynchronize")
+
+
+def _hidden(sch: Schedule, calls: list[Call]) -> list[z3.ExprRef]:
     """Unknown values the schedule's constraints depend on (streams and events
-    the analysis could not follow)."""
+    the analysis could not follow): in the arguments of work and of the calls
+    that order it."""
     found: dict[int, z3.ExprRef] = {}
-    for it in sch.items.values():
-        for term in (*it.call.args, it.stream if it.stream is not None else fold.TRUE):
-            for v in unknown_vars(term):
-                found[v.get_id()] = v
+    for c in calls:
+        if c.index in sch.items or c.callee in _SYNC_CALLS:
+            for a in c.args:
+                for v in unknown_vars(a):
+                    found[v.get_id()] = v
     return list(found.values())
 
 
@@ -197,10 +205,7 @@ def check_async_order(ctx: CheckContext) -> CheckResult:
         any_edge = any_edge or has_edge
         if not pairs:
             continue
-        hidden = _hidden(sch) + [
-            v for c in calls for a in c.args for v in unknown_vars(a)
-            if c.callee in ("mgpuEventRecord", "mgpuStreamWaitEvent",
-                            "mgpuEventSynchronize", "mgpuStreamSynchronize")]
+        hidden = _hidden(sch, calls)
         if _decide(f, sch, pairs, hidden):
             return f.result()
     if not any_edge and not f.violations and not f.unknown and not ctx.lowered.cuts:
