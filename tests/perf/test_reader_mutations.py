@@ -253,6 +253,17 @@ def _line(m: Mutant, data: st.DataObject, pred: Callable[[str], bool] = bool) ->
     return data.draw(st.sampled_from(candidates), label="line")
 
 
+def _match(m: Mutant, data: st.DataObject, pattern: re.Pattern[str]
+           ) -> tuple[int, re.Match[str]] | None:
+    """A drawn line where `pattern` matches, with its first match."""
+    i = _line(m, data, lambda line: pattern.search(line) is not None)
+    if i is None:
+        return None
+    found = pattern.search(m.lines[i])
+    assert found is not None
+    return i, found
+
+
 def comment_at_line_end(m: Mutant, data: st.DataObject) -> None:
     i = _line(m, data)
     if i is not None:
@@ -368,12 +379,11 @@ _DICT = re.compile(r"<\{(.*?)\}>|\) \{(.*)\} : \(")
 
 
 def reorder_attributes(m: Mutant, data: st.DataObject) -> None:
-    i = _line(m, data, lambda line: _DICT.search(line) is not None)
-    if i is None:
+    picked = _match(m, data, _DICT)
+    if picked is None:
         return
+    i, d = picked
     line = m.lines[i]
-    d = _DICT.search(line)
-    assert d is not None
     group = 1 if d.group(1) is not None else 2
     try:
         entries = fastparse.split_top(d.group(group))
@@ -442,12 +452,11 @@ _STR_ATTR = re.compile(r'(sym_name = )"([A-Za-z_]\w*)"')
 
 def escape_string(m: Mutant, data: st.DataObject) -> None:
     """`sym_name = "f0"` spelled `"f\\30"`: the same string to xDSL."""
-    i = _line(m, data, lambda line: _STR_ATTR.search(line) is not None)
-    if i is None:
+    picked = _match(m, data, _STR_ATTR)
+    if picked is None:
         return
+    i, s = picked
     line = m.lines[i]
-    s = _STR_ATTR.search(line)
-    assert s is not None
     name = s.group(2)
     k = data.draw(st.integers(0, len(name) - 1), label="char")
     escaped = name[:k] + f"\\{ord(name[k]):02x}" + name[k + 1:]
