@@ -176,10 +176,12 @@ class _Extractor(ControlFlow, Memory):
 
         tainted = self.escape_operands(op, guard, lambda: f"passed to {place()}")
         for r in op.results:
-            # A leftover gpu op's token may be a stream or event; its memref
-            # is memory.
-            self.define(r, self.opaque_result(r, lambda: f"result of {place()}", tainted or (
-                what.startswith("gpu.") and "token" in type_text(r))), guard)
+            # A leftover gpu op's token may be a stream or event (its memref
+            # is memory); so may a pointer a function we cannot see returns.
+            may_carry = tainted or what.startswith("call to @") or (
+                what.startswith("gpu.") and "token" in type_text(r))
+            self.define(r, self.opaque_result(r, lambda: f"result of {place()}", may_carry),
+                        guard)
             if type_text(r) == "i1":
                 self.define_cond(r, self.new_branch(op), guard)
         if op.regions:

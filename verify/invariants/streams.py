@@ -6,6 +6,7 @@ import z3
 
 from verify import fold
 from verify.extract import Call
+from verify.extract_values import unknown_vars
 from verify.invariants.common import Findings, check_destroyed_once, describe_path
 from verify.invariants.context import CheckContext
 from verify.verdicts import CheckResult
@@ -43,6 +44,12 @@ def check_sync_alloc_no_stream(ctx: CheckContext) -> CheckResult:
         stream = alloc_stream_arg(call)
         if stream is None:
             continue
+        hidden = unknown_vars(stream)
+        if hidden:
+            # A value the analysis could not follow may be a stream created
+            # where it cannot see (an external function, a leftover op).
+            f.possible(call.guard, f"{call.callee} for synchronous gpu.alloc "
+                       f"{call.source_op} may run on a stream created elsewhere", about=hidden)
         f.query(fold.conj(call.guard, may_be_stream(ctx, stream)),
                 f"{call.callee} for synchronous gpu.alloc {call.source_op} runs on a "
                 f"created stream instead of none",
