@@ -4,25 +4,56 @@ from __future__ import annotations
 
 from collections import Counter
 
+from verify.kernels import SHAPE_NAMES
 from verify.program import (
     ASYNC_OPS,
     Alloc,
     Dealloc,
+    Dim,
     For,
+    Function,
+    HostAlloc,
+    HostDealloc,
     HostLoad,
     HostStore,
     If,
+    Launch,
     Memcpy,
+    MemRefType,
     Memset,
     Program,
     Wait,
 )
 
-_KIND = {Alloc: "alloc", Wait: "wait", Dealloc: "dealloc", Memset: "memset", Memcpy: "memcpy"}
+_KIND = {Alloc: "alloc", Wait: "wait", Dealloc: "dealloc", Memset: "memset", Memcpy: "memcpy",
+         Launch: "launch"}
+
+
+def _signature(fn: Function) -> set[str]:
+    out: set[str] = set()
+    for arg in fn.args:
+        if isinstance(arg.type, MemRefType):
+            out.add("arg.memref")
+            if arg.type.space is not None:
+                out.add("arg.memref.space")
+        elif arg.type not in ("i1", "index"):
+            out.add("arg.scalar")
+    if fn.results:
+        out.add("result")
+    return out
+
+
+def _launch(op: Launch) -> set[str]:
+    out = {f"kernel.{op.kernel.shape}"}
+    if any(isinstance(s, str) for s in op.grid):
+        out.add("launch.grid.value")
+    return out
 
 
 def features(program: Program) -> list[str]:
     out: set[str] = {f"functions={len(program.functions)}"}
+    for fn in program.functions:
+        out |= _signature(fn)
     uses: Counter[str] = Counter()
     for op in program.walk():
         if isinstance(op, ASYNC_OPS):
@@ -38,6 +69,14 @@ def features(program: Program) -> list[str]:
                 out.add(f"alloc.host_shared={str(op.host_shared).lower()}")
                 out.add("alloc.dynamic" if op.type.num_dynamic else "alloc.static")
                 out.add(f"alloc.elem={op.type.elem}")
+            if isinstance(op, Launch):
+                out |= _launch(op)
+        elif isinstance(op, HostAlloc):
+            out.add("host.alloc")
+        elif isinstance(op, HostDealloc):
+            out.add("host.dealloc")
+        elif isinstance(op, Dim):
+            out.add("memref.dim")
         elif isinstance(op, HostStore):
             out.add("host.store")
         elif isinstance(op, HostLoad):
@@ -54,8 +93,11 @@ def features(program: Program) -> list[str]:
 
 KNOWN_FEATURES = sorted(
     [f"{k}.{m}" for k in _KIND.values() for m in ("sync", "async")]
-    + [f"{k}.deps={n}" for k in _KIND.values() for n in range(4)]
+    # A launch takes one dependency at most unless `GenConfig.launch_fanin`.
+    + [f"{k}.deps={n}" for k in _KIND.values() for n in range(2 if k == "launch" else 4)]
     + ["alloc.host_shared=true", "alloc.host_shared=false", "alloc.dynamic", "alloc.static",
        "host.store", "host.load", "scf.if", "scf.if.else", "scf.for", "token.fan-in",
-       "token.fan-out", "tag.unawaited-token"]
+       "token.fan-out", "tag.unawaited-token", "host.alloc", "host.dealloc", "memref.dim",
+       "arg.memref", "arg.memref.space", "arg.scalar", "result", "launch.grid.value"]
+    + [f"kernel.{shape}" for shape in SHAPE_NAMES]
 )

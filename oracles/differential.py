@@ -28,7 +28,7 @@ from typing import Any
 from oracles.lowered_interp import parse_module, read_fast, residual_gpu_ops, run_function
 from oracles.runtime import Outcome, Runtime
 from oracles.simulated import SimulatedRuntime
-from oracles.source_interp import ArgValue
+from oracles.source_interp import ArgValue, program_unmodelled
 from oracles.source_interp import run_function as run_source
 from verify import fastparse
 from verify.lowered_ir import DEFAULT_PARSER
@@ -176,6 +176,9 @@ def check(
     it is (a `verify.fastparse` one raises `fastparse.Unsupported` where its
     model falls short: no text to fall back on).
     """
+    unmodelled = program_unmodelled(program)  # kernels, host buffers: not run (yet)
+    if unmodelled is not None:
+        return CheckResult("differential", "unknown", reason=unmodelled)
     factory = runtime_factory or simulated("cuda")
     src_factory = source_runtime_factory or factory
     if isinstance(lowered_module, str) and (parser or DEFAULT_PARSER) == "fast":

@@ -24,6 +24,7 @@ SCALAR_BYTES = {"i1": 1, "i8": 1, "i16": 2, "i32": 4, "i64": 8, "index": 8,
 FLOAT_FMT = {"f16": "<e", "f32": "<f", "f64": "<d"}
 
 _ARRAY = re.compile(r"array<\s*(\d+)\s*x\s*(.+)>", re.S)
+_FILE_LOC = re.compile(r'^loc\("([^"]*)":(\d+):(\d+)\)$')
 _NAME_LOC = re.compile(r'loc\("([^"\\]*)"[()]')  # `loc("op4")`, `loc("op4"(child))`
 _DIMS = re.compile(r"(?:(?:\d+|\?)x)*")
 _INT = re.compile(r"i\d+")
@@ -146,4 +147,7 @@ def int_list(attr: Any) -> tuple[int, ...]:
 def loc_name(loc: str) -> str | None:
     """The source op id of a location text: a name location's name, else None."""
     m = _NAME_LOC.match(loc)
-    return m.group(1) if m is not None else None
+    if m is not None:
+        return m.group(1)
+    f = _FILE_LOC.match(loc)  # a user's file: `file:line:col`, as the source reader keys it
+    return f"{f.group(1)}:{f.group(2)}:{f.group(3)}" if f is not None else None

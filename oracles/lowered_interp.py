@@ -30,6 +30,7 @@ from typing import Any, Literal
 from xdsl.context import Context
 from xdsl.dialects import get_all_dialects
 from xdsl.dialects.builtin import (
+    FileLineColLoc,
     FusedLoc,
     ModuleOp,
     NameLoc,
@@ -108,6 +109,8 @@ def op_loc(op: Operation) -> str | None:
 def _loc_name(loc: Any) -> str | None:
     if isinstance(loc, str):  # the fast reader keeps the location's text
         return fast_ir.loc_name(loc)
+    if isinstance(loc, FileLineColLoc):
+        return f"{loc.filename.data}:{loc.line.data}:{loc.column.data}"
     if isinstance(loc, NameLoc):
         desc = getattr(loc, "desc", None)
         return desc.data if isinstance(desc, StringAttr) else None

@@ -13,6 +13,11 @@ the source has no streams, so its outcome never shows a live one.
 
 What the outcome cannot show, `SourceRun` adds: the tokens the executed path
 left un-awaited (a lowering may then legitimately leave streams live).
+
+Kernels, host buffers (`memref.alloc`) and buffers passed in as arguments
+are not run here (the runtime has no kernel launch and no host memory): a
+function with any of them is `unknown`, naming the first such op or
+argument (`unmodelled`), never a guess.
 """
 
 from __future__ import annotations
@@ -27,24 +32,30 @@ from oracles.runtime import Outcome, Runtime
 from verify.program import (
     Alloc,
     Dealloc,
+    Dim,
     For,
     Function,
+    HostAlloc,
+    HostDealloc,
     HostLoad,
     HostStore,
     If,
+    Launch,
     Memcpy,
     MemRefType,
     Memset,
     Op,
     Program,
     Wait,
+    walk_ops,
 )
 
-ELEM_BYTES = {"f16": 2, "f32": 4, "f64": 8, "i1": 1, "i8": 1, "i16": 2, "i32": 4, "i64": 8}
+ELEM_BYTES = {"f16": 2, "bf16": 2, "f32": 4, "f64": 8, "i1": 1, "i8": 1, "i16": 2, "i32": 4,
+              "i64": 8, "index": 8}
 _PACK = {"f16": "<e", "f32": "<f", "f64": "<d", "i8": "<b", "i16": "<h", "i32": "<i", "i64": "<q"}
 
 ArgValue = int | bool
-SourceStatus = Literal["ok", "unsupported"]
+SourceStatus = Literal["ok", "unsupported", "unknown"]
 
 
 class Unsupported(Exception):
@@ -53,6 +64,8 @@ class Unsupported(Exception):
 
 def element_bytes(value: int, elem: str) -> bytes:
     """The in-memory bytes of the integer `value` as an `elem` element."""
+    if elem == "bf16":  # the high half of the f32
+        return struct.pack("<f", float(value))[2:]
     if elem.startswith("f"):
         return struct.pack(_PACK[elem], float(value))
     bits = ELEM_BYTES[elem] * 8
@@ -177,6 +190,10 @@ class _Interp:
         elif isinstance(op, For):
             for _ in range(op.trip_count):
                 self.run(op.body)
+        elif isinstance(op, Dim):
+            pass  # reads the descriptor only: nothing a runtime sees
+        elif isinstance(op, (Launch, HostAlloc, HostDealloc)):
+            raise Unsupported(_unmodelled_op(op) or op.id)  # `unmodelled` stops them first
         else:  # pragma: no cover - the Op union is closed
             raise Unsupported(f"unknown op {op!r}")
 
@@ -202,8 +219,42 @@ class _Interp:
         return [self.produced[i] for i in sorted(set(self.produced) - self.awaited)]
 
 
+def _unmodelled_op(op: Op) -> str | None:
+    if isinstance(op, Launch):
+        return f"gpu.launch_func of @{op.kernel.name} at {op.id} (kernels are not run)"
+    if isinstance(op, (HostAlloc, HostDealloc)):
+        kind = "memref.alloc" if isinstance(op, HostAlloc) else "memref.dealloc"
+        return f"{kind} at {op.id} (host buffers are not modelled)"
+    return None
+
+
+def unmodelled(fn: Function) -> str | None:
+    """What in `fn` the reference semantics does not run, if anything."""
+    for arg in fn.args:
+        if isinstance(arg.type, MemRefType):
+            return (f"memref argument {arg.name} of @{fn.name} (a buffer passed in "
+                    "is not modelled)")
+    for op in walk_ops(fn.body):
+        reason = _unmodelled_op(op)
+        if reason is not None:
+            return reason
+    return None
+
+
+def program_unmodelled(program: Program) -> str | None:
+    """What in `program` the reference semantics does not run, if anything."""
+    for fn in program.functions:
+        reason = unmodelled(fn)
+        if reason is not None:
+            return f"the reference semantics does not run {reason}"
+    return None
+
+
 def run_function(fn: Function, args: Mapping[str, ArgValue], rt: Runtime) -> SourceRun:
     """Run one function of a program against `rt`; `args` maps "%cond0" to a value."""
+    reason = unmodelled(fn)
+    if reason is not None:
+        return SourceRun("unknown", None, reason=f"the reference semantics does not run {reason}")
     interp = _Interp(fn, args, rt)
     try:
         interp.run(fn.body)

@@ -1,36 +1,40 @@
-"""The HTML report of a results file: one self-contained page.
+"""The HTML report of a results file: self-contained pages, one per campaign.
 
-`render_report(results, out_dir)` writes `out_dir/index.html` (inline CSS,
-no script, no network) and the violations' lit reproducers under
-`out_dir/lit/`.  The page shows, for the latest campaign of the file, the
+`render_report(results, out_dir)` writes `out_dir/index.html` (the latest
+campaign), `out_dir/campaign-ID.html` for every other campaign of the file,
+`out_dir/triage.json` (the root causes, `verify/schema/triage.schema.json`)
+and a proven lit test per root cause under `out_dir/lit/` with its
+`lit.cfg.py`.  Each page (inline CSS, no script, no network) leads with the
+root causes of the results file (triage), then shows, for its campaign, the
 lowering x invariant matrix of verdict counts, every violation with its
-evidence (shrunk source, lowered IR with the offending calls marked, path or
-schedule, runtime traces, the lit test), the generator's feature coverage,
-and a trend table over every campaign the file holds.
+evidence (shrunk source, lowered IR in custom form with the calls on the
+offending handle marked, path or schedule, runtime traces, the lit test of
+its root cause), the unknown verdicts, the generator's feature coverage, and
+the trend over every campaign as an inline SVG chart.
 """
 
 from __future__ import annotations
 
 import json
-import re
 from collections.abc import Iterable, Sequence
 from datetime import datetime, timezone
-from itertools import zip_longest
 from pathlib import Path
 from typing import Any
 
 import jinja2
+from markupsafe import Markup
 
 from reports.history import Campaign, History, load_history, load_results
-from reports.irtext import counterexample, loc_id, marked_ops
-from reports.lit_export import export_lit, reproducer_text, write_lit_config
-from verify.errors import UsageError
+from reports.trend_svg import Point, trend_svg
+from reports.triage_view import bucket_views
+from reports.violation_view import anchor, highlight, highlight_css, violation_view
+from verify.errors import GpuAllocVerifyError, UsageError
+from verify.triage import Triage
 from verify.verdicts import INVARIANTS, VERDICTS
 
-__all__ = ["load_results", "render_report", "render_html"]
+__all__ = ["load_results", "page_name", "render_html", "render_report"]
 
 TEMPLATES = Path(__file__).parent / "templates"
-_CEX_SHOWN = ("path", "schedule", "trace_source", "trace_lowered")
 
 
 def _env() -> jinja2.Environment:
@@ -71,14 +75,6 @@ def _fmt_duration(s: float | None) -> str:
         return ""
     s = int(round(s))
     return f"{s // 3600}h{s % 3600 // 60:02d}m" if s >= 3600 else f"{s // 60}m{s % 60:02d}s"
-
-
-def _text(value: Any) -> str:
-    return value if isinstance(value, str) else json.dumps(value, sort_keys=True)
-
-
-def _anchor(value: str) -> str:
-    return "".join(ch if ch.isalnum() or ch in "-_" else "_" for ch in value)
 
 
 def _invariant_columns(by_lowering: dict[str, Any]) -> list[str]:
@@ -170,73 +166,6 @@ def _matrix(camp: Campaign, first_violation: dict[tuple[str, str], str],
     return {"columns": columns, "rows": rows}
 
 
-_OP_NAME = re.compile(r'(?:^\s*|= )"?([a-z_]+\.[\w.]+)"?[ (]')
-_CALLEE = re.compile(r"(?:callee = |llvm\.call )@([\w$.]+)")
-
-
-def _lowered_lines(lowered: str, marked: set[str]) -> list[dict[str, Any]]:
-    """Lines of the lowered IR; those of a marked source op carry a mark and a summary.
-
-    "call": a runtime call, an unconverted gpu op or cast of a marked op (the
-    offending code); "op": other IR from the same op (sizes, descriptors).
-    """
-    lines = []
-    for n, text in enumerate(lowered.splitlines(), 1):
-        mark, summary = "", ""
-        op_id = loc_id(text)
-        if marked and op_id in marked and not text.lstrip().startswith("}"):
-            strong = ("llvm.call" in text or "gpu." in text
-                      or "unrealized_conversion_cast" in text)
-            mark = "call" if strong else "op"
-            callee, name = _CALLEE.search(text), _OP_NAME.search(text)
-            summary = (f"llvm.call @{callee.group(1)}" if callee
-                       else name.group(1) if name else text.strip()[:60])
-        lines.append({"n": n, "text": text, "mark": mark, "op": op_id or "",
-                      "summary": summary})
-    return lines
-
-
-def _violation_view(v: dict[str, Any], index: int, lit_href: str) -> dict[str, Any]:
-    cex = counterexample(v)
-    marked = marked_ops(v)
-    path = _as_dict(cex.get("path"))
-    schedule = _as_list(cex.get("schedule"))
-    trace_src = _as_list(cex.get("trace_source"))
-    trace_low = _as_list(cex.get("trace_lowered"))
-    traces = [(_text(a) if a is not None else "", _text(b) if b is not None else "")
-              for a, b in zip_longest(trace_src, trace_low)]
-    try:
-        repro, repro_error = reproducer_text(v), ""
-    except Exception as e:  # one odd record must not cost the whole report
-        repro, repro_error = "", f"{type(e).__name__}: {e}"
-    invariant = str(v.get("invariant", "?"))
-    program = str(v.get("program") or "")
-    lowered = _lowered_lines(str(v.get("lowered") or ""), marked)
-    return {
-        "id": str(v.get("id") or f"violation-{index}"),
-        "anchor": "v-" + _anchor(str(v.get("id") or f"violation-{index}")),
-        "invariant": invariant,
-        "description": INVARIANTS.get(invariant, "(not an invariant this harness defines)"),
-        "lowering": str(v.get("lowering", "?")),
-        "pipeline": str(v.get("pipeline") or ""),
-        "detail": str(v.get("detail", "")),
-        "program": [{"text": ln, "mark": bool(marked) and loc_id(ln) in marked}
-                    for ln in program.splitlines()],
-        "lowered": lowered,
-        "offending": [ln for ln in lowered if ln["mark"] == "call"],
-        "marked": sorted(marked),
-        "path": [(str(k), _text(val).lower() if isinstance(val, bool) else _text(val))
-                 for k, val in path.items()],
-        "schedule": [_text(s) for s in schedule],
-        "traces": traces,
-        "extra": [(str(k), _text(val)) for k, val in cex.items()
-                  if k not in _CEX_SHOWN and val not in (None, "", [], {})],
-        "reproducer": repro,
-        "reproducer_error": repro_error,
-        "lit_href": lit_href,
-    }
-
-
 def _coverage(camp: Campaign, known: Sequence[str] | None) -> dict[str, Any]:
     cov = camp.coverage()
     names = list(known or [])
@@ -249,7 +178,16 @@ def _coverage(camp: Campaign, known: Sequence[str] | None) -> dict[str, Any]:
     return {"rows": rows, "unreached": sum(1 for r in rows if r["count"] == 0)}
 
 
-def _trend(campaigns: Iterable[Campaign], latest: Campaign) -> list[dict[str, Any]]:
+def _coverage_pct(camp: Campaign, known: Sequence[str] | None) -> float | None:
+    cov = camp.coverage()
+    names = set(known or []) | set(cov)
+    if not names:
+        return None
+    return 100.0 * sum(1 for f in names if cov.get(f, 0) > 0) / len(names)
+
+
+def _trend(campaigns: Iterable[Campaign], shown: Campaign, pages: dict[str, str],
+           known: Sequence[str] | None) -> list[dict[str, Any]]:
     rows: list[dict[str, Any]] = []
     for c in campaigns:
         summary = c.summary()
@@ -259,30 +197,74 @@ def _trend(campaigns: Iterable[Campaign], latest: Campaign) -> list[dict[str, An
             "violations": len(c.violations()), "violated_verdicts": c.violated_count(),
             "unknown_verdicts": _unknown_count(summary),
             "lowerings": ", ".join(c.lowerings), "seed": c.setting("seed"),
-            "latest": c is latest,
+            "latest": c is shown, "href": pages.get(c.id, ""),
+            "coverage": _coverage_pct(c, known),
         })
     return rows
+
+
+def _chart(trend: list[dict[str, Any]]) -> Markup:
+    points = [Point(t["id"], t["time"][5:16] if t["time"] != "?" else str(k + 1),
+                    _int(t["violated_verdicts"]), t["coverage"], t["href"])
+              for k, t in enumerate(trend)]
+    return Markup(trend_svg(points))
+
+
+def _violation_links(triage: Triage | None, shown: Campaign, pages: dict[str, str]
+                     ) -> dict[str, str]:
+    """Violation id -> its evidence: an anchor on this page or on its campaign's page."""
+    out: dict[str, str] = {}
+    for b in triage.buckets if triage else []:
+        for vid in b.violation_ids:
+            camp = vid.rsplit("-v", 1)[0]
+            page = "" if camp == shown.id else pages.get(camp, "")
+            if page or camp == shown.id:
+                out[vid] = f"{page}#v-{anchor(vid)}"
+    return out
+
+
+def page_name(history: History, campaign_id: str) -> str:
+    """index.html for the latest campaign, campaign-ID.html for the others."""
+    latest = history.latest
+    return "index.html" if latest is not None and latest.id == campaign_id else \
+        f"campaign-{anchor(campaign_id)}.html"
 
 
 def render_html(history: History, *, source_name: str = "",
                 known_features: Sequence[str] | None = None,
                 campaign: str | None = None,
-                lit_hrefs: dict[str, str] | None = None) -> str:
-    """The report page as a string (see render_report)."""
+                triage: Triage | None = None,
+                lit_tests: dict[str, dict[str, Any]] | None = None,
+                results_path: str = "", notes: Sequence[str] = ()) -> str:
+    """The page of one campaign (default: the latest) as a string (see render_report).
+
+    `lit_tests`: bucket key -> {"href", "summary", "text", "written", "reason"}."""
     camp = history.get(campaign) if campaign else history.latest
     if campaign and camp is None:
         raise UsageError(f"no campaign '{campaign}' in {source_name or 'the results'}; "
                          f"campaigns: {', '.join(c.id for c in history.campaigns) or 'none'}")
+    pages = {c.id: page_name(history, c.id) for c in history.campaigns}
     context: dict[str, Any] = {"source_name": source_name, "skipped": history.skipped_lines,
                                "campaign": None, "trend": [], "unknown": [],
-                               "unknown_verdicts": 0}
+                               "unknown_verdicts": 0, "buckets": [], "triage": None,
+                               "notes": list(notes), "chart": Markup(""),
+                               "highlight_css": Markup(highlight_css())}
     if camp is not None:
-        views = [_violation_view(v, k, (lit_hrefs or {}).get(str(v.get("id")), ""))
-                 for k, v in enumerate(camp.violations())]
+        by_violation = {vid: b.key for b in (triage.buckets if triage else [])
+                        for vid in b.violation_ids}
+        views = []
+        for k, v in enumerate(camp.violations()):
+            lit = (lit_tests or {}).get(by_violation.get(str(v.get("id")), ""))
+            vid = str(v.get("id") or "")
+            replay = f"gpu-alloc-verify replay {results_path} --id {vid}" \
+                if results_path and vid else ""
+            views.append(violation_view(dict(v, replay=replay), k, lit))
         first: dict[tuple[str, str], str] = {}
         for view in views:
             first.setdefault((view["lowering"], view["invariant"]), view["anchor"])
         unknown = _unknown(camp)
+        trend = _trend(history.campaigns, camp, pages, known_features)
+        hrefs = {key: t.get("href", "") for key, t in (lit_tests or {}).items()}
         context.update(
             campaign={
                 "id": camp.id, "time": _fmt_time(camp.time),
@@ -292,13 +274,18 @@ def render_html(history: History, *, source_name: str = "",
                 "pipeline": camp.setting("pipeline"),
                 "config": json.dumps(camp.setting("config"), sort_keys=True)
                 if camp.setting("config") else "",
+                "latest": camp is history.latest,
             },
             matrix=_matrix(camp, first, _cell_reasons(unknown)),
             violations=views,
             unknown=unknown,
             unknown_verdicts=_unknown_count(camp.summary()),
             coverage=_coverage(camp, known_features),
-            trend=_trend(history.campaigns, camp),
+            trend=trend,
+            chart=_chart(trend),
+            triage=triage,
+            buckets=bucket_views(triage, camp.id, hrefs, _violation_links(triage, camp, pages)),
+            lit_tests=lit_tests or {},
         )
     return _env().get_template("report.html").render(**context)
 
@@ -311,18 +298,34 @@ def _generator_features() -> Sequence[str]:
     return list(KNOWN_FEATURES)
 
 
+def _lit_views(triage: Triage, out: Path, fixed: str | None) -> dict[str, dict[str, Any]]:
+    from reports.lit_export import export_buckets
+
+    views: dict[str, dict[str, Any]] = {}
+    for test in export_buckets(triage.buckets, out / "lit", fixed):
+        views[test.key] = {
+            "written": test.written, "slug": test.slug,
+            "href": test.path.relative_to(out).as_posix() if test.path else "",
+            "summary": test.proof.summary() if test.written and test.proof else "",
+            "text": test.text, "reason": " ".join(test.reason.split())[:600],
+            "html": Markup("\n").join(highlight(ln) for ln in test.text.splitlines()),
+        }
+    return views
+
+
 def render_report(results_path: str | Path, out_dir: str | Path, *,
                   known_features: Sequence[str] | None = None,
                   campaign: str | None = None,
-                  mlir_opt: str | None = None) -> Path:
-    """Write out_dir/index.html and out_dir/lit/CAMPAIGN/*.mlir; return the page's path.
+                  lit: bool = True, fixed: str | None = "xdsl:split-api",
+                  triage: bool = True) -> Path:
+    """Write the report pages, triage.json and the lit tests; return index.html's path
+    (or, with `campaign`, that campaign's page).
 
     `known_features`: the generator's feature list, so features no program
     reached show as 0 (default: `generators.features.KNOWN_FEATURES` when
-    importable; pass `()` for none).  `mlir_opt`: when given,
-    out_dir/lit/CAMPAIGN/lit.cfg.py is written too, so `lit` on that folder
-    reruns every reproducer with that tool.
-    """
+    importable; pass `()` for none).  `lit`: export a proven lit test per root
+    cause (`fixed`: the lowering each must pass on).  `triage`: bucket the
+    violations into root causes (judges the violating programs again)."""
     results = Path(results_path)
     if not results.is_file():
         raise UsageError(f"results file '{results}' does not exist; "
@@ -330,24 +333,38 @@ def render_report(results_path: str | Path, out_dir: str | Path, *,
     if known_features is None:
         known_features = _generator_features()
     history = load_history(results)
-    camp = history.get(campaign) if campaign else history.latest
-    if campaign and camp is None:
+    if campaign and history.get(campaign) is None:
         render_html(history, source_name=results.name, campaign=campaign)  # raises UsageError
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
-    hrefs: dict[str, str] = {}
-    if camp is not None:
-        lit_dir = out / "lit" / _anchor(camp.id)
-        for v in camp.violations():
-            try:
-                path = export_lit(v, lit_dir)
-            except Exception:  # noqa: BLE001 - the page shows the error instead
-                continue
-            hrefs[str(v.get("id"))] = path.relative_to(out).as_posix()
-        if hrefs and mlir_opt:
-            write_lit_config(lit_dir, mlir_opt)
-    page = out / "index.html"
-    page.write_text(render_html(history, source_name=results.name,
-                                known_features=known_features, campaign=campaign,
-                                lit_hrefs=hrefs), encoding="utf-8")
-    return page
+    notes: list[str] = []
+    found: Triage | None = None
+    lit_tests: dict[str, dict[str, Any]] = {}
+    if triage:
+        from verify.triage import triage_file
+
+        try:
+            found = triage_file(results)
+        except GpuAllocVerifyError as e:
+            notes.append(f"triage skipped: {e}")
+        if found is not None:
+            (out / "triage.json").write_text(json.dumps(found.to_json(), indent=2) + "\n",
+                                             encoding="utf-8")
+            if lit and found.buckets:
+                try:
+                    lit_tests = _lit_views(found, out, fixed)
+                except GpuAllocVerifyError as e:
+                    notes.append(f"lit tests not written: {e}")
+    shown: list[str | None] = [campaign] if campaign else \
+        [c.id for c in history.campaigns] or [None]
+    result = out / "index.html"
+    for cid in shown:
+        page = out / (page_name(history, cid) if cid else "index.html")
+        page.write_text(render_html(history, source_name=results.name,
+                                    known_features=known_features, campaign=cid,
+                                    triage=found, lit_tests=lit_tests,
+                                    results_path=str(results), notes=notes),
+                        encoding="utf-8")
+        if cid == campaign:
+            result = page
+    return result

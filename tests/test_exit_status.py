@@ -25,6 +25,7 @@ from typing import Any
 
 import pytest
 
+import verify.check_file
 import verify.cli
 from tests.conftest import SYNC_SHARED, need_mlir_opt
 from verify.cli import main
@@ -110,7 +111,7 @@ def test_check_unknown_exits_3_and_is_loud(tmp_path: Path, opaque_flag: str, cap
     out = json.loads(capsys.readouterr().out)
     assert rc == 3
     assert {"lowering": opaque_flag, "invariant": "host-shared-flag",
-            "reason": "flag of mgpuMemAlloc for op1 is not a constant"} in out["unknown"]
+            "reason": f"flag of mgpuMemAlloc for {f}:2:8 is not a constant"} in out["unknown"]
     assert out["by_invariant"]["host-shared-flag"]["unknown"] == 1
     assert all(set(u) == {"lowering", "invariant", "reason"} for u in out["unknown"])
 
@@ -340,7 +341,7 @@ def _boom(*args: Any, **kw: Any) -> Any:
 @pytest.mark.parametrize("debug", ["none", "before", "after"])
 def test_internal_error_exits_2_with_one_line(debug: str, tmp_path: Path,
                                               monkeypatch, capsys) -> None:
-    monkeypatch.setattr(verify.cli, "check_batch", _boom)
+    monkeypatch.setattr(verify.check_file, "check_file", _boom)
     argv = ["check", mlir(tmp_path, SYNC_SHARED), "--lowering", "xdsl:pr69969"]
     argv = {"none": argv, "before": ["--debug", *argv], "after": [*argv, "--debug"]}[debug]
     rc = main(argv)
@@ -371,7 +372,7 @@ def test_keyboard_interrupt_exits_130(tmp_path: Path, monkeypatch, capsys) -> No
     def interrupt(*args: Any, **kw: Any) -> Any:
         raise KeyboardInterrupt
 
-    monkeypatch.setattr(verify.cli, "check_batch", interrupt)
+    monkeypatch.setattr(verify.check_file, "check_file", interrupt)
     rc = main(["check", mlir(tmp_path, SYNC_SHARED), "--lowering", "xdsl:pr69969"])
     assert rc == 130
     assert "interrupted" in capsys.readouterr().err

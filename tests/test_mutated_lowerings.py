@@ -48,7 +48,8 @@ def test_no_false_alarm_on_real_mlir_opt_19() -> None:
     creates and destroys counted without the solver.
     """
     need_mlir_opt(19)
-    lowering = resolve_mlir_opt("mlir-opt-19", "gpu-to-llvm")
+    # Kernels need their gpu.module converted first.
+    lowering = resolve_mlir_opt("mlir-opt-19", "gpu.module(convert-gpu-to-nvvm),gpu-to-llvm")
     progs = (collect_programs(300, GenConfig(max_ops=10))
              + collect_programs(200, GenConfig(max_ops=10).supported_by(19)))
     rows = check_batch(progs, [lowering], active_invariants())

@@ -17,7 +17,9 @@ def test_lowering_never_crashes_and_every_verdict_is_decided(
     outcome = lowering.lower_batch([program])[0]
     j = judge(program, outcome, lowering.spec, active_invariants(), runtime_profile)
     assert j.results["lowering-no-crash"].verdict == "holds", j.diagnostics
-    unknown = {i: r.reason for i, r in j.results.items() if r.verdict == "unknown"}
+    unknown = {i: r.reason for i, r in j.results.items() if r.verdict == "unknown"
+               # kernels, host buffers, buffers passed in: not run (yet), by design
+               and not r.reason.startswith("the reference semantics does not run")}
     # An unknown always names what the analysis could not follow ...
     assert all(reason.strip() for reason in unknown.values()), unknown
     # ... and a program the lowering converted completely leaves nothing

@@ -20,6 +20,7 @@ from verify.lowerings.base import Lowering
 from verify.lowerings.mlir_opt import DEFAULT_PIPELINE
 from verify.lowerings.registry import resolve
 from verify.pipeline import active_invariants, check_batch
+from verify.program import Program
 from verify.results import read_records
 from verify.solver import DEFAULT_TIMEOUT_MS
 
@@ -90,9 +91,20 @@ def settings_of(record: Record, start: Record) -> ReplaySettings:
 
 def replay_one(record: Record, settings: ReplaySettings, lowering: Lowering) -> Record:
     """Judge the record's program again; the verdict and reason of its invariant."""
+    from verify.errors import SourceParseError
+    from verify.lowerings.mlir_opt import MlirOptLowering, find_mlir_opt
+    from verify.source_module import SourceModule, from_text
     from verify.source_reader import program_from_text
 
-    program = program_from_text(record["program"], str(record.get("id", "record")))
+    name = str(record.get("id", "record"))
+    program: Program | SourceModule
+    try:
+        program = program_from_text(record["program"], name)
+    except SourceParseError:
+        # Outside the model the reader rebuilds (kernels, say): judge the
+        # text as written, as `check` does.
+        tool = lowering.path if isinstance(lowering, MlirOptLowering) else find_mlir_opt()
+        program = from_text(record["program"], name, tool)
     judgement = check_batch([program], [lowering], [settings.invariant], settings.runtime,
                             timeout_ms=settings.solver_timeout_ms)[0][lowering.spec]
     result = judgement.results.get(settings.invariant)

@@ -27,7 +27,7 @@ from verify.explain import render
 from verify.lowerings.base import Lowering
 from verify.lowerings.mlir_opt import DEFAULT_PIPELINE, DEFAULT_TIMEOUT_S, MlirOptLowering
 from verify.lowerings.registry import available_specs, default_spec, resolve
-from verify.pipeline import Judgement, Tally, active_invariants, check_batch
+from verify.pipeline import Judgement, Tally, active_invariants
 from verify.solver import DEFAULT_TIMEOUT_MS
 from verify.verdicts import INVARIANTS
 
@@ -201,8 +201,9 @@ def build_parser(config: Config | None = None) -> argparse.ArgumentParser:
     fz.add_argument("--baseline", metavar="SPEC",
                     help="regression mode: count only violations this lowering (e.g. the "
                     "released mlir-opt-19) does not have on the same program")
-    fz.add_argument("--db", metavar="DIR",
-                    help="Hypothesis example database directory: counterexamples found are "
+    fz.add_argument("--db", metavar="DIR|redis://HOST:PORT/N",
+                    help="Hypothesis example database, a directory or a Redis database "
+                    "(shared by a cluster's workers): counterexamples found are "
                     "saved there and replayed first by the next campaign with the same "
                     "settings (default with HYPOTHESIS_PROFILE=nightly: $GPU_ALLOC_VERIFY_DB "
                     "or .hypothesis/nightly)")
@@ -212,6 +213,9 @@ def build_parser(config: Config | None = None) -> argparse.ArgumentParser:
                     help="programs lowered per batch (one mlir-opt process); a kill loses at "
                     "most the batch in flight (default: %(default)s)")
     fz.add_argument("--report", metavar="DIR", help="write an HTML report into DIR")
+    from verify.cluster_options import add_arguments as add_cluster_arguments
+
+    add_cluster_arguments(fz)  # --cluster, --shards, --shard-pipeline, --shard-config
 
     ck = sub.add_parser("check", help="lower and check one .mlir file")
     ck.add_argument("file", metavar="FILE.mlir")
@@ -222,6 +226,35 @@ def build_parser(config: Config | None = None) -> argparse.ArgumentParser:
     rp.add_argument("--id", help="only the record with this id")
     rp.add_argument("--json", action="store_true")
     _allow_unknown(rp)
+
+    fd = sub.add_parser("findings", help="catalogue the upstream defects found over every "
+                        "installed mlir-opt and the usual pipelines (markdown + lit tests)")
+    fd.add_argument("-o", "--output", default="FINDINGS.md", metavar="FILE.md")
+    fd.add_argument("--lowering", action="append", metavar="SPEC",
+                    help="repeatable (default: every installed mlir-opt-N)")
+    fd.add_argument("--pipeline", action="append", metavar="P",
+                    help="repeatable (default: gpu-to-llvm, with gpu-async-region, with "
+                    "convert-scf-to-cf, with kernels converted)")
+    fd.add_argument("--max-examples", type=int, default=300, metavar="N",
+                    help="programs per (version, pipeline) (default: %(default)s)")
+    fd.add_argument("--seed", type=int, default=0)
+    fd.add_argument("-j", "--jobs", type=int, default=None)
+    fd.add_argument("--results", metavar="FILE", help="the campaigns' results file "
+                    "(default: findings.jsonl beside the output, appended to)")
+    fd.add_argument("--lit", metavar="DIR", help="lit tests (default: findings-lit/ beside "
+                    "the output)")
+    fd.add_argument("--reuse-results", action="store_true", help="run no campaign: catalogue "
+                    "the campaigns --results FILE holds already")
+
+    tr = sub.add_parser("triage", help="bucket a results file's violations into root causes")
+    tr.add_argument("results", metavar="RESULTS.jsonl")
+    tr.add_argument("--json", action="store_true", help="print one JSON object on stdout "
+                    "(schema: verify/schema/triage.schema.json)")
+    tr.add_argument("--lit", metavar="DIR", help="also write a proven lit test per root cause "
+                    "and lit.cfg.py into DIR (run: lit -v DIR)")
+    tr.add_argument("--fixed", metavar="SPEC", default="xdsl:split-api",
+                    help="the fixed lowering each lit test must pass on (default: %(default)s; "
+                    "'none' for no such check)")
 
     rep = sub.add_parser("report", help="render an HTML report from a results file")
     rep.add_argument("results", metavar="RESULTS.jsonl")
@@ -263,18 +296,47 @@ def apply_config(args: argparse.Namespace, config: Config) -> None:
               f"({', '.join(config.keys) or 'empty'})", file=sys.stderr)
 
 
-def _print_summary(summary: dict[str, Any], elapsed: float | None = None) -> None:
+def _print_summary(summary: dict[str, Any], elapsed: float | None = None,
+                   results: str | None = None) -> None:
     print(f"{summary['examples']} program(s), lowerings: {', '.join(summary['lowerings'])}"
           + (f", {elapsed:.1f}s" if elapsed is not None else ""))
+    if results and summary["violations"] and Path(results).is_file():
+        _print_triage(results)
     for spec, per in summary["by_lowering"].items():
         print(f"\n{spec}")
         for inv, counts in per.items():
             shown = ", ".join(f"{k} {v}" for k, v in counts.items() if v)
             print(f"  {inv:28} {shown}")
     for v in summary["violations"]:
-        print("\n" + render(v), end="")
+        repro = f"gpu-alloc-verify replay {results} --id {v['id']}" if results else None
+        print("\n" + render(v, repro=repro), end="")
     _print_unknown(summary.get("unknown") or [])
     print(f"\n{summary['examples']} program(s): {verdict_line(summary['by_invariant'])}")
+
+
+def _print_triage(results: str) -> None:
+    """The root causes first (`gpu-alloc-verify triage` prints them all)."""
+    from verify.triage import format_triage, triage_file
+
+    try:
+        triage = triage_file(results)
+    except GpuAllocVerifyError as e:
+        print(f"\n(triage skipped: {e})")
+        return
+    print("\n" + format_triage(triage, limit=10), end="")
+
+
+def _check_repro(args: argparse.Namespace, record: dict[str, Any]) -> str:
+    """The one command that reproduces a `check` violation."""
+    cmd = ["gpu-alloc-verify", "check", args.file, "--lowering", str(record["lowering"]),
+           "--invariant", str(record["invariant"])]
+    if args.pipeline != DEFAULT_PIPELINE:
+        cmd += ["--pipeline", args.pipeline]
+    if args.runtime != "cuda":
+        cmd += ["--runtime", args.runtime]
+    import shlex
+
+    return shlex.join(cmd)
 
 
 def _print_unknown(entries: Sequence[dict[str, Any]]) -> None:
@@ -288,14 +350,13 @@ def _print_unknown(entries: Sequence[dict[str, Any]]) -> None:
 
 
 def cmd_check(args: argparse.Namespace) -> int:
-    from verify.source_reader import read_program
+    from verify.check_file import check_file
 
-    program = read_program(args.file)
     invariants = selected_invariants(args.invariant)
     lowerings = _lowerings(args)
-    row = check_batch([program], lowerings, invariants, args.runtime,
-                      timeout_ms=args.solver_timeout)[0]
-    summary = _check_summary(program.to_mlir(), row, args.file)
+    written, row = check_file(args.file, lowerings, invariants, args.runtime,
+                              timeout_ms=args.solver_timeout)
+    summary = _check_summary(written, row, args.file)
     if args.junitxml:
         from verify.junit import write_junit
 
@@ -303,7 +364,7 @@ def cmd_check(args: argparse.Namespace) -> int:
     if args.json:
         print(json.dumps(summary, indent=2))
     else:
-        _print_check(row, summary)
+        _print_check(row, summary, args)
     unknown = count_verdicts(summary["by_invariant"], "unknown")
     return exit_status(bool(summary["violations"]), unknown, args.allow_unknown)
 
@@ -336,17 +397,22 @@ def _check_summary(text: str, row: dict[str, Judgement], file: str = "") -> dict
             "by_lowering": tally.by_lowering, "violations": violations, "unknown": unknown}
 
 
-def _print_check(row: dict[str, Judgement], summary: dict[str, Any]) -> None:
+def _print_check(row: dict[str, Judgement], summary: dict[str, Any],
+                 args: argparse.Namespace | None = None) -> None:
     for spec, j in row.items():
         print(f"{spec}: lowering {j.status}")
+        for note in j.notes:
+            print(f"  ({note})")
         for inv, r in j.results.items():
             extra = f"  ({r.reason.splitlines()[0][:100]})" if r.reason and r.verdict in (
-                "unknown", "rejected") else ""
+                "unknown", "rejected", "not-applicable") else ""
             print(f"  {inv:28} {r.verdict}{extra}")
             for v in r.violations:
                 print(f"    {v.detail}")
     for record in summary["violations"]:
-        print("\n" + render(record), end="")
+        repro = _check_repro(args, record) if args is not None else None
+        print("\n" + render(record, repro=repro,
+                            program_name=args.file if args is not None else "program"), end="")
     _print_unknown(summary["unknown"])
     print(f"\n{len(row)} lowering(s): {verdict_line(summary['by_invariant'])}")
 
@@ -363,8 +429,17 @@ def cmd_fuzz(args: argparse.Namespace) -> int:
     opts = _resumed_options(args, results) if args.resume else _new_options(args, results)
     printer = ProgressPrinter()
     opts.progress = printer
+    from verify.cluster_options import cluster_options, cluster_requested
+
+    on_cluster = cluster_requested(args, opts)
     try:
-        report = run_fuzz(opts)
+        report: Any
+        if on_cluster:
+            from verify.campaign_cluster import run_cluster
+
+            report = run_cluster(opts, cluster_options(args, opts))
+        else:
+            report = run_fuzz(opts)
     except KeyboardInterrupt:
         printer.done()
         if results:
@@ -384,7 +459,7 @@ def cmd_fuzz(args: argparse.Namespace) -> int:
     if args.json:
         print(json.dumps(summary, indent=2))
     else:
-        _print_summary(summary, report.elapsed)
+        _print_summary(summary, report.elapsed, results)
         if report.stopped_by == "time-budget":
             print(f"\n(time budget of {args.time_budget:g}s spent: generation stopped after "
                   f"{report.tally.examples} programs)")
@@ -491,6 +566,40 @@ def _render_report(results: str | None, out_dir: str) -> None:
     render_report(results, out_dir)
 
 
+def cmd_triage(args: argparse.Namespace) -> int:
+    from verify.triage import format_triage, triage_file
+
+    triage = triage_file(args.results, progress=lambda msg: print(msg, file=sys.stderr))
+    if args.json:
+        print(json.dumps(triage.to_json(), indent=2))
+    else:
+        print(format_triage(triage), end="")
+    if args.lit:
+        from reports.lit_export import export_buckets, format_exports
+
+        fixed = None if args.fixed == "none" else args.fixed
+        tests = export_buckets(triage.buckets, args.lit, fixed)
+        print(format_exports(tests, args.lit), end="", file=sys.stderr if args.json else None)
+    return 0
+
+
+def cmd_findings(args: argparse.Namespace) -> int:
+    from reports.findings import build_findings
+    from verify.findings_run import PIPELINES, installed_versions
+
+    lowerings = list(dict.fromkeys(args.lowering or installed_versions()))
+    if not lowerings:
+        raise UsageError("no mlir-opt installed: apt-get install mlir-19-tools")
+    out = Path(args.output)
+    found = build_findings(out, args.results or out.parent / "findings.jsonl", lowerings,
+                           list(args.pipeline or PIPELINES), args.max_examples, args.seed,
+                           max(1, args.jobs or os.cpu_count() or 1), args.lit,
+                           progress=lambda msg: print(msg, file=sys.stderr),
+                           run=not args.reuse_results)
+    print(f"findings: {len(found)} written to {out}")
+    return 0
+
+
 def cmd_report(args: argparse.Namespace) -> int:
     _render_report(args.results, args.output)
     print(f"report: {args.output}/index.html")
@@ -541,6 +650,7 @@ def cmd_bench(args: argparse.Namespace) -> int:
 
 
 COMMANDS = {"fuzz": cmd_fuzz, "check": cmd_check, "replay": cmd_replay, "report": cmd_report,
+            "triage": cmd_triage, "findings": cmd_findings,
             "lowerings": cmd_lowerings, "invariants": cmd_invariants, "bench": cmd_bench}
 
 

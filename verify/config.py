@@ -6,7 +6,7 @@ Command-line flags override every key.
 
     [tool.gpu-alloc-verify]
     lowerings = ["mlir-opt-19", "mlir-opt-22"]
-    pipeline = "gpu-to-llvm"
+    pipeline = "gpu.module(convert-gpu-to-nvvm),gpu-to-llvm"
     runtime = "cuda"
     max-examples = 500
 """

@@ -49,6 +49,7 @@ from verify.extract_facts import (
     callee_name,
     func_name,
     has_body,
+    int_tuple,
     int_value,
     source_loc,
     type_text,
@@ -58,6 +59,7 @@ from verify.extract_memory import Memory
 from verify.extract_values import HANDLE_BASE, literal, may_be_handle
 from verify.fold import ite, lit
 from verify.lowered_ir import op_name
+from verify.runtime_api import LAUNCH
 
 __all__ = ["HANDLE_BASE", "HOST_ACCESS", "Call", "Cut", "LoweredFacts", "Residue",
            "callee_name", "extract", "source_loc"]
@@ -86,6 +88,10 @@ _RETURNS = {"llvm.return", "func.return"}
 _CALLS = {"llvm.call", "func.call"}
 # Ops whose results are never a handle unless an operand is.
 _NOOPS = {"llvm.mlir.addressof", "llvm.getelementptr", "memref.dim"}
+# C library functions host buffers lower to (`memref.alloc` -> @malloc): they
+# neither make nor take a stream or event.
+_LIBC = {"malloc", "free", "aligned_alloc", "calloc", "_mlir_memref_to_llvm_alloc",
+         "_mlir_memref_to_llvm_free"}
 DEFAULT_LOOP_BOUND = 4
 MAX_INLINE = 4
 
@@ -152,6 +158,13 @@ class _Extractor(ControlFlow, Memory):
             self.scf_for(op, guard)
         elif name == "scf.while":
             self.scf_while(op, guard)
+        elif name == LAUNCH and self.launch(op, guard):
+            pass
+        elif name == "async.execute" and op.regions and len(op.regions[0].blocks) == 1:
+            self.async_execute(op, guard)
+        elif name == "async.await":
+            for r in op.results:
+                self.define(r, self.val(op.operands[0]), guard)
         elif name in GPU_RUNTIME_OPS:
             self.residue(name, op, guard)
             self.not_modelled(op, guard, f"{name} left unconverted")
@@ -184,13 +197,46 @@ class _Extractor(ControlFlow, Memory):
                         guard)
             if type_text(r) == "i1":
                 self.define_cond(r, self.new_branch(op), guard)
-        if op.regions:
+        if op.regions and op_name(op) != "gpu.launch":  # a kernel body is device code
             before = (len(self.facts.calls), len(self.facts.residue))
             for region in op.regions:
                 if region.blocks:
                     self.region(region, guard)
             if (len(self.facts.calls), len(self.facts.residue)) != before:
                 self.cut(guard, f"the regions of {place()} run an unknown number of times")
+
+    def launch(self, op: Any, guard: z3.BoolRef) -> bool:
+        """A converted `gpu.launch_func`: kernel work on the stream given as
+        its async object (the last operand segment), or synchronous work
+        when it has none.  False for one still on tokens (left unconverted)."""
+        if any("gpu.async.token" in type_text(v) for v in [*op.operands, *op.results]):
+            return False
+        seg = int_tuple(attr_of(op, "operandSegmentSizes")
+                        or attr_of(op, "operand_segment_sizes"))
+        if not seg or sum(seg) != len(op.operands):
+            return False
+        has_stream = len(seg) >= 12 and seg[-1] == 1
+        # Kernel arguments are not escapes: device code can neither destroy
+        # nor use a host's stream or event handle.
+        args = (self.val(op.operands[-1]),) if has_stream else ()
+        self.facts.calls.append(Call(len(self.facts.calls), self.func, LAUNCH, args, guard,
+                                     source_loc(op), iters=self.iters))
+        return True
+
+    def async_execute(self, op: Any, guard: z3.BoolRef) -> None:
+        """The body runs once: handles flow in through its operands and out
+        through `async.yield` (when it runs is the source's concern: the
+        source reader leaves the order of such code undecided)."""
+        seg = int_tuple(attr_of(op, "operandSegmentSizes")
+                        or attr_of(op, "operand_segment_sizes")) or (0, len(op.operands))
+        body = op.regions[0].blocks[0]
+        for arg, value in zip(body.args, op.operands[seg[0]:], strict=False):
+            self.define(arg, self.val(value), guard)
+        yielded = self.block_ops(body, guard) or []
+        if op.results:
+            self.define(op.results[0], self.fresh(), guard)  # the !async.token
+        for r, v in zip(op.results[1:], yielded, strict=False):
+            self.define(r, self.val(v), guard)
 
     def residue(self, what: str, op: Any, guard: z3.BoolRef) -> None:
         self.facts.residue.append(Residue(what, self.func, source_loc(op), guard))
@@ -264,6 +310,11 @@ class _Extractor(ControlFlow, Memory):
                 and len(self.inlining) < MAX_INLINE:
             self.inline(op, target, guard)
             return
+        if callee in _LIBC and (target is None or not has_body(target)):
+            # The C library's allocator: a fresh pointer, never a handle.
+            for r in op.results:
+                self.define(r, self.fresh("r"), guard)
+            return
         if not callee.startswith("mgpu"):
             if target is not None and has_body(target):
                 # Code of this module the analysis did not follow.
@@ -275,6 +326,9 @@ class _Extractor(ControlFlow, Memory):
                 self.not_modelled(op, guard, f"call to @{callee} (external function)")
             return
         args = tuple(self.val(a) for a in op.operands)
+        if callee == "mgpuMemAlloc" and len(args) == 2 and "ptr" in type_text(op.operands[1]):
+            # LLVM 16's mgpuMemAlloc(size, stream): device memory, no flag.
+            args = (*args, lit(0))
         call = Call(len(self.facts.calls), self.func, callee, args, guard, source_loc(op),
                     iters=self.iters)
         if callee in HANDLE_CREATORS:

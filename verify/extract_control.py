@@ -31,7 +31,7 @@ class ControlFlow(WalkerState):
     def block_ops(self, block: Any, guard: z3.BoolRef) -> list[Any] | None:
         yielded: list[Any] | None = None
         for op in block.ops:
-            if op_name(op) in ("scf.yield", "scf.condition"):
+            if op_name(op) in ("scf.yield", "scf.condition", "async.yield"):
                 yielded = list(op.operands)
             else:
                 self.op(op, guard)

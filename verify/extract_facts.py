@@ -14,7 +14,9 @@ import z3
 from verify.fold import conj, neg
 
 HANDLE_CREATORS = {"mgpuStreamCreate": "stream", "mgpuEventCreate": "event"}
-GPU_RUNTIME_OPS = {"gpu.alloc", "gpu.dealloc", "gpu.wait", "gpu.memcpy", "gpu.memset"}
+GPU_RUNTIME_OPS = {"gpu.alloc", "gpu.dealloc", "gpu.wait", "gpu.memcpy", "gpu.memset",
+                   "gpu.launch_func", "gpu.launch", "gpu.host_register",
+                   "gpu.host_unregister"}
 ESCAPE = "<escape>"
 # Host reads and writes of buffers are listed among the calls: they are
 # points in host order that async-order needs.
@@ -92,11 +94,17 @@ class LoweredFacts:
 
 
 def source_loc(op: Any) -> str | None:
+    """The key of the source op `op` came from: its name location (`opN`),
+    or `file:line:col` for a file location; None without either."""
     loc = getattr(op, "location", None)
     if loc is None:
         return None
-    m = _LOC_RE.search(str(loc))
-    return m.group(1) if m else None
+    text = str(loc)
+    m = _LOC_RE.search(text)
+    if m is None:
+        return None
+    f = _FILE_LOC_RE.match(text, m.start())
+    return f"{f.group(1)}:{f.group(2)}:{f.group(3)}" if f else m.group(1)
 
 
 _FILE_LOC_RE = re.compile(r'loc\("([^"]*)":(\d+):(\d+)\)')

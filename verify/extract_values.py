@@ -30,7 +30,7 @@ ESCAPE_PREFIX = "!"
 
 # Names in a term's s-expression, read there because walking a Z3 term from
 # Python costs a call per node.  Z3's own let-names (`a!1`) follow a letter.
-_NAME_RE = re.compile(r"(?<![\w.!?|])([?]\d+|![du]\d+)(?![\w!?])")
+_NAME_RE = re.compile(r"(?<![\w.!?|])([?]\d+|![dus]\d+)(?![\w!?])")
 _BIG_INT_RE = re.compile(r"(?<![\w.])(?<!- )\d{13,}")  # not a negative stand-in
 
 
@@ -55,6 +55,21 @@ def escape_flag(name: str) -> z3.BoolRef:
     term._taint = True  # type: ignore[attr-defined]
     term._choosable = True  # type: ignore[attr-defined]
     return term
+
+
+_source_why: dict[str, str] = {}
+
+
+def source_unknown(why: str) -> z3.BoolRef:
+    """A condition of the source the reader cannot read (`!sN`): like an
+    escape flag, no counterexample can fix it; `why` says what it is."""
+    name = f"!s{len(_source_why)}"
+    _source_why[name] = why
+    return escape_flag(name)
+
+
+def source_unknown_why(name: str) -> str | None:
+    return _source_why.get(name)
 
 
 def unknown_vars(term: z3.ExprRef) -> list[z3.ExprRef]:

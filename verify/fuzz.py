@@ -50,13 +50,14 @@ from verify.campaign_shrink import (
     campaign_key,
     campaign_property,
     current_choices,
-    database,
     hypothesis_settings,
     in_baseline,
     seeded,
     shrink,
 )
+from verify.example_db import open_database
 from verify.lowerings.base import Lowering
+from verify.lowerings.mlir_opt import DEFAULT_PIPELINE
 from verify.pipeline import Judgement, Tally, check_batch
 from verify.program import Program
 from verify.results import ResultsWriter
@@ -72,7 +73,7 @@ class FuzzOptions:
     seed: int | None = 0
     db: str | None = None
     runtime: str = "cuda"
-    pipeline: str = "gpu-to-llvm"
+    pipeline: str = DEFAULT_PIPELINE
     gen: GenConfig = field(default_factory=GenConfig)
     batch_size: int = 100
     shrink: bool = True
@@ -84,6 +85,8 @@ class FuzzOptions:
     solver_timeout_ms: int = DEFAULT_TIMEOUT_MS
     jobs: int = 1  # worker processes judging each batch (verify.parallel)
     resume: ResumeState | None = None  # continue this unfinished campaign
+    # Every record also goes here (a cluster shard streams them to its driver).
+    record_sink: Callable[[dict[str, Any]], None] | None = None
 
 
 @dataclass
@@ -170,6 +173,8 @@ class _Campaign:
     def _write(self, record: dict[str, Any]) -> None:
         if self.writer:
             self.writer.write(record)
+        if self.opts.record_sink is not None:
+            self.opts.record_sink(record)
 
     def begin(self) -> None:
         opts = self.opts
@@ -312,7 +317,7 @@ class _Campaign:
     def run(self) -> FuzzReport:
         opts = self.opts
         self.begin()
-        db = database(opts)
+        db = open_database(opts.db, check=True)  # a directory, or redis://HOST:PORT/N
         phases = [Phase.reuse, Phase.generate] if db is not None else [Phase.generate]
         read_only = ReadOnlyDatabase(db) if db is not None else None
         search = hypothesis_settings(opts, phases, read_only, opts.max_examples,

@@ -8,6 +8,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from verify.errors import SourceParseError
 from verify.extract import LoweredFacts, extract
 from verify.fastparse import Unsupported
 from verify.invariants import CHECKERS, CheckContext
@@ -16,9 +17,13 @@ from verify.lowerings.base import Lowering, LoweringOutcome, Status
 from verify.program import Program
 from verify.solver import DEFAULT_TIMEOUT_MS
 from verify.source_facts import source_facts
+from verify.source_module import SourceModule, parse_source
+from verify.source_read import read_source
 from verify.verdicts import VERDICTS, CheckResult, Violation
 
 NO_CRASH = "lowering-no-crash"
+# Invariants about what gpu-to-llvm does with the ops it is given.
+ENTRY_JUDGED = ("sync-alloc-no-stream", "host-shared-flag")
 
 
 def active_invariants(selected: Sequence[str] | None = None) -> list[str]:
@@ -37,6 +42,7 @@ class Judgement:
     results: dict[str, CheckResult]
     lowered: str = ""
     diagnostics: str = ""
+    notes: list[str] = field(default_factory=list)  # how the verdicts were reached
 
     def violations(self) -> list[Violation]:
         return [v for r in self.results.values() for v in r.violations]
@@ -45,7 +51,7 @@ class Judgement:
         return {k: r.verdict for k, r in self.results.items()}
 
 
-def judge(program: Program, outcome: LoweringOutcome, spec: str,
+def judge(program: Program | SourceModule, outcome: LoweringOutcome, spec: str,
           invariants: Sequence[str], runtime: str = "cuda",
           timeout_ms: int = DEFAULT_TIMEOUT_MS, parser: str | None = None,
           timings: dict[str, float] | None = None) -> Judgement:
@@ -62,17 +68,28 @@ def judge(program: Program, outcome: LoweringOutcome, spec: str,
             results[i] = CheckResult(i, "not-applicable", reason=f"lowering {outcome.status}")
         return Judgement(spec, outcome.status, _ordered(results, invariants),
                          diagnostics=outcome.diagnostics)
+    if outcome.not_applicable:  # the lowering cannot take this input at all
+        for i in invariants:
+            results[i] = CheckResult(i, "not-applicable", reason=outcome.not_applicable)
+        return Judgement(spec, outcome.status, _ordered(results, invariants),
+                         diagnostics=outcome.not_applicable)
     results[NO_CRASH] = CheckResult(NO_CRASH, "holds")
     if outcome.status == "rejected":
         for i in rest:
-            results[i] = CheckResult(i, "rejected", reason=outcome.diagnostics)
+            results[i] = CheckResult(i, "rejected", reason=_error_line(outcome.diagnostics))
         return Judgement(spec, "rejected", _ordered(results, invariants),
                          diagnostics=outcome.diagnostics)
     clock = time.perf_counter()
     try:
+        src = source_facts(program)
+    except SourceParseError as e:  # valid for the tool, unreadable to the harness
+        for i in rest:
+            results[i] = CheckResult(i, "unknown", reason=f"the source is not read: {e}")
+        return Judgement(spec, "ok", _ordered(results, invariants), outcome.lowered,
+                         outcome.diagnostics)
+    try:
         module: Any = read_lowered(outcome.lowered, parser, outcome.module)
         parsed = time.perf_counter()
-        src = source_facts(program)
         facts = _extract(module, outcome, src.arg_names)
     except LoweredParseError as e:
         results[NO_CRASH] = CheckResult(NO_CRASH, "violated", [Violation(
@@ -83,7 +100,21 @@ def judge(program: Program, outcome: LoweringOutcome, spec: str,
                          outcome.diagnostics)
     if outcome.module is not None:
         module = outcome.module  # checkers see the in-process lowering's own module
-    ctx = CheckContext(program, src, facts, module, outcome.lowered, runtime, timeout_ms)
+    model = program if isinstance(program, Program) else program.program()
+    ctx = CheckContext(model, src, facts, module, outcome.lowered, runtime, timeout_ms)
+    notes: list[str] = []
+    if outcome.entry:
+        try:
+            ctx.entry = read_source(parse_source(outcome.entry, "entry IR"))
+            notes.append(f"{', '.join(ENTRY_JUDGED)} judged against the IR entering "
+                         "gpu-to-llvm (the pipeline rewrites the source before it); the "
+                         "others against the program as written")
+        except SourceParseError as e:
+            for i in ENTRY_JUDGED:
+                if i in rest:
+                    results[i] = CheckResult(i, "unknown",
+                                             reason=f"the IR entering gpu-to-llvm is not read: {e}")
+            rest = [i for i in rest if i not in ENTRY_JUDGED]
     if timings is None:
         for i in rest:
             results[i] = CHECKERS[i](ctx)
@@ -96,7 +127,7 @@ def judge(program: Program, outcome: LoweringOutcome, spec: str,
             clock, now = now, time.perf_counter()
             timings[i] = timings.get(i, 0.0) + now - clock
     return Judgement(spec, "ok", _ordered(results, invariants), outcome.lowered,
-                     outcome.diagnostics)
+                     outcome.diagnostics, notes)
 
 
 def _extract(module: Any, outcome: LoweringOutcome, arg_names: dict[str, list[str]]
@@ -108,6 +139,13 @@ def _extract(module: Any, outcome: LoweringOutcome, arg_names: dict[str, list[st
         return extract(module, arg_names)
 
 
+def _error_line(text: str) -> str:
+    """The first diagnostic line that says `error:` (the tool may print the
+    failing op and notes around it), else the first line."""
+    lines = [ln.strip() for ln in text.splitlines() if ln.strip()]
+    return next((ln for ln in lines if "error:" in ln), lines[0] if lines else "")
+
+
 def _first_line(text: str) -> str:
     return text.strip().splitlines()[0] if text.strip() else ""
 
@@ -116,7 +154,7 @@ def _ordered(results: dict[str, CheckResult], order: Sequence[str]) -> dict[str,
     return {i: results[i] for i in order if i in results}
 
 
-def check_batch(programs: Sequence[Program], lowerings: Sequence[Lowering],
+def check_batch(programs: Sequence[Program | SourceModule], lowerings: Sequence[Lowering],
                 invariants: Sequence[str], runtime: str = "cuda",
                 timeout_ms: int = DEFAULT_TIMEOUT_MS,
                 parser: str | None = None) -> list[dict[str, Judgement]]:

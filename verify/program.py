@@ -12,21 +12,34 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
-ELEMENT_TYPES = ("f32", "i32", "f16", "i64")
+# Buffer element types the generator uses (16 lowers a memset of f32 / i32
+# only, 18-22 also of 16-bit types, none of 64-bit).  bf16 prints and lowers
+# too (19 and 22: mgpuMemset16), but the lowered-IR interpreter does not
+# read bf16 values yet (`oracles.fast_ir.FLOAT_FMT`).
+ELEMENT_TYPES = ("f32", "i32", "f16", "i64", "i16", "f64")
+FLOAT_TYPES = ("f16", "bf16", "f32", "f64")
+SCALAR_TYPES = ("f32", "i32")  # types of the scalar function arguments
 
 
 @dataclass(frozen=True)
 class MemRefType:
     shape: tuple[int | None, ...]  # None is a dynamic dimension
     elem: str = "f32"
+    space: int | None = None  # memory space, as in `memref<4xf32, 1>`
 
     def __str__(self) -> str:
         dims = "".join(("?" if d is None else str(d)) + "x" for d in self.shape)
-        return f"memref<{dims}{self.elem}>"
+        space = "" if self.space is None else f", {self.space}"
+        return f"memref<{dims}{self.elem}{space}>"
 
     @property
     def num_dynamic(self) -> int:
         return sum(1 for d in self.shape if d is None)
+
+    def mangled(self) -> str:
+        """The type in a symbol name: `Dx4xf32_s1` for `memref<?x4xf32, 1>`."""
+        dims = "".join(("D" if d is None else str(d)) + "x" for d in self.shape)
+        return dims + self.elem + ("" if self.space is None else f"_s{self.space}")
 
 
 @dataclass(frozen=True)
@@ -98,6 +111,67 @@ class HostLoad:
     type: MemRefType
 
 
+# A launch size: a constant, or the name of an index value.
+Size = int | str
+
+
+@dataclass(frozen=True)
+class KernelRef:
+    """One kernel of the catalogue (`verify.kernels`): a shape at a buffer type."""
+
+    shape: str  # a key of verify.kernels.SHAPES
+    type: MemRefType
+
+    @property
+    def name(self) -> str:
+        return f"{self.shape}_{self.type.mangled()}"
+
+
+@dataclass(frozen=True)
+class Launch:
+    """`gpu.launch_func @kernels::@<kernel>`: sync (the host waits for the
+    kernel) or async (returns a token), on buffers of one type."""
+
+    id: str
+    token: str | None
+    deps: tuple[str, ...]
+    kernel: KernelRef
+    buffers: tuple[str, ...]  # the shape's buffer operands, in order
+    scalar: int | str | None = None  # a constant value or a scalar value's name
+    grid: tuple[Size, Size, Size] = (1, 1, 1)
+    block: tuple[Size, Size, Size] = (1, 1, 1)
+
+
+@dataclass(frozen=True)
+class HostAlloc:
+    """`memref.alloc`: a host buffer (plain host memory, `malloc`)."""
+
+    id: str
+    result: str
+    type: MemRefType
+    dyn_sizes: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class HostDealloc:
+    """`memref.dealloc` of a host buffer."""
+
+    id: str
+    memref: str
+    type: MemRefType
+
+
+@dataclass(frozen=True)
+class Dim:
+    """`memref.dim`: the size of dimension `index` of a buffer (an index value)."""
+
+    id: str
+    result: str
+    memref: str
+    type: MemRefType
+    index: int = 0
+
+
 @dataclass(frozen=True)
 class If:
     id: str
@@ -114,14 +188,17 @@ class For:
     body: tuple[Op, ...]
 
 
-Op = Wait | Alloc | Dealloc | Memset | Memcpy | HostStore | HostLoad | If | For
-ASYNC_OPS = (Wait, Alloc, Dealloc, Memset, Memcpy)
+Op = (Wait | Alloc | Dealloc | Memset | Memcpy | Launch | HostStore | HostLoad | HostAlloc
+      | HostDealloc | Dim | If | For)
+ASYNC_OPS = (Wait, Alloc, Dealloc, Memset, Memcpy, Launch)
 
 
 @dataclass(frozen=True)
 class Arg:
+    """A typed value: a function argument, or a returned value."""
+
     name: str
-    type: str  # "i1" or "index"
+    type: str | MemRefType  # "i1", "index", a SCALAR_TYPES one, or a buffer
 
 
 @dataclass(frozen=True)
@@ -129,6 +206,7 @@ class Function:
     name: str
     args: tuple[Arg, ...]
     body: tuple[Op, ...]
+    results: tuple[Arg, ...] = ()  # values returned, top-level ones of `body`
 
 
 @dataclass(frozen=True)
@@ -146,6 +224,12 @@ class Program:
 
     def op_by_id(self) -> dict[str, Op]:
         return {op.id: op for op in self.walk()}
+
+    @property
+    def kernels(self) -> tuple[KernelRef, ...]:
+        """The kernels the program launches (its `gpu.module @kernels`), by name."""
+        found = {op.kernel.name: op.kernel for op in self.walk() if isinstance(op, Launch)}
+        return tuple(found[name] for name in sorted(found))
 
     def to_mlir(self, loc_prefix: str = "") -> str:
         from verify.printer import print_program

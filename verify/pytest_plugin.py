@@ -28,6 +28,8 @@ import pytest
 from hypothesis import settings
 from hypothesis.database import DirectoryBasedExampleDatabase
 
+from verify.lowerings.mlir_opt import DEFAULT_PIPELINE
+
 if TYPE_CHECKING:  # imported lazily: the plugin loads in every project
     from verify.lowerings.base import Lowering
 
@@ -89,7 +91,8 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     group.addoption("--lowering", action="append", default=[], metavar="SPEC",
                     help=f"lowering(s) under test for property tests (repeatable; "
                          f"default {DEFAULT_SPEC})")
-    group.addoption("--pipeline", default="gpu-to-llvm", help="mlir-opt pass pipeline")
+    group.addoption("--pipeline", default=DEFAULT_PIPELINE,
+                    help=f"mlir-opt pass pipeline (default {DEFAULT_PIPELINE})")
     group.addoption("--runtime", default="cuda", choices=("cuda", "hip", "sycl"),
                     help="runtime profile for runtime-contract")
     group.addoption("--gpu-alloc-verify-profile", choices=PROFILES, default=None,

@@ -10,6 +10,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+LAUNCH = "gpu.launch_func"
+
 SIGNATURES: dict[tuple[str, int], tuple[str, ...]] = {
     ("mgpuStreamCreate", 0): (),
     ("mgpuStreamDestroy", 1): ("stream",),
@@ -29,7 +31,29 @@ SIGNATURES: dict[tuple[str, int], tuple[str, ...]] = {
     ("mgpuMemset32", 4): ("ptr", "value", "size", "stream"),
     ("mgpuMemset16", 4): ("ptr", "value", "size", "stream"),
     ("mgpuMemset64", 4): ("ptr", "value", "size", "stream"),  # split API
+    # A lowered `gpu.launch_func <%stream>` (LLVM translation emits the
+    # mgpuLaunchKernel call): kernel work on that stream.  Without a stream
+    # operand the launch is synchronous: the translation runs it on a
+    # stream of its own and synchronizes before returning.
+    (LAUNCH, 1): ("stream",),
+    (LAUNCH, 0): (),
+    # LLVM 16 lowers a launch itself: load the module, get the function,
+    # launch on a stream (with or without the trailing parameter count),
+    # unload.  Registering host memory takes no handle.
+    ("mgpuModuleLoad", 1): ("value",),
+    ("mgpuModuleLoad", 2): ("value", "size"),
+    ("mgpuModuleGetFunction", 2): ("value", "value"),
+    ("mgpuModuleUnload", 1): ("value",),
+    ("mgpuLaunchKernel", 11): ("value", "size", "size", "size", "size", "size", "size", "size",
+                               "stream", "value", "value"),
+    ("mgpuLaunchKernel", 12): ("value", "size", "size", "size", "size", "size", "size", "size",
+                               "stream", "value", "value", "size"),
+    ("mgpuMemHostRegisterMemRef", 3): ("size", "value", "size"),
+    ("mgpuMemHostUnregisterMemRef", 3): ("size", "value", "size"),
+    ("mgpuMemHostRegister", 2): ("value", "size"),
 }
+# Kernel work on a stream, besides the mgpuMem* calls.
+KERNEL_LAUNCHES = (LAUNCH, "mgpuLaunchKernel")
 
 ALLOC_CALLEES = ("mgpuMemAlloc", "mgpuMemAllocAsync")
 DESTROYERS = {"mgpuStreamDestroy": "stream", "mgpuEventDestroy": "event"}
@@ -50,7 +74,8 @@ def arg_of(callee: str, args: tuple, role: str):  # type: ignore[no-untyped-def]
 def is_work(callee: str, arity: int) -> bool:
     """A call that puts work on a stream (or runs it on the host at once)."""
     sig = roles(callee, arity)
-    return sig is not None and callee.startswith("mgpuMem")
+    return sig is not None and (
+        (callee.startswith("mgpuMem") and "Host" not in callee) or callee in KERNEL_LAUNCHES)
 
 
 def host_synchronous(callee: str, arity: int, null_stream: bool) -> bool:
@@ -61,6 +86,8 @@ def host_synchronous(callee: str, arity: int, null_stream: bool) -> bool:
     stream-ordered, on the null stream too (CUDA's default stream is
     asynchronous to the host)."""
     if callee == "mgpuMemAlloc" or (callee == "mgpuMemFree" and (null_stream or arity == 1)):
+        return True
+    if callee == LAUNCH and arity == 0:
         return True
     return False
 

@@ -40,9 +40,7 @@ def _solver(timeout_ms: int) -> z3.Solver:
 def _trivial_model() -> z3.ModelRef:
     model = getattr(_local, "trivial_model", None)
     if model is None:
-        s = z3.Solver()
-        s.check()
-        model = _local.trivial_model = s.model()
+        model = _local.trivial_model = z3.Model()  # the empty model: no solver call
     return model
 
 

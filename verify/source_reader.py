@@ -1,9 +1,15 @@
-"""Reading a user's `.mlir` file into a `Program`.
+"""Reading MLIR text into the generator's `Program` model, where it fits.
 
-The file is first normalized to generic form by any `mlir-opt` found (no
-pass), which also validates it and gives diagnostics with positions; without
-one, xDSL reads it directly (generic form only).  Ops outside the modelled
-subset are an error that names the op and its position.
+`check` does not need this: it reads any module as written
+(`verify.source_module`, `verify.source_read`).  The model is needed where
+the harness re-runs a program it printed (replaying a campaign record,
+`verify.api`) and by what executes programs (the differential oracle, the
+in-process xDSL lowerings); for a user's file they use it when the file fits
+(`model_of`), and say why not otherwise (`model_gap`).
+
+The text is first normalized to generic form by any `mlir-opt` found (no
+pass); without one, xDSL reads it directly (generic form only).  Ops outside
+the model are an error that names the op and its position.
 """
 
 from __future__ import annotations
@@ -19,6 +25,7 @@ from xdsl.dialects import get_all_dialects
 from xdsl.parser import Parser
 
 from verify.errors import SourceParseError
+from verify.extract_facts import source_loc
 from verify.lowered_ir import op_name
 from verify.lowerings.mlir_opt import find_mlir_opt
 from verify.program import (
@@ -74,6 +81,24 @@ def read_program(path: str | Path) -> Program:
     return program_from_text(text, str(path))
 
 
+def model_of(generic: str, name: str) -> Program | None:
+    """The model of already normalized generic text, or None where it does not fit."""
+    try:
+        return _parse_generic(generic, name, file_ids=True)
+    except Exception:  # outside the model, whatever the reader tripped on
+        return None
+
+
+def model_gap(generic: str, name: str) -> str:
+    try:
+        _parse_generic(generic, name, file_ids=True)
+    except SourceParseError as e:
+        return str(e)
+    except Exception as e:  # noqa: BLE001 - any reason is the answer asked for
+        return f"{name}: {type(e).__name__}: {e}"
+    return ""
+
+
 def _decode(data: bytes, name: str) -> str:
     try:
         return data.decode("utf-8")
@@ -116,7 +141,10 @@ _XDSL_POS = re.compile(r"^\S*:(\d+):(\d+)$")
 
 
 def program_from_text(text: str, name: str = "<input>") -> Program:
-    generic = _normalize(text, name)
+    return _parse_generic(_normalize(text, name), name)
+
+
+def _parse_generic(generic: str, name: str, file_ids: bool = False) -> Program:
     try:
         module = Parser(_context(), generic, name).parse_module()
     except Exception as e:  # xDSL raises several error types
@@ -126,12 +154,13 @@ def program_from_text(text: str, name: str = "<input>") -> Program:
             raise SourceParseError(f"{name}:{pos.group(1)}:{pos.group(2)}: not valid MLIR: "
                                    f"{msg[-1]}; fix the file there") from e
         raise SourceParseError(f"{name}: not valid MLIR: {msg[0] if msg else e}") from e
-    return _Reader(name).module(module)
+    return _Reader(name, file_ids).module(module)
 
 
 class _Reader:
-    def __init__(self, name: str) -> None:
+    def __init__(self, name: str, file_ids: bool = False) -> None:
         self.file = name
+        self.file_ids = file_ids
         self.names: dict[Any, str] = {}
         self.consts: dict[Any, int] = {}
         self.count = 0
@@ -151,10 +180,14 @@ class _Reader:
         return self.names[value]
 
     def op_id(self, op: Any) -> str:
+        # A name location is the op's id; a file location too where the text
+        # itself is lowered (it is then the key lowered calls carry, see
+        # `verify.extract_facts.source_loc`).
         m = _NAME_LOC.match(str(getattr(op, "location", "")))
-        if m and m.group(1) not in self.used_ids:
-            self.used_ids.add(m.group(1))
-            return m.group(1)
+        key = m.group(1) if m else source_loc(op) if self.file_ids else None
+        if key and key not in self.used_ids:
+            self.used_ids.add(key)
+            return key
         k = len(self.used_ids) + 1
         while f"op{k}" in self.used_ids:
             k += 1
@@ -174,6 +207,8 @@ class _Reader:
 
     def function(self, op: Any) -> Function:
         fname = str(op.properties["sym_name"].data)
+        if not op.regions or not op.regions[0].blocks:
+            raise self.fail(op, f"@{fname} is a declaration; the model holds bodies only")
         block = op.regions[0].blocks[0]
         args = []
         for i, a in enumerate(block.args):

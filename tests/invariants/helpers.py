@@ -44,3 +44,15 @@ def check(source: str, lowered_funcs: str, runtime: str = "cuda",
     j = judge(program, LoweringOutcome("ok", lowered=lowered), "hand-written",
               active_invariants(), runtime, timeout_ms)
     return j.results
+
+
+def check_module(source: str, lowered_module: str, name: str = "src.mlir",
+                 runtime: str = "cuda", timeout_ms: int = 2000) -> dict[str, CheckResult]:
+    """Verdicts for a source in any MLIR (read as `check` reads a user's file,
+    named `name`) and a whole hand-written lowered module."""
+    from verify.source_module import from_text
+
+    src = from_text(source, name, need_mlir_opt(19))
+    j = judge(src, LoweringOutcome("ok", lowered=generic(lowered_module)), "hand-written",
+              active_invariants(), runtime, timeout_ms)
+    return j.results

@@ -84,7 +84,8 @@ def test_same_facts_on_generated_programs(spec: str, pipeline: str, cfg: GenConf
 @pytest.mark.parametrize("spec", ["mlir-opt-19", "mlir-opt-22", "xdsl:split-api"])
 def test_same_facts_on_the_bench_programs(spec: str) -> None:
     """The bench's seeded programs, up to its largest size."""
-    lowering = _lowering(spec, "gpu-to-llvm")
+    # Kernels need their gpu.module converted first.
+    lowering = _lowering(spec, "gpu.module(convert-gpu-to-nvvm),gpu-to-llvm")
     progs = [p for size in (5, 10, 20, 40) for p in seeded_programs(size, 6)]
     assert assert_same_facts(lowering, progs) == len(progs)
 

@@ -23,17 +23,37 @@ CASES = {
     "unparsable": (b"func.func @f( {", "not valid MLIR", ":1:"),
     "unknown-gpu-op": (b"func.func @f() {\n  %0 = gpu.alocc () : memref<4xf32>\n  return\n}\n",
                        "not valid MLIR", ":2:"),
-    "unmodelled": (b"func.func @f() {\n  %0 = memref.alloc() : memref<4xf32>\n  return\n}\n",
-                   "'memref.alloc' is not modelled", ":2:8:"),
-    "unregistered": (b'func.func @f() {\n  %0 = "foo.bar"() : () -> i32\n  return\n}\n',
-                     "'foo.bar' is not modelled", ":2:8:"),
-    "module-level": (b'"foo.bar"() : () -> ()\n', "not modelled", ":1:1:"),
     "empty": (b"", "the file is empty", None),
     "blank": (b"  \n\n", "the file is empty", None),
     "latin1": (b"func.func @f() {\n  // caf\xe9\n  return\n}\n", "byte 0xe9 is not UTF-8",
                ":2:9:"),
-    "no-func": (b"module {\n}\n", "no func.func", None),
 }
+
+# Valid MLIR the harness does not model: read, never refused (issue #14).
+VALID_UNMODELLED = {
+    "host-alloc": "func.func @f() {\n  %0 = memref.alloc() : memref<4xf32>\n  return\n}\n",
+    "unregistered": 'func.func @f() {\n  %0 = "foo.bar"() : () -> i32\n  return\n}\n',
+    "module-level": '"foo.bar"() : () -> ()\n',
+    "no-func": "module {\n}\n",
+    "beside-gpu-ops": SYNC_SHARED.replace("  return", '  %x = "foo.bar"() : () -> i32\n  return'),
+}
+
+
+@pytest.mark.parametrize("name", list(VALID_UNMODELLED))
+def test_valid_unmodelled_file_is_checked(name: str, tmp_path: Path, capsys) -> None:
+    f = tmp_path / f"{name}.mlir"
+    f.write_text(VALID_UNMODELLED[name])
+    rc = main(["check", str(f), "--lowering", "mlir-opt-19", "--json"])
+    captured = capsys.readouterr()
+    assert rc in (0, 3), captured.err
+    assert "Traceback" not in captured.err
+    import json
+
+    verdicts = json.loads(captured.out)["by_lowering"]["mlir-opt-19"]
+    assert verdicts["lowering-no-crash"]["holds"] == 1
+    if name == "beside-gpu-ops":  # the unregistered op touches no GPU state
+        assert verdicts["sync-alloc-no-stream"]["holds"] == 1
+        assert verdicts["stream-no-leak"]["holds"] == 1
 
 
 def one_error_line(capsys: pytest.CaptureFixture[str]) -> str:

@@ -1,4 +1,5 @@
-"""The HTML report: matrix, violations with evidence, coverage, trend, headless render."""
+"""The HTML report: root causes, matrix, violations with evidence, coverage, the
+trend chart over every campaign, pages per campaign, headless render."""
 
 from __future__ import annotations
 
@@ -17,7 +18,6 @@ from hypothesis import strategies as st
 
 from reports.history import parse_lines
 from reports.html import load_results, render_html, render_report
-from reports.lit_export import reproducer_text
 from verify.errors import UsageError
 
 BUGGY, REAL = "mlir-opt:buggy", "mlir-opt-19"
@@ -89,7 +89,7 @@ def row_cells(dom: Dom, row: dict[str, Any]) -> list[str]:
 
 @pytest.fixture
 def report(results_file: Path, tmp_path: Path) -> tuple[Path, str, Dom]:
-    page = render_report(results_file, tmp_path / "out", known_features=KNOWN)
+    page = render_report(results_file, tmp_path / "out", known_features=KNOWN, lit=False)
     html = page.read_text()
     return page, html, parse(html)
 
@@ -116,7 +116,7 @@ def test_killed_campaign_counts_come_from_program_lines(
     assert summary["by_lowering"][REAL]["lowering-complete"]["violated"] == 1
     assert summary["by_invariant"]["stream-no-leak"]["holds"] == 2
     assert killed.coverage() == {"alloc.sync": 2, "alloc.host_shared": 1}
-    dom = parse(render_report(path, tmp_path / "out").read_text())
+    dom = parse(render_report(path, tmp_path / "out", lit=False).read_text())
     assert "incomplete" in dom.find(id="campaign")[0]["text"]
     assert cell(dom, REAL, "lowering-complete")["attrs"]["data-violated"] == "1"
     assert [r["attrs"]["data-campaign"] for r in dom.find("tr", **{"class": "latest"})] == \
@@ -161,16 +161,25 @@ def test_violation_evidence(report: tuple[Path, str, Dom]) -> None:
     assert "stream-no-leak" in leak["text"] and "the stream created by op0" in leak["text"]
     assert "every stream created is destroyed exactly once" in leak["text"]  # description
     assert leak["attrs"]["data-lowering"] == BUGGY
-    # Lowered IR: the marked op's runtime call is highlighted; the destroy is gone.
-    marked = [el["text"] for el in dom.find("span", **{"class": "line mark-call"})]
-    assert any("@mgpuStreamCreate" in t and 'loc("op0")' in t for t in marked)
-    assert all('loc("op0")' in t or 'loc("op1")' in t or 'loc("op3")' in t or
-               'loc("op2")' in t for t in marked)
+    # Lowered IR in custom form, no harness locations; the marks are on the calls
+    # that take the leaked stream, each naming its source position.
+    marked = [el["text"] for el in dom.find("span", **{"class": "line mark-call"})
+              if el["attrs"]["id"].startswith("v-nightly-2-v0-L")]
+    assert any("llvm.call @mgpuStreamCreate()" in t and "program:3:5" in t for t in marked)
+    assert all('loc("' not in t for t in marked)
+    # Only calls that take the stream: create (op0), alloc (op1), free (op2), sync (op3).
+    assert len(marked) == 4 and all("%0" in t for t in marked)
+    assert [t.split("\u2190")[-1].strip() for t in marked] == [
+        "program:3:5", "program:4:5", "program:5:5", "program:6:5"]
     offending = dom.find("table", **{"class": "offending"})
-    assert "op0" in offending[0]["text"] and "llvm.call @mgpuStreamCreate" in offending[0]["text"]
+    assert "program:3:5" in offending[0]["text"] and "op0" in offending[0]["text"]
+    assert "llvm.call @mgpuStreamCreate" in offending[0]["text"]
     ir = [el for el in dom.find("pre", **{"class": "ir"})]
-    assert "callee = @mgpuStreamDestroy" not in ir[0]["text"]
-    assert "callee = @mgpuStreamCreate" in ir[0]["text"]
+    assert "@mgpuStreamDestroy" not in ir[0]["text"]
+    assert "llvm.call @mgpuStreamCreate()" in ir[0]["text"]
+    assert "within split" not in html and 'callee = @' not in ir[0]["text"]
+    # The command that reproduces it.
+    assert "gpu-alloc-verify replay" in leak["text"] and "--id nightly-2-v0" in leak["text"]
     # Traces side by side.
     traces = dom.find("table", **{"class": "traces"})
     assert len(traces) == 1 and "mgpuMemAlloc(64, s0, 0)" in traces[0]["text"]
@@ -181,16 +190,6 @@ def test_violation_evidence(report: tuple[Path, str, Dom]) -> None:
     assert len(path) == 1 and "f0:%cond0" in path[0]["text"] and "true" in path[0]["text"]
     assert [li["text"] for li in dom.find("li")] == ["op0 start", "op1 start", "op1 end"]
     assert "op1 is host_shared" in flag["text"]
-    # The lit reproducer, inline and as a file next to the page.
-    repros = [el["text"] for el in dom.find("pre", **{"class": "repro"})]
-    assert len(repros) == 4
-    assert "// RUN: mlir-opt %s --pass-pipeline='builtin.module(gpu-to-llvm)'" in repros[0]
-    assert "// LEAK-NOT: llvm.call @mgpuStreamDestroy(%[[R]])" in repros[0]
-    assert "func.func(gpu-async-region),gpu-to-llvm" in repros[3]
-    lit_files = sorted(p.name for p in (page.parent / "lit" / "nightly-2").iterdir())
-    assert lit_files == [f"nightly-2-v{k}.mlir" for k in range(4)]
-    assert (page.parent / "lit" / "nightly-2" / "nightly-2-v0.mlir").read_text() == repros[0]
-    assert 'href="lit/nightly-2/nightly-2-v0.mlir"' in html
     # Text from records is escaped, never markup.
     assert "<script>" not in html and "&lt;script&gt;x&lt;/script&gt;" in html
 
@@ -218,6 +217,36 @@ def test_trend_table(report: tuple[Path, str, Dom]) -> None:
     assert rows[1]["attrs"]["class"] == "latest"
 
 
+def test_every_campaign_has_a_page_and_the_trend_chart(report: tuple[Path, str, Dom]) -> None:
+    page, _, dom = report
+    # Every campaign of the file is reachable: a link to its own page.
+    links = {a["attrs"]["data-campaign"]: a["attrs"]["href"] for a in dom.find("a")
+             if a["attrs"].get("data-campaign")}
+    assert links == {"nightly-1": "campaign-nightly-1.html", "nightly-2": "index.html"}
+    other = parse((page.parent / "campaign-nightly-1.html").read_text())
+    assert "nightly-1" in other.find(id="campaign")[0]["text"]
+    assert [a["attrs"]["href"] for a in other.find("a") if a["attrs"].get("data-campaign")
+            == "nightly-2"][0] == "index.html"
+    assert len(other.find("section", **{"class": "violation"})) == 1
+    # The chart: an inline SVG, one point per campaign and series.
+    [svg] = dom.find("svg", id="trend-chart")
+    assert len(dom.find("circle")) == 2 and len(dom.find("rect")) == 2  # violations, coverage
+    assert len(dom.find("polyline", **{"class": "series-violations"})) == 1
+    assert "nightly-2: 5 violated verdict(s)" in svg["text"]
+
+
+def test_root_causes_lead_the_page(report: tuple[Path, str, Dom]) -> None:
+    page, html, dom = report
+    sections = [el["attrs"].get("id") for el in dom.find("section")
+                if el["attrs"].get("id") and "violation" not in el["attrs"].get("class", "")]
+    assert sections[0] == "root-causes"
+    rows = [r for r in dom.find("tr") if r["attrs"].get("data-bucket")]
+    assert rows, "no root cause bucket"
+    triage = json.loads((page.parent / "triage.json").read_text())
+    assert [b["key"] for b in triage["buckets"]] == [r["attrs"]["data-bucket"] for r in rows]
+    assert triage["campaigns"] == ["nightly-1", "nightly-2"]
+
+
 def test_page_is_self_contained(report: tuple[Path, str, Dom]) -> None:
     page, html, dom = report
     assert not dom.find("script") and not dom.find("link") and not dom.find("img")
@@ -225,11 +254,14 @@ def test_page_is_self_contained(report: tuple[Path, str, Dom]) -> None:
     assert all(not el["attrs"].get("href", "").startswith(("http:", "https:", "//"))
                for el in dom.find("a"))
     assert "@import" not in html and "url(" not in html
-    assert {p.name for p in page.parent.iterdir()} == {"index.html", "lit"}
+    assert {p.name for p in page.parent.iterdir()} == {"index.html", "campaign-nightly-1.html",
+                                                      "triage.json"}
 
 
 def test_only_named_campaign_and_errors(results_file: Path, tmp_path: Path) -> None:
-    dom = parse(render_report(results_file, tmp_path / "a", campaign="nightly-1").read_text())
+    page = render_report(results_file, tmp_path / "a", campaign="nightly-1", lit=False)
+    assert page.name == "campaign-nightly-1.html"
+    dom = parse(page.read_text())
     assert cell(dom, BUGGY, "stream-no-leak")["attrs"]["data-violated"] == "1"
     assert len(dom.find("section", **{"class": "violation"})) == 1
     with pytest.raises(UsageError, match="no campaign 'nope'"):
@@ -248,41 +280,79 @@ def test_end_summary_violations_without_violation_lines(
     records = [r for r in campaigns["nightly-2"] if r["kind"] != "violation"]
     path = tmp_path / "r.jsonl"
     path.write_text("".join(json.dumps(r) + "\n" for r in records))
-    dom = parse(render_report(path, tmp_path / "out").read_text())
+    dom = parse(render_report(path, tmp_path / "out", lit=False).read_text())
     sections = dom.find("section", **{"class": "violation"})
     assert len(sections) == 4 and sections[0]["attrs"]["id"] == "v-nightly-2-v0"
-    assert len(dom.find("pre", **{"class": "repro"})) == 4
 
 
 CHROMIUM = next((shutil.which(n) for n in ("chromium", "chromium-browser", "google-chrome")
                  if shutil.which(n)), None)
 
 
+SECTIONS = ["root-causes", "campaign", "verdicts", "violations", "unknown",
+            "coverage-section", "trend-section"]
+
+
+def _chromium(tmp_path: Path) -> list[str]:
+    assert CHROMIUM is not None
+    return [CHROMIUM, "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic",
+            "--no-first-run", "--disable-background-networking", "--disable-component-update",
+            "--disable-sync", "--disable-dev-shm-usage", f"--user-data-dir={tmp_path / 'prof'}"]
+
+
+def _only(page: Path, section: str, extra: str = "") -> Path:
+    """A copy of the page that shows one section (and runs `extra`, a script)."""
+    html = page.read_text().replace(
+        "</style>", f"header, body > section:not(#{section}) {{ display: none !important; }}"
+        "</style>").replace("</body>", extra + "</body>")
+    out = page.parent / f"_only_{section}.html"
+    out.write_text(html)
+    return out
+
+
 @pytest.mark.skipif(CHROMIUM is None, reason="no headless chromium (apt-get install chromium)")
 def test_headless_chromium_renders(report: tuple[Path, str, Dom], tmp_path: Path) -> None:
     page, _, _ = report
-    assert CHROMIUM is not None
-    profile = tmp_path / "profile"
-    base = [CHROMIUM, "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic",
-            "--no-first-run", "--disable-background-networking", "--disable-component-update",
-            "--disable-sync", "--disable-dev-shm-usage", f"--user-data-dir={profile}"]
+    base = _chromium(tmp_path)
     url = page.resolve().as_uri()
     dom = subprocess.run([*base, "--dump-dom", url], capture_output=True, text=True,
                          timeout=120)
     assert dom.returncode == 0, dom.stderr[-2000:]
     parsed = parse(dom.stdout)
     assert parsed.find("table", id="matrix") and parsed.find("table", id="trend")
+    assert parsed.find("svg", id="trend-chart")
     assert cell(parsed, BUGGY, "stream-no-leak")["attrs"]["class"] == "violated"
-    shot = tmp_path / "shot.png"
-    proc = subprocess.run([*base, f"--screenshot={shot}", "--window-size=1280,2000",
-                           "--hide-scrollbars", url], capture_output=True, text=True,
-                          timeout=120)
+    # Each section alone, screenshotted at 1280 px: it renders (not blank).
+    present = [s for s in SECTIONS if f'<section id="{s}"' in page.read_text()]
+    assert len(present) >= 6
+    for section in present:
+        shot = tmp_path / f"{section}.png"
+        proc = subprocess.run([*base, f"--screenshot={shot}", "--window-size=1280,900",
+                               "--hide-scrollbars", _only(page, section).resolve().as_uri()],
+                              capture_output=True, text=True, timeout=120)
+        assert proc.returncode == 0, proc.stderr[-2000:]
+        data = shot.read_bytes()
+        assert data[:8] == b"\x89PNG\r\n\x1a\n"
+        assert struct.unpack(">II", data[16:24]) == (1280, 900)
+        assert distinct_pixel_bytes(data) > 64, f"section {section} renders blank"
+
+
+@pytest.mark.skipif(CHROMIUM is None, reason="no headless chromium (apt-get install chromium)")
+def test_matrix_fits_1280px(report: tuple[Path, str, Dom], tmp_path: Path) -> None:
+    """The verdict matrix, all invariants, needs no horizontal scrolling at 1280 px."""
+    page, _, _ = report
+    probe = ("<script>const m = document.getElementById('matrix');"
+             "document.body.setAttribute('data-overflow', "
+             "String(m.scrollWidth - m.parentElement.clientWidth));"
+             "document.body.setAttribute('data-page', "
+             "String(document.documentElement.scrollWidth));</script>")
+    proc = subprocess.run([*_chromium(tmp_path), "--window-size=1280,900", "--dump-dom",
+                           _only(page, "verdicts", probe).resolve().as_uri()],
+                          capture_output=True, text=True, timeout=120)
     assert proc.returncode == 0, proc.stderr[-2000:]
-    data = shot.read_bytes()
-    assert data[:8] == b"\x89PNG\r\n\x1a\n"
-    width, height = struct.unpack(">II", data[16:24])
-    assert (width, height) == (1280, 2000)
-    assert distinct_pixel_bytes(data) > 64  # a blank page has a handful
+    [body] = parse(proc.stdout).find("body")
+    assert int(body["attrs"]["data-overflow"]) <= 0
+    assert int(body["attrs"]["data-page"]) <= 1280
 
 
 def distinct_pixel_bytes(png: bytes) -> int:
@@ -329,6 +399,3 @@ def test_odd_records_never_break_the_report(records: list[Any]) -> None:
     lines = [json.dumps(r) for r in records]
     html = render_html(parse_lines(lines), known_features=["alloc.sync"])
     assert html.startswith("<!DOCTYPE html>")
-    for r in records:
-        if isinstance(r, dict):
-            reproducer_text(r)

@@ -6,7 +6,7 @@ import z3
 
 from verify import fold, solver
 from verify.extract import Call, LoweredFacts
-from verify.extract_values import unknown_vars
+from verify.extract_values import source_unknown_why, unknown_vars
 from verify.invariants.context import CheckContext
 from verify.verdicts import CheckResult, Violation
 
@@ -140,7 +140,9 @@ def unfollowed(facts: LoweredFacts, hidden: list[z3.ExprRef]) -> str:
     parts: list[str] = []
     for v in hidden:
         name = getattr(v, "_unknown", None) or str(v)
-        if name[:2] in ("!d", "!u"):
+        if name[:2] == "!s":
+            parts.append(f"the source's {source_unknown_why(name) or 'unread condition'}")
+        elif name[:2] in ("!d", "!u"):
             call = facts.calls[int(name[2:])]
             parts.append(f"what is done with a handle {call.note}")
         else:

@@ -13,7 +13,7 @@ from verify.source_facts import SourceFacts
 
 @dataclass
 class CheckContext:
-    program: Program
+    program: Program | None  # the generator's model of the source, when it has one
     source: SourceFacts
     lowered: LoweredFacts
     module: Any  # the parsed lowered xDSL module
@@ -22,3 +22,11 @@ class CheckContext:
     timeout_ms: int = DEFAULT_TIMEOUT_MS
     # Reasons of reachable unexplored paths, once computed (`common.reachable_cuts`).
     cut_reasons: list[str] | None = None
+    # Facts of the IR entering gpu-to-llvm when the pipeline rewrote the
+    # source before it: lowering-specific invariants are judged against it.
+    entry: SourceFacts | None = None
+
+    @property
+    def lowering_input(self) -> SourceFacts:
+        """What `gpu-to-llvm` was given: the entry IR, else the source."""
+        return self.entry if self.entry is not None else self.source

@@ -12,7 +12,6 @@ from __future__ import annotations
 from verify.fold import conj, disj, eq, one_of
 from verify.invariants.common import Findings, describe_path
 from verify.invariants.context import CheckContext
-from verify.program import Alloc, HostLoad, HostStore
 from verify.runtime_api import PROFILES, roles
 from verify.verdicts import CheckResult, Violation
 
@@ -62,12 +61,15 @@ def check_runtime_contract(ctx: CheckContext) -> CheckResult:
 
 
 def _hip_host_access(ctx: CheckContext, f: Findings) -> None:
-    allocs = {op.result: op for op in ctx.source.ops.values() if isinstance(op, Alloc)}
+    allocs = {op.result: op for op in ctx.source.allocs() if op.result}
+    for place in ctx.source.hidden_host_access:
+        f.unknown.append(f"{place} may read a buffer on the host: HIP host accesses of "
+                         "host_shared buffers not decided")
     for call in ctx.lowered.calls:
         src = ctx.source.ops.get(call.source_op or "")
-        if not call.is_host_access or not isinstance(src, (HostLoad, HostStore)):
+        if not call.is_host_access or src is None or not src.is_host_access:
             continue
-        alloc = allocs.get(src.memref)
+        alloc = allocs.get(src.buffers[0]) if src.buffers else None
         if alloc is not None and alloc.host_shared:
             f.query(call.guard,
                     f"host access {src.id} of host_shared buffer from {alloc.id}: HIP's "

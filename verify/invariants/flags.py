@@ -7,7 +7,6 @@ import z3
 from verify.fold import conj, ne, value_of
 from verify.invariants.common import Findings
 from verify.invariants.context import CheckContext
-from verify.program import Alloc
 from verify.runtime_api import ALLOC_CALLEES, arg_of
 from verify.verdicts import CheckResult
 
@@ -16,8 +15,8 @@ def check_host_shared_flag(ctx: CheckContext) -> CheckResult:
     f = Findings("host-shared-flag", ctx)
     checked = 0
     for call in ctx.lowered.calls:
-        src = ctx.source.ops.get(call.source_op or "")
-        if call.callee not in ALLOC_CALLEES or not isinstance(src, Alloc):
+        src = ctx.lowering_input.ops.get(call.source_op or "")
+        if call.callee not in ALLOC_CALLEES or src is None or src.kind != "alloc":
             continue
         flag = arg_of(call.callee, call.args, "flag")
         if flag is None:

@@ -23,13 +23,13 @@ from verify.extract import Call
 from verify.extract_values import unknown_vars
 from verify.invariants.common import Findings, describe_path
 from verify.invariants.context import CheckContext
-from verify.program import ASYNC_OPS, HostLoad, HostStore, Op, Wait, is_sync
 from verify.schedule import Item, Schedule, describe, encode
+from verify.source_read import SourceOp
 from verify.verdicts import CheckResult, Violation
 
 
-def _host_ordered(op: Op) -> bool:
-    return isinstance(op, (HostLoad, HostStore)) or (is_sync(op) and not isinstance(op, Wait))
+def _host_ordered(op: SourceOp) -> bool:
+    return op.is_host_access or (op.is_sync and op.kind != "wait")
 
 
 def _same_iteration(a: Item, b: Item) -> bool:
@@ -45,10 +45,10 @@ class _Edges:
             if it.call.func == func and it.call.source_op:
                 self.items.setdefault(it.call.source_op, []).append(it)
         self.producer = {op.token: op for op in ctx.source.ops.values()
-                         if isinstance(op, ASYNC_OPS) and op.token}
+                         if op.is_gpu and op.token}
         self.order = {op_id: k for k, op_id in enumerate(ctx.source.ops)}
 
-    def behind(self, token: str, seen: set[str] | None = None) -> list[Op]:
+    def behind(self, token: str, seen: set[str] | None = None) -> list[SourceOp]:
         """The ops whose work a token stands for (through work-less waits)."""
         seen = seen if seen is not None else set()
         op = self.producer.get(token)
@@ -59,29 +59,36 @@ class _Edges:
             return [op]
         return [x for d in op.deps for x in self.behind(d, seen)]
 
-    def edges(self, func: str) -> Iterable[tuple[Op, Op, z3.BoolRef, str]]:
+    def inlined(self, func: str) -> list[str]:
+        """Source functions other than `func` whose work runs in its lowered code."""
+        src = self.ctx.source
+        return sorted({src.func_of[k] for k in self.items
+                       if k in src.func_of and src.func_of[k] != func})
+
+    def edges(self, func: str) -> Iterable[tuple[SourceOp, SourceOp, z3.BoolRef, str]]:
         """(earlier op, later op, extra source condition, why) for this function."""
-        ops = [op for op in self.ctx.source.ops.values()
-               if self.ctx.source.func_of[op.id] == func]
+        src = self.ctx.source
+        ops = [op for op in src.ops.values() if src.func_of[op.id] == func]
         for y in ops:
-            for d in getattr(y, "deps", ()):
+            for d in y.deps:
                 for x in self.behind(d):
-                    yield x, y, fold.TRUE, f"{y.id} depends on {d} of {x.id}"
+                    yield x, y, fold.TRUE, f"{y.describe()} depends on {d} of {x.describe()}"
         for w in ops:
-            if not (isinstance(w, Wait) and w.token is None):
+            if not (w.kind == "wait" and w.token is None):
                 continue
             for h in ops:
                 if self.order[h.id] > self.order[w.id] and _host_ordered(h):
                     for d in w.deps:
                         for x in self.behind(d):
-                            yield (x, h, self.ctx.source.guards[w.id],
-                                   f"host wait {w.id} awaits {x.id} before {h.id}")
+                            yield (x, h, src.guards[w.id],
+                                   f"host wait {w.id} awaits {x.describe()} before "
+                                   f"{h.describe()}")
         for y in ops:
-            if is_sync(y) and not isinstance(y, Wait):
+            if y.is_sync and y.kind != "wait":
                 for h in ops:
                     if self.order[h.id] > self.order[y.id] and _host_ordered(h):
                         yield (y, h, fold.TRUE,
-                               f"synchronous {y.id} finishes before {h.id}")
+                               f"synchronous {y.describe()} finishes before {h.describe()}")
 
 
 # Calls whose handle arguments order work without being work themselves.
@@ -198,10 +205,16 @@ def check_async_order(ctx: CheckContext) -> CheckResult:
     funcs = list(dict.fromkeys(c.func for c in ctx.lowered.calls))
     f = Findings("async-order", ctx)
     any_edge = False
+    for func, reasons in ctx.source.order_unknown.items():
+        f.unknown.extend(f"order in @{func} not decided: {r}" for r in reasons)
     for func in funcs:
         calls = [c for c in ctx.lowered.calls if c.func == func]
         sch = encode(calls)
-        pairs, has_edge = _open_pairs(f, sch, _Edges(ctx, sch, func), func)
+        edges = _Edges(ctx, sch, func)
+        for other in edges.inlined(func):
+            f.unknown.append(f"work of @{other} runs inside @{func}: the host order across "
+                             "that call is not modelled")
+        pairs, has_edge = _open_pairs(f, sch, edges, func)
         any_edge = any_edge or has_edge
         if not pairs:
             continue

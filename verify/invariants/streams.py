@@ -29,7 +29,7 @@ def may_be_stream(ctx: CheckContext, value: z3.ArithRef) -> z3.BoolRef:
 
 def check_sync_alloc_no_stream(ctx: CheckContext) -> CheckResult:
     f = Findings("sync-alloc-no-stream", ctx)
-    sync_ids = {op.id for op in ctx.source.sync_allocs()}
+    sync_ids = {op.id for op in ctx.lowering_input.sync_allocs()}
     if not sync_ids:
         return CheckResult("sync-alloc-no-stream", "not-applicable",
                            reason="no synchronous gpu.alloc in the program")

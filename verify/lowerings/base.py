@@ -4,9 +4,12 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any, Literal, Protocol
+from typing import TYPE_CHECKING, Any, Literal, Protocol
 
 from verify.program import Program
+
+if TYPE_CHECKING:
+    from verify.source_module import SourceModule
 
 # ok: lowered; rejected: declined with a diagnostic (e.g. failed to legalize);
 # crash: signal, assertion, garbage or empty output; timeout: did not finish.
@@ -19,6 +22,13 @@ class LoweringOutcome:
     lowered: str = ""  # the lowered module, generic form with locations
     diagnostics: str = ""
     module: Any = None  # an already-parsed xDSL module (in-process lowerings)
+    # Why this lowering cannot take the input at all (e.g. an in-process
+    # lowering given a file outside the generator's model): every verdict is
+    # then not-applicable, with this reason.
+    not_applicable: str = ""
+    # The IR entering gpu-to-llvm, when passes before it rewrote the source
+    # (generic form with locations); "" when it is the source itself.
+    entry: str = ""
 
 
 class Lowering(Protocol):
@@ -28,6 +38,8 @@ class Lowering(Protocol):
         """One line for `gpu-alloc-verify lowerings` and the choice message."""
         ...
 
-    def lower_batch(self, programs: Sequence[Program]) -> list[LoweringOutcome]:
-        """Lower each program; never raises for a problem of one program."""
+    def lower_batch(self, programs: Sequence[Program | SourceModule]
+                    ) -> list[LoweringOutcome]:
+        """Lower each program (a generated one, or a user's module as
+        written); never raises for a problem of one program."""
         ...

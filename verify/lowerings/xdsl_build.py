@@ -3,7 +3,11 @@
 The module has the same shape as `verify.printer` prints: one `func.func`
 per function, its index and value constants hoisted to the entry block, then
 the gpu / memref / scf ops, each with location `loc("opN")` (a `NameLoc`),
-the key that ties every lowered runtime call back to its source op.
+the key that ties every lowered runtime call back to its source op.  A
+program that launches kernels gets `gpu.container_module` and its
+`gpu.module @kernels`, in the form `convert-gpu-to-nvvm` leaves it
+(`verify.lowerings.xdsl_kernels`): the in-process lowerings re-create
+`gpu-to-llvm`, which runs after that pass.
 
 Ops are made with `verify.lowerings.xdsl_fastir.op_from`: each equal to
 what the xDSL constructor in its `canonical` makes, built cheaply.
@@ -16,8 +20,10 @@ from functools import partial
 from xdsl.dialects import arith, func, gpu, memref, scf
 from xdsl.dialects.builtin import (
     DYNAMIC_INDEX,
+    BFloat16Type,
     Float16Type,
     Float32Type,
+    Float64Type,
     FloatAttr,
     IndexType,
     IntegerAttr,
@@ -27,7 +33,9 @@ from xdsl.dialects.builtin import (
     NameLoc,
     NoneAttr,
     StringAttr,
+    UnitAttr,
     i1,
+    i16,
     i32,
     i64,
 )
@@ -35,32 +43,42 @@ from xdsl.ir import Attribute, Block, Operation, Region, SSAValue
 
 from verify.lowerings.xdsl_fastir import append, attr_key, cached, op_from
 from verify.lowerings.xdsl_gpu_ops import MemsetOp
+from verify.lowerings.xdsl_kernels import kernel_module, kernel_symbol
+from verify.printer import constants_of
 from verify.program import (
     Alloc,
     Dealloc,
+    Dim,
     For,
     Function,
+    HostAlloc,
+    HostDealloc,
     HostLoad,
     HostStore,
     If,
+    Launch,
     Memcpy,
     Memset,
     Op,
     Program,
+    Size,
     Wait,
-    walk_ops,
 )
 from verify.program import MemRefType as ProgMemRefType
 
 _ELEM: dict[str, Attribute] = {
     "f32": Float32Type(),
     "f16": Float16Type(),
+    "bf16": BFloat16Type(),
+    "f64": Float64Type(),
+    "i16": i16,
     "i32": i32,
     "i64": i64,
+    "index": IndexType(),
 }
 _INDEX = IndexType()
 _TOKEN = gpu.AsyncTokenType()
-_ARG: dict[str, Attribute] = {"i1": i1, "index": _INDEX}
+_ARG: dict[str, Attribute] = {"i1": i1, "index": _INDEX, **_ELEM}
 
 
 def _token(is_async: bool) -> tuple[Attribute, ...]:
@@ -80,9 +98,15 @@ def elem_type(name: str) -> Attribute:
 def memref_type(t: ProgMemRefType) -> MemRefType:
     def make() -> MemRefType:
         shape = [DYNAMIC_INDEX if d is None else d for d in t.shape]
-        return MemRefType(elem_type(t.elem), shape)
+        if t.space is None:
+            return MemRefType(elem_type(t.elem), shape)
+        return MemRefType(elem_type(t.elem), shape, NoneAttr(), IntegerAttr(t.space, i64))
 
-    return cached(("memref", t.elem, tuple(t.shape)), make)
+    return cached(("memref", t.elem, tuple(t.shape), t.space), make)
+
+
+def arg_type(t: str | ProgMemRefType) -> Attribute:
+    return memref_type(t) if isinstance(t, ProgMemRefType) else _ARG[t]
 
 
 def _constant(attr: IntegerAttr | FloatAttr) -> arith.ConstantOp:
@@ -100,7 +124,7 @@ def _hint(name: str) -> str:
 class _FunctionBuilder:
     def __init__(self, fn: Function) -> None:
         self.fn = fn
-        arg_types = [_ARG[a.type] for a in fn.args]
+        arg_types = [arg_type(a.type) for a in fn.args]
         self.entry = Block(arg_types=arg_types)
         self.values: dict[str, SSAValue] = {}
         for arg, value in zip(fn.args, self.entry.args, strict=False):
@@ -112,21 +136,19 @@ class _FunctionBuilder:
     def build(self) -> func.FuncOp:
         self.constants()
         self.body(self.fn.body, self.entry)
-        append(self.entry, op_from("func.return", func.ReturnOp, []))
+        results = [self.values[r.name] for r in self.fn.results]
+        append(self.entry, op_from(("func.return", len(results)),
+                                   lambda: func.ReturnOp(*results), results))
         arg_types = [a.type for a in self.entry.args]
+        result_types = [arg_type(r.type) for r in self.fn.results]
         name = self.fn.name
-        return op_from(("func.func", name, tuple(attr_key(t) for t in arg_types)),
-                       lambda: func.FuncOp(name, (arg_types, []), Region()), [],
+        key = ("func.func", name, tuple(attr_key(t) for t in arg_types),
+               tuple(attr_key(t) for t in result_types))
+        return op_from(key, lambda: func.FuncOp(name, (arg_types, result_types), Region()), [],
                        regions=[Region(self.entry)])
 
     def constants(self) -> None:
-        index_values = {0, 1}
-        values: set[tuple[int, str]] = set()
-        for op in walk_ops(self.fn.body):
-            if isinstance(op, For):
-                index_values.add(op.trip_count)
-            elif isinstance(op, (Memset, HostStore)):
-                values.add((op.value, op.type.elem))
+        index_values, values = constants_of(self.fn)
         for n in sorted(index_values):
             c = _constant(cached(("index", n), partial(IntegerAttr, n, _INDEX)))
             c.result.name_hint = f"c{n}"
@@ -225,6 +247,30 @@ class _FunctionBuilder:
                 result_types=(ref_type.element_type,))
             self.bind(op.result, load.results[0])
             return load
+        if isinstance(op, Launch):
+            return self.launch(op, loc)
+        if isinstance(op, HostAlloc):
+            mtype = memref_type(op.type)
+            sizes = [self.values[n] for n in op.dyn_sizes]
+            halloc: memref.AllocOp = op_from(
+                ("memref.alloc", attr_key(mtype), len(sizes)),
+                lambda: memref.AllocOp.get(mtype.element_type, shape=mtype.get_shape(),
+                                           dynamic_sizes=sizes),
+                sizes, loc, result_types=(mtype,))
+            self.bind(op.result, halloc.results[0])
+            return halloc
+        if isinstance(op, HostDealloc):
+            ref = self.values[op.memref]
+            hfree: memref.DeallocOp = op_from("memref.dealloc",
+                                              lambda: memref.DeallocOp.get(ref), [ref], loc)
+            return hfree
+        if isinstance(op, Dim):
+            ref, index = self.values[op.memref], self.index_consts[op.index]
+            dim: memref.DimOp = op_from(
+                "memref.dim", lambda: memref.DimOp(ref, index),
+                [ref, index], loc)
+            self.bind(op.result, dim.results[0])
+            return dim
         if isinstance(op, If):
             then_block = Block()
             self.body(op.then, then_block)
@@ -254,18 +300,46 @@ class _FunctionBuilder:
             return for_op
         raise TypeError(f"unknown op {op!r}")  # pragma: no cover - the Op union is closed
 
+    def size(self, size: Size) -> SSAValue:
+        return self.index_consts[size] if isinstance(size, int) else self.values[size]
+
+    def launch(self, op: Launch, loc: NameLoc) -> Operation:
+        deps = self.deps(op.deps)
+        grid = [self.size(s) for s in op.grid]
+        block = [self.size(s) for s in op.block]
+        args = [self.values[b] for b in op.buffers]
+        if isinstance(op.scalar, int):
+            args.append(self.value_consts[(op.scalar, op.kernel.type.elem)])
+        elif op.scalar is not None:
+            args.append(self.values[op.scalar])
+        is_async = op.token is not None
+        symbol = kernel_symbol(op.kernel)
+        launch: gpu.LaunchFuncOp = op_from(
+            ("gpu.launch_func", op.kernel.name, len(deps), len(args), is_async),
+            lambda: gpu.LaunchFuncOp(symbol, grid, block, kernelOperands=args,
+                                     async_launch=is_async, asyncDependencies=deps),
+            [*deps, *grid, *block, *args], loc, result_types=_token(is_async))
+        self.bind(op.token, launch.results[0] if is_async else None)
+        return launch
+
 
 def _value(value: int, elem: str) -> IntegerAttr | FloatAttr:
     t = elem_type(elem)
-    if isinstance(t, IntegerType):
+    if isinstance(t, (IntegerType, IndexType)):
         return IntegerAttr(value, t)
-    assert isinstance(t, (Float16Type, Float32Type))
+    assert isinstance(t, (Float16Type, BFloat16Type, Float32Type, Float64Type))
     return FloatAttr(float(value), t)
 
 
 def build_module(program: Program) -> ModuleOp:
     """The source module of `program`, as xDSL IR (each op at `loc("opN")`)."""
-    functions = [_FunctionBuilder(fn).build() for fn in program.functions]
+    ops: list[Operation] = []
+    kernels = program.kernels
+    if kernels:
+        ops.append(kernel_module(kernels, {k: memref_type(k.type) for k in kernels}))
+    ops += [_FunctionBuilder(fn).build() for fn in program.functions]
     module: ModuleOp = op_from("builtin.module", lambda: ModuleOp(Region()), [],
-                               regions=[Region(Block(functions))])
+                               regions=[Region(Block(ops))])
+    if kernels:
+        module.attributes["gpu.container_module"] = UnitAttr()
     return module

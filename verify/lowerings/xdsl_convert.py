@@ -37,6 +37,7 @@ from xdsl.dialects.builtin import (
     MemRefType,
     ModuleOp,
     UnrealizedConversionCastOp,
+    i32,
     i64,
 )
 from xdsl.dialects.gpu import AsyncTokenType
@@ -61,19 +62,58 @@ PTR = llvm.LLVMPointerType()
 INDEX = IndexType()
 
 
-def descriptor_type(rank: int) -> llvm.LLVMStructType:
-    """`!llvm.struct<(ptr, ptr, i64, array<R x i64>, array<R x i64>)>`."""
+def pointer_type(space: int | None) -> llvm.LLVMPointerType:
+    """`!llvm.ptr`, or `!llvm.ptr<N>` in address space N."""
+    if not space:
+        return PTR
+    return cached(("ptr", space), lambda: llvm.LLVMPointerType(IntAttr(space)))
+
+
+def memory_space(t: MemRefType) -> int | None:
+    """The memref's memory space as a number (None: the default one)."""
+    space = t.memory_space
+    if isinstance(space, IntegerAttr):
+        return int(space.value.data)
+    return None
+
+
+def descriptor_type(rank: int, space: int | None = None) -> llvm.LLVMStructType:
+    """`!llvm.struct<(ptr, ptr, i64, array<R x i64>, array<R x i64>)>` (the
+    pointers in address space `space`)."""
 
     def make() -> llvm.LLVMStructType:
         arr = llvm.LLVMArrayType(IntAttr(rank), i64)
-        return llvm.LLVMStructType.from_type_list([PTR, PTR, i64, arr, arr])
+        ptr = pointer_type(space)
+        return llvm.LLVMStructType.from_type_list([ptr, ptr, i64, arr, arr])
 
-    return cached(("descriptor", rank), make)
+    return cached(("descriptor", rank, space), make)
+
+
+def descriptor_fields(t: MemRefType) -> list[Attribute]:
+    """The types a memref operand expands to in a call or kernel signature:
+    allocated and aligned pointer, offset, sizes, strides."""
+    rank = len(t.get_shape())
+    ptr = pointer_type(memory_space(t))
+    return [ptr, ptr, i64, *([i64] * (2 * rank))]
+
+
+def descriptor_positions(rank: int) -> list[tuple[int, ...]]:
+    """The struct positions of `descriptor_fields`, in order."""
+    return [(0,), (1,), (2,), *[(3, i) for i in range(rank)], *[(4, i) for i in range(rank)]]
+
+
+class ConversionFailed(Exception):
+    """The conversion fails as a whole (an illegal op no pattern converts):
+    the lowering rejects the program with `diagnostic`, as mlir-opt exits 1."""
+
+    def __init__(self, diagnostic: str) -> None:
+        super().__init__(diagnostic)
+        self.diagnostic = diagnostic
 
 
 def _convert_type(t: Attribute) -> Attribute:
     if isinstance(t, MemRefType):
-        return descriptor_type(len(t.get_shape()))
+        return descriptor_type(len(t.get_shape()), memory_space(t))
     if isinstance(t, AsyncTokenType):
         return PTR
     if isinstance(t, IndexType):
@@ -105,6 +145,11 @@ def int_attr(value: int, type_: IntegerType | IndexType) -> IntegerAttr:
 def dense_i64(values: tuple[int, ...]) -> DenseArrayBase:
     """`array<i64: values>`."""
     return cached(("dense-i64", values), lambda: DenseArrayBase.from_list(i64, list(values)))
+
+
+def dense_i32(values: tuple[int, ...]) -> DenseArrayBase:
+    """`array<i32: values>`."""
+    return cached(("dense-i32", values), lambda: DenseArrayBase.from_list(i32, list(values)))
 
 
 def cast_op(value: SSAValue, to: Attribute, location: LocationAttr

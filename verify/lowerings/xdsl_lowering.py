@@ -22,7 +22,12 @@ from xdsl.pattern_rewriter import RewritePattern
 from verify.errors import EnvironmentProblem
 from verify.lowerings.base import LoweringOutcome
 from verify.lowerings.xdsl_build import build_module
-from verify.lowerings.xdsl_convert import ConversionState, PatternCrash, convert
+from verify.lowerings.xdsl_convert import (
+    ConversionFailed,
+    ConversionState,
+    PatternCrash,
+    convert,
+)
 from verify.lowerings.xdsl_patterns import (
     AllocLlvm16,
     AllocPr66401,
@@ -36,6 +41,7 @@ from verify.lowerings.xdsl_print import print_generic
 from verify.lowerings.xdsl_split_api import split_api_patterns
 from verify.lowerings.xdsl_std import std_patterns
 from verify.program import Program
+from verify.source_module import SourceModule
 
 XDSL_VARIANTS: dict[str, str] = {
     "llvm16": "LLVM 16: async alloc with exactly one dependency only; sync or host_shared "
@@ -85,12 +91,23 @@ class XdslLowering:
     def describe(self) -> str:
         return f"{self.spec}: in-process xDSL patterns, {XDSL_VARIANTS[self.variant]}"
 
-    def lower_batch(self, programs: Sequence[Program]) -> list[LoweringOutcome]:
+    def lower_batch(self, programs: Sequence[Program | SourceModule]) -> list[LoweringOutcome]:
         return [self.lower(p) for p in programs]
 
-    def lower(self, program: Program) -> LoweringOutcome:
+    def lower(self, source: Program | SourceModule) -> LoweringOutcome:
+        if isinstance(source, Program):
+            program = source
+        else:
+            model = source.program()
+            if model is None:
+                return LoweringOutcome(
+                    "rejected", not_applicable=f"{self.spec} lowers only programs in the "
+                    f"generator's model: {source.model_gap()}")
+            program = model
         try:
             return self._lower(program)
+        except ConversionFailed as e:  # the variant refuses the op, as upstream does
+            return LoweringOutcome("rejected", diagnostics=e.diagnostic)
         except PatternCrash as e:
             return LoweringOutcome("crash", diagnostics=f"{e} [in-process xdsl:{self.variant}]")
         except Exception as e:  # a pattern blowing up is the lowering's crash

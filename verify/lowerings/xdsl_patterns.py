@@ -21,6 +21,15 @@ The `gpu.alloc` patterns re-create its history:
 
 ("fail": the pattern does not apply and the op stays, as in partial
 conversion; llvm16 then rejects the program.)
+
+`gpu.launch_func` as LLVM 19 and 22 lower it (LLVM 16 has no kernel
+lowering without a `gpu.binary`: it rejects any launch): the launch stays a
+`gpu.launch_func`, its sizes and kernel operands converted (a memref as its
+descriptor's fields), and runs on a stream, the `asyncObject` operand: the
+dependency's stream, or for an async launch without one a new stream; its
+token becomes that stream.  A sync launch without dependencies has no
+stream.  A launch with several dependencies, or a sync one with any, is
+illegal and fails the whole conversion (`ConversionFailed`).
 """
 
 from __future__ import annotations
@@ -29,6 +38,7 @@ from collections.abc import Callable
 
 from xdsl.dialects import gpu, llvm
 from xdsl.dialects.builtin import (
+    BFloat16Type,
     Float16Type,
     Float32Type,
     Float64Type,
@@ -43,10 +53,13 @@ from xdsl.pattern_rewriter import PatternRewriter, RewritePattern
 
 from verify.lowerings.xdsl_convert import (
     PTR,
+    ConversionFailed,
     ConversionState,
     Emit,
     PatternCrash,
     converts,
+    dense_i32,
+    descriptor_positions,
     insert_point_after,
     is_call_to,
 )
@@ -57,6 +70,7 @@ from verify.lowerings.xdsl_std import (
     alloc_sizes,
     allocated_ptr,
     build_descriptor,
+    generic_ptr,
     num_elements,
     size_in_bytes,
 )
@@ -144,8 +158,8 @@ def emit_memcpy(emit: Emit, op: gpu.MemcpyOp, stream: SSAValue) -> None:
     src_desc = emit.state.lookup(op.src, op)
     dst_desc = emit.state.lookup(op.dst, op)
     nbytes = size_in_bytes(emit, t, num_elements(emit, t, src_desc))
-    src = aligned_ptr(emit, src_desc)
-    dst = aligned_ptr(emit, dst_desc)
+    src = generic_ptr(emit, aligned_ptr(emit, src_desc))
+    dst = generic_ptr(emit, aligned_ptr(emit, dst_desc))
     emit.call("mgpuMemcpy", [dst, src, nbytes, stream])
 
 
@@ -153,7 +167,7 @@ def memset_width(op: MemsetOp) -> int | None:
     t = op.value.type
     if isinstance(t, IntegerType):
         return int(t.bitwidth)
-    if isinstance(t, Float16Type):
+    if isinstance(t, (Float16Type, BFloat16Type)):
         return 16
     if isinstance(t, Float32Type):
         return 32
@@ -175,7 +189,7 @@ def emit_memset(emit: Emit, op: MemsetOp, stream: SSAValue, width: int) -> None:
     value = emit.make_value(  # a no-op for integers, as upstream
         ("llvm.bitcast", attr_key(source.type), attr_key(int_type)),
         lambda: llvm.BitcastOp(source, int_type), [source])
-    ptr = aligned_ptr(emit, desc)
+    ptr = generic_ptr(emit, aligned_ptr(emit, desc))
     emit.call(f"mgpuMemset{width}", [ptr, value, count, stream])
 
 
@@ -335,8 +349,93 @@ class AllocPr191661(AllocPr69969):
         self.lower_with_null_default(op, rewriter)
 
 
+# -- gpu.launch_func ----------------------------------------------------------------
+
+
+def illegal(op: Operation) -> ConversionFailed:
+    """What mlir-opt says of an illegal op left over by a full conversion."""
+    return ConversionFailed(f"<unknown>:0: error: {op.location}: failed to legalize "
+                            f"operation '{op.name}' that was explicitly marked illegal")
+
+
+def launch_on(emit: Emit, op: gpu.LaunchFuncOp, stream: SSAValue | None) -> None:
+    """The converted `gpu.launch_func` (on `stream`, if any), as upstream builds it."""
+    state = emit.state
+    sizes = state.lookup_all([op.gridSizeX, op.gridSizeY, op.gridSizeZ,
+                              op.blockSizeX, op.blockSizeY, op.blockSizeZ], op)
+    args: list[SSAValue] = []
+    for operand in op.kernelOperands:
+        value = state.lookup(operand, op)
+        t = operand.type
+        if isinstance(t, MemRefType):  # the descriptor's fields, one by one
+            assert isinstance(value.type, llvm.LLVMStructType)
+            field_types = value.type.types.data
+            for position in descriptor_positions(len(t.get_shape())):
+                field_type = field_types[position[0]]
+                if isinstance(field_type, llvm.LLVMArrayType):
+                    field_type = field_type.type
+                args.append(emit.extract(value, position, field_type))
+        else:
+            args.append(value)
+    streams = [] if stream is None else [stream]
+    segments = (0, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0, len(args), len(streams))
+    kernel = op.kernel
+    operands = [*sizes, *args, *streams]
+    emit.make(("gpu.launch_func", attr_key(kernel), segments),
+              lambda: gpu.LaunchFuncOp.create(
+                  operands=operands,
+                  properties={"kernel": kernel, "operandSegmentSizes": dense_i32(segments)}),
+              operands)
+
+
+class LaunchUpstream(GpuPattern):
+    """LLVM 19 / 22: on the dependency's stream, or a new one if async."""
+
+    @converts
+    def match_and_rewrite(self, op: gpu.LaunchFuncOp, rewriter: PatternRewriter) -> None:
+        deps = list(op.asyncDependencies)
+        is_async = op.asyncToken is not None
+        if len(deps) > 1 or (deps and not is_async):
+            raise illegal(op)
+        emit = Emit(self.state, rewriter, op)
+        stream: SSAValue | None = None
+        if deps:
+            stream = self.state.lookup(deps[0], op)
+        elif is_async:
+            stream = emit.call_value(STREAM_CREATE, [], PTR)
+        launch_on(emit, op, stream)
+        self.state.replace(op, token_results(op, stream), rewriter)
+
+
+class LaunchLlvm16(GpuPattern):
+    """LLVM 16 looks the kernel's binary up (`gpu.binary`, which
+    `convert-gpu-to-nvvm` does not make): every launch fails, at the first
+    op the full conversion could not legalize."""
+
+    @converts
+    def match_and_rewrite(self, op: gpu.LaunchFuncOp, rewriter: PatternRewriter) -> None:
+        deps = list(op.asyncDependencies)
+        is_async = op.asyncToken is not None
+        for earlier in self.state.module.walk():
+            if earlier is op:
+                break
+            if earlier.name in _RUNTIME_OPS:
+                raise illegal(earlier)
+        if len(deps) > 1 or (deps and not is_async):
+            raise illegal(op)
+        # The pattern reports the module, then the conversion the launch.
+        raise ConversionFailed("<unknown>:0: error: 'gpu.module' op missing gpu.binary "
+                               f"attribute\n{illegal(op).diagnostic}")
+
+
+_RUNTIME_OPS = ("gpu.alloc", "gpu.dealloc", "gpu.memcpy", "gpu.memset", "gpu.wait")
+
+
 def upstream_patterns(state: ConversionState, alloc: type[GpuPattern],
-                      dealloc: type[GpuPattern] = DeallocOneDep) -> list[RewritePattern]:
+                      dealloc: type[GpuPattern] = DeallocOneDep,
+                      launch: type[GpuPattern] | None = None) -> list[RewritePattern]:
+    if launch is None:  # the kernel lowering of the alloc's LLVM version
+        launch = LaunchLlvm16 if alloc is AllocLlvm16 else LaunchUpstream
     return [
         WaitSync(state),
         WaitAsync(state),
@@ -344,4 +443,5 @@ def upstream_patterns(state: ConversionState, alloc: type[GpuPattern],
         dealloc(state),
         MemcpyOneDep(state),
         MemsetOneDep(state),
+        launch(state),
     ]

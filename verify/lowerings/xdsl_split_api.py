@@ -22,8 +22,10 @@ nor uses a stream after destroying it, whatever the token graph:
   synchronizes its dependencies' streams and destroys those that belong to
   its block and that no later op can reach; the block's terminator destroys
   the rest;
-- a synchronous memset / memcpy runs on a temporary stream that it
-  synchronizes and destroys at once;
+- a synchronous memset / memcpy / `gpu.launch_func` runs on a temporary
+  stream that it synchronizes and destroys at once (an async launch runs on
+  its token's stream, as any async op; the launch stays a
+  `gpu.launch_func <%stream>`, as upstream leaves it);
 - a 64-bit `gpu.memset` calls `mgpuMemset64(dst, value : i64, count, stream)`,
   an entry point this proposal adds (upstream has only 16 and 32 bits).
 """
@@ -45,6 +47,7 @@ from verify.lowerings.xdsl_patterns import (
     emit_alloc,
     emit_memcpy,
     emit_memset,
+    launch_on,
     memset_width,
 )
 from verify.lowerings.xdsl_std import allocated_ptr, llvm_return
@@ -202,6 +205,12 @@ class SplitMemset(SplitApiPattern):
         )
 
 
+class SplitLaunch(SplitApiPattern):
+    @converts
+    def match_and_rewrite(self, op: gpu.LaunchFuncOp, rewriter: PatternRewriter) -> None:
+        self.lower_on_stream(op, rewriter, lambda emit, stream: launch_on(emit, op, stream))
+
+
 class BlockEnd(SplitApiPattern):
     """Destroy, before a block's terminator, the streams it still owns."""
 
@@ -227,7 +236,8 @@ class ReturnCleanup(BlockEnd):
     @converts
     def match_and_rewrite(self, op: func.ReturnOp, rewriter: PatternRewriter) -> None:
         self.destroy_owned(op, rewriter)
-        rewriter.replace(op, llvm_return(op.location))
+        values = self.state.lookup_all(list(op.arguments), op)
+        rewriter.replace(op, llvm_return(op.location, values))
 
 
 def split_api_patterns(state: ConversionState) -> list[RewritePattern]:
@@ -237,6 +247,7 @@ def split_api_patterns(state: ConversionState) -> list[RewritePattern]:
         SplitDealloc(state),
         SplitMemcpy(state),
         SplitMemset(state),
+        SplitLaunch(state),
         YieldCleanup(state),
         ReturnCleanup(state),
     ]

@@ -1,11 +1,14 @@
 """Non-gpu parts of `gpu-to-llvm` for the in-process lowerings.
 
 `func.func` / `func.return` become `llvm.func` / `llvm.return` (index
-arguments become i64), `arith.constant` becomes `llvm.mlir.constant`, and
+arguments become i64, a memref argument its descriptor's fields, rebuilt
+into a descriptor at entry), `arith.constant` becomes `llvm.mlir.constant`,
 host `memref.load` / `memref.store` read and write through the memref
-descriptor, as upstream's func, arith and memref-to-LLVM patterns do.  `scf`
-ops stay where they are (their index operands get casts back to index).
-Also here: the memref-descriptor arithmetic the gpu patterns share.
+descriptor, `memref.alloc` / `memref.dealloc` call `malloc` / `free`, and
+`memref.dim` reads the descriptor, as upstream's func, arith and
+memref-to-LLVM patterns do.  `scf` ops stay where they are (their index
+operands get casts back to index).  Also here: the memref-descriptor
+arithmetic the gpu patterns share.
 """
 
 from __future__ import annotations
@@ -20,7 +23,7 @@ from xdsl.dialects.builtin import (
     MemRefType,
     i64,
 )
-from xdsl.ir import Attribute, SSAValue
+from xdsl.ir import Attribute, Block, BlockArgument, SSAValue
 from xdsl.pattern_rewriter import PatternRewriter, RewritePattern
 from xdsl.rewriter import InsertPoint
 
@@ -31,10 +34,13 @@ from verify.lowerings.xdsl_convert import (
     cast_op,
     convert_type,
     converts,
+    descriptor_fields,
+    descriptor_positions,
     index_attr,
     llvm_func,
 )
 from verify.lowerings.xdsl_fastir import attr_key, op_from
+from verify.lowerings.xdsl_gpu_ops import AddrSpaceCastOp
 
 
 class _StatePattern(RewritePattern):
@@ -124,12 +130,28 @@ def num_elements(emit: Emit, t: MemRefType, desc: SSAValue) -> SSAValue:
     return emit.mul(stride, size)
 
 
+def _ptr_type(desc: SSAValue) -> Attribute:
+    """The pointer type of a descriptor (its memory space's address space)."""
+    t = desc.type
+    return t.types.data[0] if isinstance(t, llvm.LLVMStructType) else PTR
+
+
 def aligned_ptr(emit: Emit, desc: SSAValue) -> SSAValue:
-    return emit.extract(desc, [1], PTR)
+    return emit.extract(desc, [1], _ptr_type(desc))
 
 
 def allocated_ptr(emit: Emit, desc: SSAValue) -> SSAValue:
-    return emit.extract(desc, [0], PTR)
+    return emit.extract(desc, [0], _ptr_type(desc))
+
+
+def generic_ptr(emit: Emit, ptr: SSAValue) -> SSAValue:
+    """`ptr` in the default address space (`llvm.addrspacecast` if needed),
+    as the runtime calls take it."""
+    if ptr.type == PTR:
+        return ptr
+    source = ptr.type
+    return emit.make_value(("llvm.addrspacecast", attr_key(source)),
+                           lambda: AddrSpaceCastOp(ptr, PTR), [ptr])
 
 
 def element_address(emit: Emit, t: MemRefType, desc: SSAValue,
@@ -167,7 +189,11 @@ class FuncToLLVM(_StatePattern):
     @converts
     def match_and_rewrite(self, op: func.FuncOp, rewriter: PatternRewriter) -> None:
         block = op.body.block
+        prologue = 0  # ops put at entry so far, kept in argument order
         for arg in list(block.args):
+            if isinstance(arg.type, MemRefType):
+                prologue += expand_memref_arg(self.state, rewriter, op, arg, prologue)
+                continue
             new_type = convert_type(arg.type)
             if new_type == arg.type:
                 continue
@@ -175,19 +201,57 @@ class FuncToLLVM(_StatePattern):
             new_arg.name_hint = arg.name_hint
             if arg.uses:
                 cast = cast_op(new_arg, arg.type, op.location)
-                rewriter.insert(cast, InsertPoint.at_start(block))
+                rewriter.insert(cast, _entry_point(block, prologue))
                 rewriter.replace_all_uses_with(arg, cast.results[0])
+                prologue += 1
             rewriter.erase_block_argument(arg)
+        results = [convert_type(t) for t in op.function_type.outputs.data]
         region = rewriter.move_region_contents_to_new_regions(op.body)
-        new = llvm_func(op.sym_name.data, [a.type for a in block.args], None, op.location,
-                        region)
+        new = llvm_func(op.sym_name.data, [a.type for a in block.args],
+                        results[0] if results else None, op.location, region)
         rewriter.replace(op, new)
+
+
+def _entry_point(block: Block, after: int) -> InsertPoint:
+    """Right after the first `after` ops of `block` (the argument prologue)."""
+    op = block.first_op
+    for _ in range(after):
+        assert op is not None
+        op = op.next_op
+    return InsertPoint.before(op) if op is not None else InsertPoint.at_end(block)
+
+
+def expand_memref_arg(state: ConversionState, rewriter: PatternRewriter,
+                      fn: func.FuncOp, arg: BlockArgument, prologue: int) -> int:
+    """A memref argument becomes its descriptor's fields, put back together
+    into a descriptor at entry (upstream's calling convention); returns the
+    number of ops put at entry, after the `prologue` ones already there."""
+    t = arg.type
+    assert isinstance(t, MemRefType)
+    block = fn.body.block
+    fields = [rewriter.insert_block_argument(block, arg.index + i, field_type)
+              for i, field_type in enumerate(descriptor_fields(t))]
+    emit = Emit(state, rewriter, fn, point=_entry_point(block, prologue))
+    desc_type = convert_type(t)
+    desc = emit.make_value(("llvm.mlir.undef", attr_key(desc_type)),
+                           lambda: llvm.UndefOp(desc_type), [])
+    for field, position in zip(fields, descriptor_positions(len(t.get_shape())), strict=True):
+        desc = emit.insert(desc, field, list(position))
+    added = 1 + len(fields)
+    if arg.uses:
+        cast = cast_op(desc, t, fn.location)
+        emit.place(cast)
+        rewriter.replace_all_uses_with(arg, cast.results[0])
+        added += 1
+    rewriter.erase_block_argument(arg)
+    return added
 
 
 class ReturnToLLVM(_StatePattern):
     @converts
     def match_and_rewrite(self, op: func.ReturnOp, rewriter: PatternRewriter) -> None:
-        rewriter.replace(op, llvm_return(op.location))
+        values = self.state.lookup_all(list(op.arguments), op)
+        rewriter.replace(op, llvm_return(op.location, values))
 
 
 class ConstantToLLVM(_StatePattern):
@@ -235,10 +299,61 @@ class StoreToLLVM(_StatePattern):
         self.state.replace(op, [], rewriter)
 
 
-def llvm_return(location: LocationAttr) -> llvm.ReturnOp:
-    """`llvm.return` (no value)."""
-    new: llvm.ReturnOp = op_from("llvm.return", llvm.ReturnOp, [], location)
-    return new
+class HostAllocToLLVM(_StatePattern):
+    """`memref.alloc` -> `malloc(size)` and a descriptor."""
+
+    @converts
+    def match_and_rewrite(self, op: memref.AllocOp, rewriter: PatternRewriter) -> None:
+        t = op.memref.type
+        assert isinstance(t, MemRefType)
+        emit = Emit(self.state, rewriter, op)
+        dynamic = self.state.lookup_all(list(op.dynamic_sizes), op)
+        sizes, strides, nbytes = alloc_sizes(emit, t, dynamic)
+        ptr = emit.call_value("malloc", [nbytes], PTR)
+        self.state.replace(op, [build_descriptor(emit, t, ptr, sizes, strides)], rewriter)
+
+
+class HostDeallocToLLVM(_StatePattern):
+    """`memref.dealloc` -> `free(allocated pointer)`."""
+
+    @converts
+    def match_and_rewrite(self, op: memref.DeallocOp, rewriter: PatternRewriter) -> None:
+        emit = Emit(self.state, rewriter, op)
+        emit.call("free", [allocated_ptr(emit, self.state.lookup(op.memref, op))])
+        self.state.replace(op, [], rewriter)
+
+
+class DimToLLVM(_StatePattern):
+    """`memref.dim` by a constant index: the static size, or the descriptor's."""
+
+    @converts
+    def match_and_rewrite(self, op: memref.DimOp, rewriter: PatternRewriter) -> None:
+        t = op.source.type
+        assert isinstance(t, MemRefType)
+        index_op = self.state.lookup(op.index, op).owner
+        assert isinstance(index_op, (arith.ConstantOp, llvm.ConstantOp)), \
+            "memref.dim by a constant index"
+        index_attr_ = index_op.value
+        assert isinstance(index_attr_, IntegerAttr)
+        k = int(index_attr_.value.data)
+        emit = Emit(self.state, rewriter, op)
+        size = static_shape(t)[k]
+        if size is not None:
+            value = emit.const(size)
+        else:
+            value = emit.extract(self.state.lookup(op.source, op), [3, k], i64)
+        self.state.replace(op, [value], rewriter)
+
+
+def llvm_return(location: LocationAttr, values: Sequence[SSAValue] = ()) -> llvm.ReturnOp:
+    """`llvm.return` (with at most one value)."""
+    if not values:
+        new: llvm.ReturnOp = op_from("llvm.return", llvm.ReturnOp, [], location)
+        return new
+    value = values[0]
+    returned: llvm.ReturnOp = op_from(("llvm.return", attr_key(value.type)),
+                                      lambda: llvm.ReturnOp(value), [value], location)
+    return returned
 
 
 def std_patterns(state: ConversionState) -> list[RewritePattern]:
@@ -248,4 +363,7 @@ def std_patterns(state: ConversionState) -> list[RewritePattern]:
         ConstantToLLVM(state),
         LoadToLLVM(state),
         StoreToLLVM(state),
+        HostAllocToLLVM(state),
+        HostDeallocToLLVM(state),
+        DimToLLVM(state),
     ]

@@ -1,0 +1,16 @@
+// RUN: mlir-opt %s --pass-pipeline='builtin.module(gpu-to-llvm)' | FileCheck %s
+
+// unconverted-alloc-async-not-one-dep: `gpu.alloc async` is left unconverted although the lowering succeeds.
+// Root cause bda6095b367 found by gpu-alloc-verify in 206 program(s) on mlir-opt-19, mlir-opt-22; invariant lowering-complete: a lowering that reports success leaves no gpu.* runtime op and no unresolved cast.
+// Verified: fails on mlir-opt-19 at line 11; passes on xdsl:split-api.
+
+module {
+  // CHECK-LABEL: llvm.func @f0(
+  // `gpu.alloc async` is lowered to runtime calls, not left as gpu.alloc:
+  // CHECK-NOT: gpu.alloc
+  // CHECK: llvm.call @mgpuStreamCreate(
+  func.func @f0() {
+    %m1, %t2 = gpu.alloc async () : memref<4xf32>
+    return
+  }
+}

@@ -1,0 +1,239 @@
+"""The findings catalogue: each distinct upstream defect the harness finds,
+as markdown.
+
+A finding is a root cause (triage bucket) with the pipeline left out of the
+signature, so the same defect under several pipelines is one finding; it
+lists the `mlir-opt` versions and pipelines it was seen with, how many
+programs showed it, the minimal program of its lit test, the lit test (proven
+before it was written: fails on the buggy tool, passes on the fixed
+lowering) and a sentence on the likely fix.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from datetime import datetime, timezone
+from pathlib import Path
+
+from reports.lit_export import LitTest
+from verify.triage import Bucket, Triage
+from verify.verdicts import INVARIANTS
+
+
+@dataclass
+class Finding:
+    buckets: list[Bucket] = field(default_factory=list)
+
+    @property
+    def lead(self) -> Bucket:
+        return self.buckets[0]
+
+    @property
+    def count(self) -> int:
+        return sum(b.count for b in self.buckets)
+
+    def lowerings(self) -> list[str]:
+        seen: list[str] = []
+        for b in self.buckets:
+            seen += [spec for spec in b.lowerings if spec not in seen]
+        return sorted(seen, key=_version)
+
+    def pipelines(self) -> list[str]:
+        out: list[str] = []
+        for b in self.buckets:
+            m = re.match(r"^[^(]*\((.*)\)$", b.signature.family)
+            pipe = m.group(1) if m else b.signature.family
+            if pipe not in out:
+                out.append(pipe)
+        return out
+
+
+def _version(spec: str) -> tuple[int, str]:
+    m = re.search(r"(\d+)$", spec)
+    return (int(m.group(1)) if m else 0, spec)
+
+
+def findings_of(triage: Triage) -> list[Finding]:
+    """Buckets grouped by (invariant, source pattern, call pattern), most programs first."""
+    groups: dict[tuple[str, str, str], Finding] = {}
+    for b in triage.buckets:
+        sig = b.signature
+        if not sig.family.startswith("mlir-opt"):
+            continue  # the catalogue is about real upstream tools
+        groups.setdefault((sig.invariant, sig.source, sig.calls), Finding()).buckets.append(b)
+    return sorted(groups.values(), key=lambda f: (-f.count, f.lead.key))
+
+
+def likely_fix(bucket: Bucket) -> str:
+    """One sentence on where the fix probably goes (GPUToLLVMConversion.cpp)."""
+    sig = bucket.signature
+    src, calls, inv = sig.source, sig.calls, sig.invariant
+    if inv == "lowering-complete":
+        if "(64-bit)" in src:
+            return ("Lower 64-bit `gpu.memset` (a 64-bit `mgpuMemset` wrapper) or reject it "
+                    "with a diagnostic; today the op stays and the pass succeeds.")
+        if "async" in src and "host_shared" in src:
+            return ("Pass `host_shared` on the async path too "
+                    "(`mgpuMemAllocAsync(size, stream, isHostShared)`, the split API review "
+                    "of PR #69969 proposed) instead of refusing the async host_shared alloc.")
+        if "[!=1 deps]" in src:
+            return ("Accept zero or several dependencies the way `gpu.wait async` does (a "
+                    "new stream, or the first dependency's stream plus events for the "
+                    "others) instead of requiring exactly one and leaving the op.")
+        if "async" not in src.split(" -> ")[0]:
+            return ("Lower the synchronous form with a null stream, as PR #69969 did for "
+                    "host_shared allocs (PR #191661 for sync alloc and dealloc), or make the "
+                    "pass fail: a pattern that does not match must not leave the op behind "
+                    "while the pass reports success.")
+        return "Convert the op or fail the pass instead of leaving it."
+    if inv in ("stream-no-leak", "differential") and "Stream" in calls + " live_streams":
+        return ("`gpu.wait async [%t]` records an event on %t's stream and never destroys "
+                "that stream: destroy it (`mgpuStreamDestroy`) once the event is recorded "
+                "and no other op uses it, or reuse it as the new token's stream.")
+    if inv == "event-no-leak":
+        return ("Create the event where it is waited on (inside the branch), or destroy it "
+                "on every path: today it is created where the token is defined and "
+                "destroyed only at the wait.")
+    if inv == "stream-no-use-after-destroy":
+        return ("A token waited on twice must not lose its event at the first wait: destroy "
+                "the event at its last use (or record one event per use).")
+    if inv == "async-order":
+        return ("Order the host access after the device work: synchronize the stream the "
+                "token stands for, including tokens of ops left unconverted.")
+    return "See the lit test; the invariant names the rule the lowering breaks."
+
+
+def run_pipeline(test_text: str) -> str:
+    """The pipeline of a test's RUN line."""
+    m = re.search(r"--pass-pipeline='?builtin\.module\((.*?)\)'?(?: |$)", test_text,
+                  re.M)
+    return m.group(1) if m else "gpu-to-llvm"
+
+
+def reproduced_on(test: LitTest, lowerings: list[str], filecheck: str) -> dict[str, str]:
+    """Per lowering: "fails" (the test reproduces the bug there), "passes", or
+    "rejects" (the tool refuses the program)."""
+    from reports.lit_proof import lower_for_test, run_filecheck
+
+    out: dict[str, str] = {}
+    pipeline = run_pipeline(test.text)
+    for spec in lowerings:
+        lowered = lower_for_test(spec, pipeline, test.reduced)
+        out[spec] = "rejects" if not lowered.ok else \
+            "passes" if run_filecheck(filecheck, test.text, lowered.text).ok else "fails"
+    return out
+
+
+def _program_of(test: LitTest | None) -> str:
+    return test.reduced.rstrip() if test is not None and test.reduced else ""
+
+
+def catalogue(triage: Triage, tests: dict[str, LitTest], out_file: str | Path,
+              lowerings: list[str], pipelines: list[str], examples: int,
+              lit_dir: str | Path | None = None,
+              reproduced: dict[str, dict[str, str]] | None = None) -> str:
+    """The catalogue as markdown (also returned); links are relative to `out_file`."""
+    out = Path(out_file)
+    when = datetime.now(tz=timezone.utc).strftime("%Y-%m-%d")  # noqa: UP017
+    found = findings_of(triage)
+    lines = [
+        "# Findings: defects of upstream gpu-to-llvm found by gpu-alloc-verify", "",
+        f"Generated by `gpu-alloc-verify findings` on {when}: "
+        f"{', '.join(lowerings) or 'no mlir-opt'}; pipelines "
+        f"{', '.join(f'`{p}`' for p in pipelines)}; {examples} generated programs per "
+        "(version, pipeline).  Each finding is one root cause (triage signature, pipeline "
+        "left out) with the versions and pipelines it was seen on, its minimal program and "
+        "its lit test, proven before it was written: it fails on the tool that showed the "
+        "bug, at the line that pins it, and passes on the fixed lowering `xdsl:split-api` "
+        "where that lowering takes the program.", "",
+        f"{len(found)} finding(s).", "",
+    ]
+    for k, f in enumerate(found, 1):
+        b = f.lead
+        sig = b.signature
+        test = next((tests[x.key] for x in f.buckets if x.key in tests
+                     and tests[x.key].written), None) or tests.get(b.key)
+        lines += [f"## {k}. {test.slug if test else sig.slug()}", "",
+                  f"- Rule broken: `{sig.invariant}`: {INVARIANTS.get(sig.invariant, '')}",
+                  f"- Source ops: `{sig.source}`; lowered calls: `{sig.calls}`",
+                  f"- Versions: {', '.join(f.lowerings())}",
+                  f"- Pipelines: {', '.join(f'`{p}`' for p in f.pipelines())}",
+                  f"- Programs: {f.count} (root cause {', '.join(x.key for x in f.buckets)})",
+                  f"- Likely fix: {likely_fix(b)}"]
+        if test is not None and test.written and test.path is not None:
+            rel = _relative(test.path, out.parent)
+            proof = test.proof.summary() if test.proof else ""
+            lines.append(f"- Lit test: [{rel}]({rel}) ({proof})")
+            where = (reproduced or {}).get(test.key)
+            if where:
+                def on(what: str, verdicts: dict[str, str] = where) -> str:
+                    return ", ".join(s for s, v in verdicts.items() if v == what)
+
+                lines.append("- The lit test fails (reproduces the bug) on: "
+                             f"{on('fails') or 'none'}"
+                             + (f"; passes on: {on('passes')}" if on("passes") else "")
+                             + (f"; the tool rejects the program: {on('rejects')}"
+                                if on("rejects") else ""))
+        elif test is not None:
+            lines.append(f"- Lit test: none ({' '.join(test.reason.split())[:300]})")
+        program = _program_of(test)
+        if program:
+            lines += ["", "```mlir", program, "```"]
+        lines.append("")
+    if lit_dir is not None:
+        rel = _relative(Path(lit_dir), out.parent)
+        lines += [f"Run every lit test: `lit -v {rel}` (on the tool that showed the bugs), "
+                  f"`lit -v {rel} --param lowering=xdsl:split-api` (on the fix) or "
+                  f"`--param lowering=mlir-opt-22` (another version).", ""]
+    text = "\n".join(lines)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    out.write_text(text, encoding="utf-8")
+    return text
+
+
+def _relative(path: Path, base: Path) -> str:
+    try:
+        return path.resolve().relative_to(base.resolve()).as_posix()
+    except ValueError:
+        return path.as_posix()
+
+
+def build_findings(out_file: str | Path, results: str | Path, lowerings: list[str],
+                   pipelines: list[str], examples: int, seed: int = 0, jobs: int = 1,
+                   lit_dir: str | Path | None = None, fixed: str | None = "xdsl:split-api",
+                   progress: Callable[[str], None] | None = None,
+                   run: bool = True) -> list[Finding]:
+    """Run the campaigns (unless `run` is false: `results` holds them already),
+    triage them, write a lit test per finding and the catalogue."""
+    from reports.lit_export import export_bucket, unique_names, write_lit_config
+    from reports.lit_proof import find_filecheck
+    from verify.findings_run import run_campaigns
+    from verify.triage import triage_file
+
+    if run:
+        run_campaigns(results, lowerings, pipelines, examples, seed, jobs, progress)
+    if progress is not None:
+        progress(f"findings: triage of {results}")
+    triage = triage_file(results)
+    found = findings_of(triage)
+    lit = Path(lit_dir) if lit_dir is not None else Path(out_file).parent / "findings-lit"
+    names = unique_names([f.lead for f in found])
+    tests: dict[str, LitTest] = {}
+    for f in found:
+        if progress is not None:
+            progress(f"findings: lit test for {names[f.lead.key]}")
+        tests[f.lead.key] = export_bucket(f.lead, lit, fixed, name=names[f.lead.key])
+    written = [t for t in tests.values() if t.written and t.proof is not None]
+    reproduced: dict[str, dict[str, str]] = {}
+    filecheck = find_filecheck()
+    if written and filecheck is not None:
+        proven_on = [t.proof.buggy for t in written if t.proof is not None]
+        write_lit_config(lit, max(set(proven_on), key=proven_on.count))
+        for f in found:
+            test = tests.get(f.lead.key)
+            if test is not None and test.written:
+                reproduced[test.key] = reproduced_on(test, f.lowerings(), filecheck)
+    catalogue(triage, tests, out_file, lowerings, pipelines, examples, lit, reproduced)
+    return found

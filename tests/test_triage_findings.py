@@ -1,0 +1,60 @@
+"""The findings catalogue: root causes across versions and pipelines, each with
+versions affected, minimal program, lit test and a likely fix."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from reports.findings import catalogue, findings_of, likely_fix
+from reports.lit_export import export_bucket
+from reports.lit_proof import find_filecheck
+from verify.lowerings.mlir_opt import find_mlir_opt
+from verify.triage import triage_records
+
+LEAKY = """\
+module {
+  func.func @f0() {
+    %t1 = gpu.wait async loc("op1")
+    %t2 = gpu.wait async [%t1] loc("op2")
+    gpu.wait [%t2] loc("op3")
+    return
+  }
+}
+"""
+
+
+def _campaign(cid: str, lowering: str, pipeline: str) -> list[dict[str, Any]]:
+    return [{"kind": "campaign-start", "campaign": cid, "lowerings": [lowering],
+             "pipeline": pipeline},
+            {"kind": "program", "campaign": cid, "id": f"{cid}-p0", "program": LEAKY,
+             "results": {lowering: {"status": "ok", "verdicts": {
+                 "stream-no-leak": "violated"}}}}]
+
+
+@pytest.mark.skipif(find_mlir_opt(19) is None or find_mlir_opt(22) is None
+                    or find_filecheck() is None, reason="needs mlir-opt-19, -22, FileCheck")
+def test_one_finding_across_versions_and_pipelines(tmp_path: Path) -> None:
+    records = (_campaign("a", "mlir-opt-19", "gpu-to-llvm")
+               + _campaign("b", "mlir-opt-22", "gpu-to-llvm")
+               + _campaign("c", "mlir-opt-19", "convert-scf-to-cf,gpu-to-llvm"))
+    triage = triage_records(records)
+    assert len(triage.buckets) == 2  # one per pipeline
+    [finding] = findings_of(triage)
+    assert finding.lowerings() == ["mlir-opt-19", "mlir-opt-22"]
+    assert finding.pipelines() == ["gpu-to-llvm", "convert-scf-to-cf,gpu-to-llvm"]
+    assert finding.count == 3
+    assert "mgpuStreamDestroy" in likely_fix(finding.lead)
+    test = export_bucket(finding.lead, tmp_path / "lit")
+    assert test.written
+    out = tmp_path / "FINDINGS.md"
+    text = catalogue(triage, {finding.lead.key: test}, out, ["mlir-opt-19", "mlir-opt-22"],
+                     ["gpu-to-llvm"], 10, tmp_path / "lit")
+    assert out.read_text() == text
+    assert "## 1. stream-leak-wait-async-dep" in text
+    assert "- Versions: mlir-opt-19, mlir-opt-22" in text
+    assert "[lit/stream-leak-wait-async-dep.mlir](lit/stream-leak-wait-async-dep.mlir)" in text
+    assert "passes on xdsl:split-api" in text
+    assert "```mlir\nmodule {\n  func.func @f0() {\n    %t1 = gpu.wait async\n" in text
