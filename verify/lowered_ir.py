@@ -73,6 +73,31 @@ def opaque_pointers(text: str) -> str:
     return "".join(out)
 
 
+_KERNEL_MODULE = re.compile(r'^(\s*)"gpu\.module"\(.*\(\{$')
+
+
+def without_kernel_bodies(text: str) -> str:
+    """The text with the bodies of `gpu.module`s left out (device code, which
+    the extractor never reads and which is most of a lowered module with
+    kernels); the module ops themselves stay, with an empty region."""
+    if '"gpu.module"' not in text:
+        return text
+    lines = text.split("\n")
+    out: list[str] = []
+    close: str | None = None
+    for line in lines:
+        if close is not None:
+            if line.startswith(close):
+                out.append(line)
+                close = None
+            continue
+        m = _KERNEL_MODULE.match(line)
+        if m is not None:
+            close = m.group(1) + "})"
+        out.append(line)
+    return "\n".join(out) if close is None else text
+
+
 def parse_lowered(text: str) -> Any:
     try:
         return Parser(_context(), opaque_pointers(text)).parse_module()
@@ -93,7 +118,7 @@ def read_lowered(text: str, parser: str | None = None, module: Any = None) -> An
         from verify.fastparse import Unsupported, parse_module
 
         try:
-            return parse_module(text)
+            return parse_module(without_kernel_bodies(text))
         except Unsupported:
             pass
     if module is not None:
