@@ -115,8 +115,10 @@ def load(path: str | Path, tool: str | None) -> SourceModule:
 
 
 def from_text(written: str, name: str, tool: str | None) -> SourceModule:
-    if tool is None:
-        return SourceModule(name, written, written, None)
+    if tool is None:  # read by xDSL: an unreadable file is an input error now
+        source = SourceModule(name, written, written, None)
+        source.module()
+        return source
     return SourceModule(name, written, normalize(written, name, tool), tool)
 
 
@@ -152,7 +154,7 @@ def _quote(name: str) -> str:
 
 
 @lru_cache(maxsize=1)
-def _generic_context() -> Context:
+def generic_context() -> Context:
     # The gpu dialect stays unregistered: its ops then read the same whatever
     # their generic spelling in a given MLIR version.
     ctx = Context(allow_unregistered=True)
@@ -160,6 +162,9 @@ def _generic_context() -> Context:
         if name != "gpu":
             ctx.register_dialect(name, factory)
     return ctx
+
+
+_XDSL_POS = re.compile(r"^\S*:(\d+):(\d+)$")
 
 
 def parse_source(text: str, name: str) -> Any:
@@ -172,9 +177,11 @@ def parse_source(text: str, name: str) -> Any:
     except Unsupported:
         pass
     try:
-        return Parser(_generic_context(), opaque_pointers(text), name).parse_module()
+        return Parser(generic_context(), opaque_pointers(text), name).parse_module()
     except Exception as e:  # xDSL raises several error types
         msg = [ln.strip() for ln in str(e).strip().splitlines() if ln.strip()]
-        raise SourceParseError(f"{name}: cannot read the module: "
+        pos = _XDSL_POS.match(msg[0]) if msg else None
+        at = f"{name}:{pos.group(1)}:{pos.group(2)}" if pos and len(msg) > 1 else name
+        raise SourceParseError(f"{at}: not valid MLIR for xDSL's reader: "
                                f"{msg[-1] if msg else type(e).__name__}; give it in generic "
                                "form, or install an mlir-opt to read it") from e

@@ -15,13 +15,8 @@ the model are an error that names the op and its position.
 from __future__ import annotations
 
 import re
-import subprocess
-from functools import lru_cache
-from pathlib import Path
 from typing import Any
 
-from xdsl.context import Context
-from xdsl.dialects import get_all_dialects
 from xdsl.parser import Parser
 
 from verify.errors import SourceParseError
@@ -44,41 +39,11 @@ from verify.program import (
     Program,
     Wait,
 )
+from verify.source_module import generic_context, normalize
 
 _NAME_LOC = re.compile(r'^loc\("([^"]*)"\)$')
 _FILE_LOC = re.compile(r'loc\("[^"]*":(\d+):(\d+)\)')
 _IGNORED = {"arith.constant", "func.return", "scf.yield", "memref.dim"}
-
-
-@lru_cache(maxsize=1)
-def _context() -> Context:
-    # The gpu dialect stays unregistered: its ops then read the same whatever
-    # their generic spelling in a given MLIR version.
-    ctx = Context(allow_unregistered=True)
-    for name, factory in get_all_dialects().items():
-        if name != "gpu":
-            ctx.register_dialect(name, factory)
-    return ctx
-
-
-def read_program(path: str | Path) -> Program:
-    """The program of a `.mlir` file; SourceParseError (exit status 2) with one
-    line naming the file, the position where there is one, and what to do."""
-    path = Path(path)
-    if not path.exists():
-        raise SourceParseError(f"{path}: no such file; give the path of a .mlir file")
-    if path.is_dir():
-        raise SourceParseError(f"{path}: is a directory; give a .mlir file inside it")
-    try:
-        data = path.read_bytes()
-    except OSError as e:
-        raise SourceParseError(f"{path}: cannot read it ({e.strerror or e}); check its "
-                               "permissions") from e
-    text = _decode(data, str(path))
-    if not text.strip():
-        raise SourceParseError(f"{path}: the file is empty; give a module with a func.func "
-                               "holding gpu ops")
-    return program_from_text(text, str(path))
 
 
 def model_of(generic: str, name: str) -> Program | None:
@@ -99,54 +64,19 @@ def model_gap(generic: str, name: str) -> str:
     return ""
 
 
-def _decode(data: bytes, name: str) -> str:
-    try:
-        return data.decode("utf-8")
-    except UnicodeDecodeError as e:
-        line = data.count(b"\n", 0, e.start) + 1
-        col = e.start - (data.rfind(b"\n", 0, e.start) + 1) + 1
-        raise SourceParseError(
-            f"{name}:{line}:{col}: byte 0x{data[e.start]:02x} is not UTF-8; MLIR files are "
-            "UTF-8: re-save the file as UTF-8 (e.g. iconv -f latin1 -t utf-8)") from None
-
-
-_DIAG = re.compile(r"^<stdin>:(\d+):(\d+): error: (.*)$")
-
-
-def _normalize(text: str, name: str) -> str:
-    tool = find_mlir_opt()
-    if tool is None:
-        return text
-    # Unregistered ops (foo.bar) parse, so that the reader names them as
-    # outside the modelled subset, with their position.
-    proc = subprocess.run(
-        [tool, "--mlir-print-op-generic", "--mlir-print-local-scope",
-         "--mlir-print-debuginfo", "--allow-unregistered-dialect", "-"],
-        input=text, capture_output=True, text=True, timeout=60,
-    )
-    if proc.returncode != 0:
-        lines = proc.stderr.splitlines()
-        for ln in lines:
-            m = _DIAG.match(ln)
-            if m:
-                raise SourceParseError(
-                    f"{name}:{m.group(1)}:{m.group(2)}: not valid MLIR: {m.group(3)}; fix the "
-                    f"file there (`{Path(tool).name} {name}` shows the same error)")
-        first = next((ln for ln in lines if "error" in ln), lines[0] if lines else "")
-        raise SourceParseError(f"{name}: not valid MLIR: {first.replace('<stdin>', name)}")
-    return proc.stdout
-
-
 _XDSL_POS = re.compile(r"^\S*:(\d+):(\d+)$")
 
 
 def program_from_text(text: str, name: str = "<input>") -> Program:
-    return _parse_generic(_normalize(text, name), name)
+    """The model of MLIR text, normalized by the newest mlir-opt found (as is
+    without one: generic form only)."""
+    tool = find_mlir_opt()
+    return _parse_generic(normalize(text, name, tool) if tool else text, name)
 
 
 def _parse_generic(generic: str, name: str, file_ids: bool = False) -> Program:
     try:
-        module = Parser(_context(), generic, name).parse_module()
+        module = Parser(generic_context(), generic, name).parse_module()
     except Exception as e:  # xDSL raises several error types
         msg = [ln.strip() for ln in str(e).strip().splitlines() if ln.strip()]
         pos = _XDSL_POS.match(msg[0]) if msg else None

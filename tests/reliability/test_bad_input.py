@@ -97,9 +97,9 @@ def test_unreadable_file(tmp_path: Path, capsys) -> None:
 
 def test_without_any_mlir_opt_xdsl_reads_generic_form(tmp_path: Path, capsys,
                                                       monkeypatch) -> None:
-    import verify.source_reader as sr
+    import verify.check_file
 
-    monkeypatch.setattr(sr, "find_mlir_opt", lambda *a: None)
+    monkeypatch.setattr(verify.check_file, "find_mlir_opt", lambda *a: None)
     f = tmp_path / "bad.mlir"
     f.write_text("func.func @f( {")
     assert main(["check", str(f), "--lowering", "xdsl:pr69969"]) == 2
