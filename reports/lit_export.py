@@ -64,14 +64,9 @@ def lit_pipeline(pipeline: str, program: str) -> str:
     program has no gpu.module (their output is the same then)."""
     if "gpu.module" in program:
         return pipeline
-    parts, depth, start = [], 0, 0
-    for i, ch in enumerate(pipeline):
-        depth += {"(": 1, ")": -1}.get(ch, 0)
-        if ch == "," and depth == 0:
-            parts.append(pipeline[start:i].strip())
-            start = i + 1
-    parts.append(pipeline[start:].strip())
-    kept = [p for p in parts if p and not p.startswith("gpu.module(")]
+    from verify.lowerings.mlir_opt import top_level_passes
+
+    kept = [p for p in top_level_passes(pipeline) if not p.startswith("gpu.module(")]
     return ",".join(kept) or pipeline
 
 

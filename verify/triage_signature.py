@@ -20,6 +20,7 @@ from dataclasses import asdict, dataclass
 from typing import Any
 
 from verify.ir_lines import Source, SrcOp, parse_source
+from verify.lowerings.mlir_opt import top_level_passes
 from verify.offending import DESTROYS, Offense, offense
 
 CAST = "builtin.unrealized_conversion_cast"
@@ -140,19 +141,9 @@ def family(lowering: str, pipeline: str) -> str:
     """`mlir-opt` (any version or build) or the xDSL variant, with the pipeline's
     host passes (passes nested in `gpu.module(...)` touch kernels only)."""
     tool = "mlir-opt" if lowering.startswith("mlir-opt") else lowering
-    host = [p for p in _top_level(pipeline or "gpu-to-llvm") if not p.startswith("gpu.module(")]
+    host = [p for p in top_level_passes(pipeline or "gpu-to-llvm")
+            if not p.startswith("gpu.module(")]
     return f"{tool} ({','.join(host) or pipeline})"
-
-
-def _top_level(pipeline: str) -> list[str]:
-    parts, depth, start = [], 0, 0
-    for i, ch in enumerate(pipeline):
-        depth += {"(": 1, ")": -1}.get(ch, 0)
-        if ch == "," and depth == 0:
-            parts.append(pipeline[start:i].strip())
-            start = i + 1
-    parts.append(pipeline[start:].strip())
-    return [p for p in parts if p]
 
 
 def _dedupe(items: list[str]) -> list[str]:

@@ -110,7 +110,7 @@ class MlirOptLowering:
         """Does a pass before gpu-to-llvm rewrite host code (e.g.
         `func.func(gpu-async-region)`)?  Passes nested in `gpu.module` touch
         only kernels."""
-        parts = _top_level(self.pipeline)
+        parts = top_level_passes(self.pipeline)
         if "gpu-to-llvm" not in parts:
             return False
         before = parts[:parts.index("gpu-to-llvm")]
@@ -213,7 +213,7 @@ def _first_error(stderr: str) -> str:
     return first.rsplit("error: ", 1)[-1].strip()
 
 
-def _top_level(pipeline: str) -> list[str]:
+def top_level_passes(pipeline: str) -> list[str]:
     """The top-level passes of a pipeline, nested pipelines kept whole."""
     parts, depth, start = [], 0, 0
     for i, ch in enumerate(pipeline):
