@@ -3,6 +3,7 @@ async GPU surface, reads everything else, and says where it cannot follow."""
 
 from __future__ import annotations
 
+import dataclasses
 import re
 
 import pytest
@@ -10,8 +11,13 @@ from hypothesis import HealthCheck, given, settings
 
 from generators.programs import GenConfig, programs
 from tests.conftest import need_mlir_opt
+from tests.perf.facts import _plain
+from verify.bench import SIZES, seeded_programs
 from verify.extract_values import unknown_vars
 from verify.lowerings.xdsl_build import build_module
+from verify.program import Alloc, MemRefType, Program
+from verify.source_facts import source_facts
+from verify.source_light import light_module
 from verify.source_module import from_text
 from verify.source_read import SourceFacts, read_source
 
@@ -190,3 +196,42 @@ def test_a_generated_program_reads_the_same_from_its_text(program) -> None:  # t
     built = read_source(build_module(program))
     printed = from_text(program.to_mlir(), "<generated>", need_mlir_opt(22)).facts()
     assert _comparable(built) == _comparable(printed)
+
+
+def _signature(facts: SourceFacts) -> tuple[object, ...]:
+    """Every field of the facts (Z3 terms by their text, dictionaries in their
+    order: `ops` is in program order)."""
+    return tuple((f.name, [(k, _plain(v)) for k, v in value.items()]
+                  if isinstance(value := getattr(facts, f.name), dict) else _plain(value))
+                 for f in dataclasses.fields(facts))
+
+
+def _constructs(program: Program) -> set[str]:
+    found = {type(op).__name__ for op in program.walk()}
+    found |= {"host_shared" for op in program.walk() if isinstance(op, Alloc) and op.host_shared}
+    found |= {"memref arg" for fn in program.functions for a in fn.args
+              if isinstance(a.type, MemRefType)}
+    found |= {"functions" for _ in program.functions[1:]}
+    return found
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=list(HealthCheck))
+@given(programs(GenConfig(max_ops=16, max_functions=3)))
+def test_the_light_module_reads_as_the_xdsl_module(program) -> None:  # type: ignore[no-untyped-def]
+    """`source_facts` reads a `Program` from `verify.source_light`'s module:
+    every fact is the one the xDSL module `build_module` makes gives."""
+    assert _signature(read_source(light_module(program))) == _signature(
+        read_source(build_module(program)))
+
+
+def test_the_light_module_reads_as_the_xdsl_module_on_the_bench_programs() -> None:
+    """The bench's seeded programs (kernels, host buffers, memref arguments,
+    scf.if / scf.for, up to its largest size), and `source_facts` itself."""
+    seen: set[str] = set()
+    for size in SIZES:
+        for program in seeded_programs(size, 12):
+            seen |= _constructs(program)
+            assert _signature(source_facts(program)) == _signature(
+                read_source(build_module(program)))
+    assert {"Launch", "HostAlloc", "HostDealloc", "If", "For", "Dim", "HostLoad",
+            "HostStore", "host_shared", "memref arg"} <= seen

@@ -4,8 +4,9 @@ the harness keeps up with the lowering it tests.
 A fixed, seeded set of programs (`--programs` per size, generator sizes
 5/10/20/40 ops; the generator's op count varies, so the mean is reported)
 is checked end to end as a campaign does it: on `-j` worker processes, each
-generating its share, lowering it in one batch per process and judging every
-solver invariant (generation to verdict).  In the same run the same programs
+generating its share (one per process, the same mix of sizes), lowering it in
+one batch per process and judging every solver invariant (generation to
+verdict).  In the same run the same programs
 are lowered alone, in one batch, in this one process: that throughput is the
 floor the harness is measured against.  The two alternate `--repeat` times
 and each throughput is the median of its runs (shared machines are noisy:
@@ -35,7 +36,7 @@ from verify.lowered_ir import read_lowered
 from verify.lowerings.base import Lowering
 from verify.lowerings.mlir_opt import DEFAULT_PIPELINE
 from verify.lowerings.registry import default_spec, resolve
-from verify.parallel import default_jobs, map_shares, shares
+from verify.parallel import default_jobs, map_shares
 from verify.pipeline import NO_CRASH, Judgement, judge
 from verify.program import Program
 from verify.solver import DEFAULT_TIMEOUT_MS
@@ -224,12 +225,21 @@ def _execute_costs(lowering: Lowering, progs: Sequence[Program], runtime: str) -
     return out
 
 
+def e2e_shares(n: int, jobs: int) -> list[list[int]]:
+    """One share per worker, each the same mix of sizes (`items` are in size
+    order: every `jobs`-th one), as a campaign batch of the default size is
+    cut (`verify.parallel.shares`: 100 programs on -j 2 are two shares of
+    50).  `shares` would cut the bench's 160 programs into 60 + 50 + 50, and
+    one of two workers would do two shares while the other waits."""
+    return [list(range(k, n, max(1, jobs))) for k in range(min(max(1, jobs), n))]
+
+
 def _e2e_run(lowering: Lowering, items: list[tuple[int, int]], seed: int,
              invariants: list[str], runtime: str, timeout_ms: int, jobs: int
              ) -> tuple[float, float, float, list[Cost], dict[str, int]]:
     """One end-to-end campaign over `items`: wall, CPU and lowering seconds,
     per-program costs and the verdict counts."""
-    parts = shares(len(items), jobs)
+    parts = e2e_shares(len(items), jobs)
     tasks = [(lowering, [items[i] for i in idx], seed, invariants, runtime, timeout_ms)
              for idx in parts]
     start = time.perf_counter()
@@ -260,7 +270,13 @@ def bench_spec(lowering: Lowering, per_size: int, jobs: int, seed: int = SEED,
     # The same programs, made here (untimed) for the lowering-only runs.
     progs = {size: seeded_programs(size, per_size, seed) for size in SIZES}
     everything = [p for size in SIZES for p in progs[size]]
-    lowering.lower_batch(everything[:4])  # warm the tool's pages
+    # Warm the tool's pages, and the harness's caches here: the workers, forked
+    # at the first end-to-end run, inherit them warm, as a campaign's
+    # long-lived workers have them after their first batch.  Programs of
+    # another seed, so that no result of the measured ones is reused.
+    warm = [draw_program(size, 0, seed + 1) for size in SIZES]
+    for program, outcome in zip(warm, lowering.lower_batch(warm), strict=True):
+        judge(program, outcome, lowering.spec, invariants, runtime, timeout_ms)
     lower_per_size = {s: _lower_only(lowering, progs[s])[0] / max(1, len(progs[s]))
                       for s in SIZES}
     print_s: dict[int, list[float]] = {}

@@ -89,13 +89,27 @@ class Region:
         return self.blocks[0]
 
 
+# Attribute dictionaries read, by their text: lowered modules repeat the same
+# few (`callee = @mgpuStreamCreate, ...`, `value = 0 : i64`) many times.
+_DICTS: dict[str, dict[str, Any]] = {}
+_DICTS_MAX = 8192
+
+
 def _read_dict(text: str | None) -> dict[str, Any]:
+    """The dictionary of `text`: a fresh one for each op, whose attribute
+    objects (never changed by their readers) may be shared with other ops."""
     if not text:
         return {}
-    try:
-        return parse_attr_dict(text)
-    except (ValueError, IndexError, OverflowError) as e:
-        raise Unsupported(f"attribute dictionary {text!r}: {type(e).__name__}: {e}") from e
+    read = _DICTS.get(text)
+    if read is None:
+        try:
+            read = parse_attr_dict(text)
+        except (ValueError, IndexError, OverflowError) as e:
+            raise Unsupported(f"attribute dictionary {text!r}: {type(e).__name__}: {e}") from e
+        if len(_DICTS) >= _DICTS_MAX:
+            _DICTS.clear()
+        _DICTS[text] = read
+    return dict(read)
 
 
 class Op:
