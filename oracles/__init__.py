@@ -5,7 +5,12 @@
 - `simulated`: `SimulatedRuntime`, lazy FIFO streams run by a seeded scheduler.
 - `cupy_runtime`: `CupyRuntime` on a real CUDA GPU (CuPy imported lazily).
 - `source_interp`: a source `Program` under the gpu dialect's semantics.
-- `lowered_interp`: a lowered (LLVM-dialect) module, mgpu calls on a runtime.
+- `lowered_interp`: a lowered (LLVM-dialect) module, mgpu calls on a runtime;
+  `lowered_gpu`: the `gpu.launch_func` and leftover `gpu.*` ops in it.
+- `kernel_api`: what a runtime needs to launch a kernel (the contract);
+  `kernel_interp`: `gpu.func` bodies run over the grid; `kernel_cuda`: the
+  catalogue's kernels as CUDA C for CuPy.
+- `mismatch`: what differs between two outcomes, observable by observable.
 - `mgpu_calls`: mgpu signatures, dispatch, traces and their normalization.
 - `differential`: the `differential` invariant (source vs lowered outcomes).
 - `native` (+ `native/mgpu_shim.c`): real lowered code JIT-run on a CPU shim.

@@ -1,10 +1,11 @@
 """Programs every `gpu-to-llvm` from LLVM 17 on lowers completely, and campaigns.
 
-`generators.programs` explores the whole language; most of what it makes is
+`generators.programs` explores the whole language; much of what it makes is
 left half-converted by upstream `mlir-opt` (sync non-shared allocs, ops with
-zero or two dependencies), and an incomplete module has no outcome to compare.
-`lowerable_programs` keeps to the shapes upstream converts, so the
-differential and native oracles get rich programs to run: token chains
+zero or two dependencies).  The differential oracle runs such a module with
+the leftovers' source meaning (`oracles.lowered_gpu`), but the native oracle
+cannot translate it, and comparisons are sharpest where everything is
+lowered.  `lowerable_programs` keeps to the shapes upstream converts: token chains
 started by `gpu.wait async`, async allocs/memsets/memcpys/deallocs with
 exactly one dependency, joins (`gpu.wait async [a, b]`), synchronous
 host_shared allocs read and written on the host once awaited, and `scf.if` /

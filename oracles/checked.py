@@ -11,10 +11,14 @@ GPU find the same misuses with the same words.
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Sequence
 from dataclasses import dataclass
 
+from oracles.kernel_api import DeviceMemory, Dim3, Kernel, KernelArg, MemRefView
 from oracles.runtime import (
+    BAD_LAUNCH,
     BAD_SIZE,
+    DEVICE_ACCESS_HOST_MEMORY,
     DOUBLE_DESTROY,
     DOUBLE_FREE,
     HOST_ACCESS_DEVICE_MEMORY,
@@ -36,6 +40,14 @@ from oracles.runtime import (
 )
 
 MAX_ALLOC = 1 << 32
+
+
+def element_size(elem: str) -> int:
+    """Bytes of a memref element type (`index` is 64-bit, as gpu-to-llvm makes it)."""
+    if elem == "index":
+        return 8
+    bits = int(elem.lstrip("bfi") or 0)
+    return max(1, bits // 8)
 
 
 @dataclass
@@ -82,6 +94,11 @@ class CheckedRuntime:
     def _new_handle(self, kind: str, value: int) -> int:
         self.handles[value] = Handle(kind, self._label(kind))
         return value
+
+    def is_live(self, value: int) -> bool:
+        """A stream or event this runtime made and nothing destroyed yet."""
+        h = self.handles.get(value)
+        return h is not None and not h.destroyed
 
     def handle_name(self, value: int) -> str:
         h = self.handles.get(value)
@@ -270,6 +287,89 @@ class CheckedRuntime:
     def memset16(self, dst: int, value: int, count: int, stream: int) -> None:
         self._memset("memset16", dst, (value & 0xFFFF).to_bytes(2, "little"), count, stream)
 
+    def memset8(self, dst: int, value: int, count: int, stream: int) -> None:
+        self._memset("memset8", dst, (value & 0xFF).to_bytes(1, "little"), count, stream)
+
+    def memset64(self, dst: int, value: int, count: int, stream: int) -> None:
+        self._memset("memset64", dst, (value & (1 << 64) - 1).to_bytes(8, "little"), count,
+                     stream)
+
+    # -- kernels --------------------------------------------------------------
+    def launch(self, kernel: Kernel, grid: Dim3, block: Dim3, args: Sequence[KernelArg],
+               stream: int) -> None:
+        """Check the stream, the configuration and every buffer argument (the
+        whole extent its view spans), then hand the launch to the backend with
+        the allocations the kernel reads and writes."""
+        self._tick()
+        call = f"launch @{kernel.name}"
+        if not self.check_handle(call, "stream", stream):
+            return
+        if min(*grid, *block) <= 0:
+            self.error(BAD_LAUNCH, call, f"grid {grid} block {block}")
+            return
+        reads: set[int] = set()
+        writes: set[int] = set()
+        for index, arg in enumerate(args):
+            if not isinstance(arg, MemRefView):
+                continue
+            found = self._view_target(call, arg)
+            if found is None:
+                return
+            if found < 0:  # an empty view touches nothing
+                continue
+            if index in kernel.reads:
+                reads.add(found)
+            if index in kernel.writes:
+                writes.add(found)
+        self._b_launch(kernel, grid, block, args, stream, frozenset(reads), frozenset(writes))
+
+    def _view_target(self, call: str, view: MemRefView) -> int | None:
+        """The allocation index a view lies in, -1 for an empty view, None
+        (error recorded) when it lies in none or in host memory."""
+        if any(s <= 0 for s in view.sizes):
+            return -1
+        nbytes = element_size(view.elem)
+        lo = hi = view.offset
+        for size, stride in zip(view.sizes, view.strides, strict=False):
+            lo += min(0, (size - 1) * stride)
+            hi += max(0, (size - 1) * stride)
+        r = self.resolve(call, view.ptr + lo * nbytes, (hi - lo + 1) * nbytes)
+        if r is None:
+            return None
+        if r[0].kind == "host":
+            self.error(DEVICE_ACCESS_HOST_MEMORY, call, f"{r[0].label} is host memory")
+            return None
+        return r[0].index
+
+    def device_memory(self, call: str) -> DeviceMemory:
+        """Kernel loads and stores, checked; the first refused one is recorded."""
+        return _CheckedDeviceMemory(self, call)
+
+    # -- host memory ----------------------------------------------------------
+    def host_alloc(self, size: int, kind: MemoryKind = "host") -> int:
+        self._tick()
+        if size < 0 or size >= MAX_ALLOC:
+            self.error(BAD_SIZE, "host_alloc", f"size {size}")
+            return 0
+        base = self._b_alloc(size, kind, 0)
+        if base == 0:
+            return 0
+        self.allocations.append(
+            Allocation(len(self.allocations), base, size, kind, self._label("alloc"))
+        )
+        return base
+
+    def host_free(self, ptr: int) -> None:
+        self._tick()
+        a = self._freeable("host_free", ptr)
+        if a is not None:
+            self._b_host_free(a)
+
+    def initialize(self, ptr: int, data: bytes) -> None:
+        r = self.resolve("initialize", ptr, len(data))
+        if r is not None:
+            self._b_host_write(r[0], r[1], data)
+
     def _host_target(self, call: str, ptr: int, nbytes: int) -> tuple[Allocation, int] | None:
         r = self.resolve(call, ptr, nbytes)
         if r is not None and r[0].kind == "device":
@@ -386,5 +486,61 @@ class CheckedRuntime:
     def _b_settle(self) -> None:
         raise NotImplementedError
 
+    def _b_launch(self, kernel: Kernel, grid: Dim3, block: Dim3, args: Sequence[KernelArg],
+                  stream: int, reads: frozenset[int], writes: frozenset[int]) -> None:
+        raise NotImplementedError
+
+    def _b_usable(self, alloc: Allocation) -> bool:
+        """Not yet freed, as the device sees it when queued work runs."""
+        return not alloc.freed
+
+    def _b_host_free(self, alloc: Allocation) -> None:
+        """`free`: at once, on the host (a device still using it is a race)."""
+        self._b_free(alloc, 0)
+
+    def _b_device_read(self, a: Allocation, off: int, n: int) -> bytes:
+        raise NotImplementedError
+
+    def _b_device_write(self, a: Allocation, off: int, data: bytes) -> None:
+        raise NotImplementedError
+
     def _b_contents(self, a: Allocation) -> tuple[bytes, bytes | None]:
         raise NotImplementedError
+
+
+class _CheckedDeviceMemory:
+    """A kernel's view of runtime memory: each access resolved and checked;
+    one error per launch (the first refused access), not one per thread."""
+
+    def __init__(self, rt: CheckedRuntime, call: str) -> None:
+        self.rt, self.call, self.failed = rt, call, False
+
+    def _target(self, ptr: int, nbytes: int) -> tuple[Allocation, int] | None:
+        if self.failed:
+            return None
+        rt, call = self.rt, self.call
+        a = rt.find(ptr)
+        off = ptr - a.base if a is not None else 0
+        # Freed is the backend's word: the free that settles the device marks
+        # the registry first, and this access runs inside that settle.
+        if a is None:
+            rt.error(INVALID_POINTER, call, f"{ptr:#x} is in no allocation")
+        elif off + nbytes > a.size:
+            rt.error(OUT_OF_BOUNDS, call, f"{a.label}+{off} size {nbytes} > {a.size}")
+        elif not rt._b_usable(a):
+            rt.error(USE_AFTER_FREE, call, f"{a.label} freed before the kernel ran")
+        elif a.kind == "host":
+            rt.error(DEVICE_ACCESS_HOST_MEMORY, call, f"{a.label} is host memory")
+        else:
+            return a, off
+        self.failed = True
+        return None
+
+    def load(self, ptr: int, nbytes: int) -> bytes | None:
+        r = self._target(ptr, nbytes)
+        return None if r is None else self.rt._b_device_read(r[0], r[1], nbytes)
+
+    def store(self, ptr: int, data: bytes) -> None:
+        r = self._target(ptr, len(data))
+        if r is not None:
+            self.rt._b_device_write(r[0], r[1], data)

@@ -12,15 +12,33 @@ GPU cannot say which bytes were written), so outcomes compare with the
 simulator's.  A host access to managed memory reads it directly; on a GPU
 without concurrent managed access the device is synchronized first (a race
 then goes unseen, but the process survives).
+
+Kernels run as `kernel.cuda` (CUDA C, `oracles.kernel_cuda`) through
+`cupy.RawKernel` on the launch's stream; a kernel without CUDA source is a
+`backend-error`, not a crash.  Which bytes a launch writes is found by
+running the kernel once through the interpreter on a memory that only
+records stores (loads read zeros: the catalogue's addresses never depend on
+loaded values), so the shadow mask equals the simulator's; where that dry
+run fails, the whole extent of every written view counts as written.
+
+Host memory (`host_alloc`, kind "host": `malloc`) is plain pageable process
+memory (a ctypes buffer): the host reads and writes it directly, `memcpy`
+reaches it through `cudaMemcpyDefault` (unified addressing), and a kernel
+never touches it (`CheckedRuntime.launch` refuses such a view first).
+Memsets of any pattern width run as `cudaMemsetAsync` when every byte of the
+pattern is equal, else as `cuMemsetD16/D32Async`, else (64-bit patterns) as a
+`cudaMemcpyAsync` from a host copy of the filled range, kept alive until the
+device has settled.
 """
 
 from __future__ import annotations
 
 import ctypes
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any, TypeVar
 
 from oracles.checked import Allocation, CheckedRuntime
+from oracles.kernel_api import Dim3, Kernel, KernelArg, MemRefView
 from oracles.runtime import BACKEND_ERROR, MemoryKind, Profile
 
 MEMCPY_DEFAULT = 4  # cudaMemcpyDefault
@@ -28,7 +46,7 @@ STREAM_NON_BLOCKING = 1  # cudaStreamNonBlocking
 EVENT_DISABLE_TIMING = 2  # cudaEventDisableTiming
 ATTACH_GLOBAL = 1  # cudaMemAttachGlobal
 ATTR_CONCURRENT_MANAGED_ACCESS = 89  # cudaDevAttrConcurrentManagedAccess
-POINTER_TYPE = {2: "device", 3: "managed"}  # cudaMemoryType
+POINTER_TYPE = {2: "device", 3: "managed"}  # cudaMemoryType (host memory is never asked)
 
 T = TypeVar("T")
 
@@ -51,6 +69,30 @@ def _driver() -> Any:
         return None
 
 
+_RAW_KERNELS: dict[tuple[str, str], Any] = {}
+
+
+def _raw_kernel(cupy: Any, code: str, name: str) -> Any:
+    """One `cupy.RawKernel` per source (it compiles once per device, on first use)."""
+    key = (code, name)
+    if key not in _RAW_KERNELS:
+        _RAW_KERNELS[key] = cupy.RawKernel(code, name)
+    return _RAW_KERNELS[key]
+
+
+class _StoreRecorder:
+    """A `DeviceMemory` that reads zeros and records where the kernel stores."""
+
+    def __init__(self) -> None:
+        self.stores: list[tuple[int, int]] = []
+
+    def load(self, ptr: int, nbytes: int) -> bytes | None:
+        return bytes(nbytes)
+
+    def store(self, ptr: int, data: bytes) -> None:
+        self.stores.append((ptr, len(data)))
+
+
 class CupyRuntime(CheckedRuntime):
     def __init__(self, profile: str | Profile = "cuda", seed: int = 0) -> None:
         super().__init__(profile)
@@ -64,6 +106,8 @@ class CupyRuntime(CheckedRuntime):
         self.rt = runtime
         self.masks: dict[int, bytearray] = {}
         self.bases: dict[int, int] = {}  # allocation base -> real size allocated
+        self.host_buffers: dict[int, ctypes.Array[ctypes.c_char]] = {}  # "host" kind
+        self.staging: list[ctypes.Array[ctypes.c_char]] = []  # sources of pending copies
         self.live_streams: set[int] = set()
         self.live_events: set[int] = set()
         self.driver = _driver()
@@ -119,6 +163,12 @@ class CupyRuntime(CheckedRuntime):
     # -- memory -------------------------------------------------------------
     def _b_alloc(self, size: int, kind: MemoryKind, stream: int) -> int:
         n = max(size, 1)  # a zero-byte cudaMalloc gives no distinct pointer
+        if kind == "host":
+            buf = ctypes.create_string_buffer(n)
+            ptr = ctypes.addressof(buf)
+            self.host_buffers[ptr] = buf
+            self.masks[len(self.allocations)] = bytearray(size)
+            return ptr
         if kind == "managed":
             ptr = self._guard("mem_alloc", lambda: self.rt.mallocManaged(n, ATTACH_GLOBAL), 0)
         else:
@@ -138,6 +188,9 @@ class CupyRuntime(CheckedRuntime):
             return requested
 
     def _b_free(self, alloc: Allocation, stream: int) -> None:
+        if alloc.base in self.host_buffers:  # `free`: copies from it are staged already
+            del self.host_buffers[alloc.base]
+            return
         self.bases.pop(alloc.base, None)
         self._guard("mem_free", lambda: self.rt.free(alloc.base), None)
 
@@ -161,8 +214,15 @@ class CupyRuntime(CheckedRuntime):
         self.masks[dst.index][off : off + n] = b"\x01" * n
 
     def _device_memset(self, ptr: int, pattern: bytes, count: int, stream: int) -> None:
-        if len(set(pattern)) == 1:
-            self.rt.memsetAsync(ptr, pattern[0], len(pattern) * count, stream)
+        while len(pattern) > 1 and pattern[: len(pattern) // 2] == pattern[len(pattern) // 2:]:
+            pattern, count = pattern[: len(pattern) // 2], count * 2  # the narrowest width
+        if len(pattern) == 1:
+            self.rt.memsetAsync(ptr, pattern[0], count, stream)
+            return
+        if len(pattern) == 8:  # no cuMemsetD64: copy the filled range from the host
+            src = ctypes.create_string_buffer(pattern * count, 8 * count)
+            self.staging.append(src)
+            self.rt.memcpyAsync(ptr, ctypes.addressof(src), 8 * count, MEMCPY_DEFAULT, stream)
             return
         value = int.from_bytes(pattern, "little")
         name = {4: "cuMemsetD32Async", 2: "cuMemsetD16Async"}[len(pattern)]
@@ -182,6 +242,80 @@ class CupyRuntime(CheckedRuntime):
         with self.cp.cuda.ExternalStream(stream):
             arr.fill(value)
 
+    # -- kernels --------------------------------------------------------------
+    def _b_launch(self, kernel: Kernel, grid: Dim3, block: Dim3, args: Sequence[KernelArg],
+                  stream: int, reads: frozenset[int], writes: frozenset[int]) -> None:
+        call = f"launch @{kernel.name}"
+        if kernel.cuda is None:
+            self.error(BACKEND_ERROR, call, f"kernel @{kernel.name} has no CUDA source "
+                       "(CupyRuntime runs only kernels with one: the catalogue's)")
+            return
+        written = self._written(kernel, grid, block, args, writes)
+        if not self._guard(call, lambda: self._launch_cuda(kernel, grid, block, args, stream),
+                           False):
+            return
+        for index, lo, hi in written:
+            self.masks[index][lo:hi] = b"\x01" * (hi - lo)
+
+    def _launch_cuda(self, kernel: Kernel, grid: Dim3, block: Dim3,
+                     args: Sequence[KernelArg], stream: int) -> bool:
+        from oracles.kernel_cuda import cuda_args, entry_name
+
+        assert kernel.cuda is not None
+        fn = _raw_kernel(self.cp, kernel.cuda, entry_name(kernel.name))
+        values = cuda_args(kernel.params, args)
+        if stream:
+            with self.cp.cuda.ExternalStream(stream):
+                fn(tuple(grid), tuple(block), values)
+        else:
+            fn(tuple(grid), tuple(block), values)
+        return True
+
+    def _written(self, kernel: Kernel, grid: Dim3, block: Dim3, args: Sequence[KernelArg],
+                 writes: frozenset[int]) -> list[tuple[int, int, int]]:
+        """(allocation index, lo, hi): the byte ranges the launch writes, in
+        allocations of `writes`: exactly, by a dry run of the interpreter, else
+        the whole extent of every written view."""
+        ranges: list[tuple[int, int]] = []
+        try:
+            recorder = _StoreRecorder()
+            kernel.run(grid, block, args, recorder)
+            ranges = recorder.stores
+        except Exception:  # noqa: BLE001 - any failure: fall back to the views' extents
+            from oracles.kernel_interp import view_extent
+
+            for k, arg in enumerate(args):
+                if isinstance(arg, MemRefView) and k in kernel.writes:
+                    extent = view_extent(arg)
+                    if extent is not None:
+                        ranges.append((arg.ptr + extent[0], extent[1] - extent[0]))
+        out = []
+        for ptr, n in ranges:
+            a = self.find(ptr)
+            if a is None or a.index not in writes:
+                continue
+            lo = ptr - a.base
+            out.append((a.index, max(lo, 0), min(lo + n, a.size)))
+        return out
+
+    def _b_device_read(self, a: Allocation, off: int, n: int) -> bytes:
+        """A synchronous device read (the device settled first)."""
+        self._b_settle()
+        buf = ctypes.create_string_buffer(max(n, 1))
+        self._guard("device_read",
+                    lambda: self.rt.memcpy(ctypes.addressof(buf), a.base + off, n,
+                                           MEMCPY_DEFAULT), None)
+        return buf.raw[:n]
+
+    def _b_device_write(self, a: Allocation, off: int, data: bytes) -> None:
+        """A synchronous device write (the device settled first)."""
+        self._b_settle()
+        buf = ctypes.create_string_buffer(data, max(len(data), 1))
+        self._guard("device_write",
+                    lambda: self.rt.memcpy(a.base + off, ctypes.addressof(buf), len(data),
+                                           MEMCPY_DEFAULT), None)
+        self.masks[a.index][off : off + len(data)] = b"\x01" * len(data)
+
     def _b_host_read(self, a: Allocation, off: int, n: int) -> tuple[bytes, bytes | None]:
         if not self.concurrent_managed:
             self._guard("host_read", self.rt.deviceSynchronize, None)
@@ -196,8 +330,11 @@ class CupyRuntime(CheckedRuntime):
 
     def _b_settle(self) -> None:
         self._guard("device_synchronize", self.rt.deviceSynchronize, None)
+        self.staging.clear()
 
     def _b_contents(self, a: Allocation) -> tuple[bytes, bytes | None]:
+        if a.base in self.host_buffers:
+            return ctypes.string_at(a.base, a.size), bytes(self.masks[a.index])
         buf = ctypes.create_string_buffer(max(a.size, 1))
         self._guard(
             "outcome",
@@ -219,3 +356,5 @@ class CupyRuntime(CheckedRuntime):
         self.bases.clear()
         self.live_events.clear()
         self.live_streams.clear()
+        self.host_buffers.clear()
+        self.staging.clear()

@@ -21,24 +21,28 @@ the same either way (`tests/perf/test_differential_fast.py`).
 from __future__ import annotations
 
 import itertools
+import random
 from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
-from oracles.lowered_interp import parse_module, read_fast, residual_gpu_ops, run_function
-from oracles.runtime import Outcome, Runtime
+from oracles.kernel_api import Kernel, MemRefView
+from oracles.lowered_interp import parse_module, read_fast, run_function
+from oracles.mismatch import observables
+from oracles.runtime import DEVICE_RACE, HOST_RACE, Outcome, Runtime
 from oracles.simulated import SimulatedRuntime
-from oracles.source_interp import ArgValue, program_unmodelled
+from oracles.source_interp import ArgValue, bind_buffers, program_unmodelled
 from oracles.source_interp import run_function as run_source
 from verify import fastparse
 from verify.lowered_ir import DEFAULT_PARSER
-from verify.program import Function, Program
+from verify.program import FLOAT_TYPES, Function, MemRefType, Program
 from verify.verdicts import CheckResult, Violation
 
 RuntimeFactory = Callable[[int], Runtime]  # seed -> a fresh runtime
 Assignment = Mapping[str, ArgValue]  # "%cond0" or "f1:%cond0" -> value
 DEFAULT_SIZE = 3
-MAX_ASSIGNMENTS = 4
+MAX_ASSIGNMENTS = 16  # branch assignments run per function: all while 2**k fits
+RACES = (HOST_RACE, DEVICE_RACE)
 
 
 def simulated(profile: str = "cuda") -> RuntimeFactory:
@@ -46,27 +50,48 @@ def simulated(profile: str = "cuda") -> RuntimeFactory:
 
 
 def default_assignments(fn: Function) -> list[dict[str, ArgValue]]:
-    """All-false, all-true, then alternating branch values; sizes DEFAULT_SIZE."""
+    """Every assignment of the function's i1 arguments while there are at most
+    MAX_ASSIGNMENTS, else all-false, all-true, the two alternations and seeded
+    random ones up to that many; other arguments get `default_value`."""
     conds = [a.name for a in fn.args if a.type == "i1"]
-    sizes = {a.name: DEFAULT_SIZE for a in fn.args if a.type != "i1"}
-    if len(conds) <= 2:
+    others = {a.name: default_value(a.type) for a in fn.args
+              if a.type != "i1" and not isinstance(a.type, MemRefType)}
+    if 2 ** len(conds) <= MAX_ASSIGNMENTS:
         patterns = list(itertools.product((False, True), repeat=len(conds)))
     else:
         n = len(conds)
-        patterns = [(False,) * n, (True,) * n,
-                    tuple(i % 2 == 0 for i in range(n)), tuple(i % 2 == 1 for i in range(n))]
-    return [{**sizes, **dict(zip(conds, p, strict=True))} for p in patterns[:MAX_ASSIGNMENTS]]
+        chosen = [(False,) * n, (True,) * n,
+                  tuple(i % 2 == 0 for i in range(n)), tuple(i % 2 == 1 for i in range(n))]
+        rng = random.Random(n)
+        while len(chosen) < MAX_ASSIGNMENTS:
+            p = tuple(rng.random() < 0.5 for _ in range(n))
+            if p not in chosen:
+                chosen.append(p)
+        patterns = chosen
+    return [{**others, **dict(zip(conds, p, strict=True))} for p in patterns]
+
+
+def default_value(type_: Any) -> ArgValue:
+    """An index or integer argument is DEFAULT_SIZE, a float one that as a float
+    (a buffer is made by `bind_buffers` on each runtime)."""
+    return float(DEFAULT_SIZE) if type_ in FLOAT_TYPES else DEFAULT_SIZE
+
+
+def branch_space(fn: Function) -> int:
+    return 2 ** sum(1 for a in fn.args if a.type == "i1")
 
 
 def _for_function(fn: Function, assignment: Assignment) -> dict[str, ArgValue]:
     out: dict[str, ArgValue] = {}
     for a in fn.args:
+        if isinstance(a.type, MemRefType):
+            continue  # made on each runtime by `bind_buffers`
         for key in (f"{fn.name}:{a.name}", a.name):
             if key in assignment:
                 out[a.name] = assignment[key]
                 break
         else:
-            out[a.name] = False if a.type == "i1" else DEFAULT_SIZE
+            out[a.name] = False if a.type == "i1" else default_value(a.type)
     return out
 
 
@@ -174,9 +199,10 @@ def check(
     `parser` for text: "fast" (`verify.fastparse`, xDSL where it declines) or
     "xdsl"; by default `verify.lowered_ir.DEFAULT_PARSER`.  A module is run as
     it is (a `verify.fastparse` one raises `fastparse.Unsupported` where its
-    model falls short: no text to fall back on).
+    model falls short: no text to fall back on).  `schedules` is kept for
+    callers: one (lazy) schedule stands for all (see `_compare`).
     """
-    unmodelled = program_unmodelled(program)  # kernels, host buffers: not run (yet)
+    unmodelled = program_unmodelled(program)  # a kernel the interpreter cannot run
     if unmodelled is not None:
         return CheckResult("differential", "unknown", reason=unmodelled)
     factory = runtime_factory or simulated("cuda")
@@ -204,62 +230,142 @@ def _check_module(
     schedules: int,
     args: Assignment | Sequence[Assignment] | None,
 ) -> CheckResult:
-    residue = residual_gpu_ops(module)
-    if residue:
-        return CheckResult("differential", "not-applicable",
-                           reason="lowering incomplete: residual " + ", ".join(residue))
+    kernels = program_kernels(program)
+    runs = 0
+    space = 0
     for fn in program.functions:
         if args is None:
             assignments: Sequence[Assignment] = default_assignments(fn)
+            space += branch_space(fn)
         elif isinstance(args, Mapping):
             assignments = [args]
+            space += branch_space(fn) if branch_space(fn) == 1 else 0
         else:
             assignments = args
         for assignment in assignments:
             values = _for_function(fn, assignment)
-            for seed in range(schedules):
-                found = _compare_once(fn, module, values, seed, factory, src_factory)
-                if isinstance(found, CheckResult):
-                    return found
-                if found is not None:
-                    detail = (f"@{fn.name} with {_show(values)}, schedule {seed}: "
-                              f"lowered outcome differs in {', '.join(found['differences'])}")
-                    return CheckResult("differential", "violated",
-                                       [Violation("differential", detail, found)])
-    return CheckResult("differential", "holds")
+            found = _compare(fn, module, values, factory, src_factory, kernels)
+            if isinstance(found, CheckResult):
+                return found
+            runs += 1
+            if found is None:
+                continue
+            return CheckResult("differential", "violated",
+                               [Violation("differential", _detail(fn, values, found), found)])
+    return CheckResult("differential", "holds", coverage=_coverage(runs, space))
+
+
+def _coverage(runs: int, space: int) -> str:
+    """What a "holds" covered: branch assignments, schedules, argument values."""
+    if runs == space:
+        return (f"exhaustive: all {runs} branch assignment(s) x every schedule; "
+                f"sizes and scalars {DEFAULT_SIZE}")
+    of = f"{runs} of {space}" if space else f"{runs} given"
+    return f"sampled {of} branch assignments x every schedule; sizes and scalars {DEFAULT_SIZE}"
+
+
+def _detail(fn: Function, values: Mapping[str, ArgValue], found: Mapping[str, Any]) -> str:
+    shown = found["observables"][0] if found.get("observables") else None
+    what = (f"{shown['observable']}: source {shown['source']}, lowered {shown['lowered']}"
+            if shown else ", ".join(found["differences"]))
+    return f"@{fn.name} with {_show(values)}, {found['schedule_name']}: {what}"
 
 
 def _show(values: Mapping[str, ArgValue]) -> str:
-    return "{" + ", ".join(f"{k}={v}" for k, v in values.items()) + "}" if values else "no args"
+    shown = {k: v for k, v in values.items() if not isinstance(v, MemRefView)}
+    return "{" + ", ".join(f"{k}={v}" for k, v in shown.items()) + "}" if shown else "no args"
 
 
-def _compare_once(
-    fn: Function,
-    module: Any,
-    values: dict[str, ArgValue],
-    seed: int,
-    factory: RuntimeFactory,
-    src_factory: RuntimeFactory,
-) -> dict[str, Any] | CheckResult | None:
-    src_rt = src_factory(seed)
+def program_kernels(program: Program) -> dict[str, Kernel]:
+    """What runs each kernel the program launches, by symbol name."""
+    if not program.kernels:
+        return {}
+    from oracles.kernel_interp import catalogue_kernel
+
+    return {ref.name: catalogue_kernel(ref) for ref in program.kernels}
+
+
+def _lowered_args(fn: Function, values: Mapping[str, ArgValue]) -> list[Any]:
+    """Positional arguments of the lowered function: a memref expanded into
+    its descriptor's fields (allocated, aligned, offset, sizes, strides), as
+    the LLVM calling convention of `func-to-llvm` passes it."""
+    out: list[Any] = []
+    for a in fn.args:
+        v = values[a.name]
+        if isinstance(v, MemRefView):
+            out += [v.ptr, v.ptr, v.offset, *v.sizes, *v.strides]
+        elif isinstance(v, float) and not isinstance(v, bool):
+            out.append(v)
+        else:
+            out.append(int(v))
+    return out
+
+
+def _run_source(fn: Function, values: dict[str, ArgValue], rt: Runtime
+                ) -> tuple[Any, Any] | CheckResult:
     try:
-        src = run_source(fn, values, src_rt)
+        bound = {**values, **bind_buffers(fn, rt, DEFAULT_SIZE)}
+        src = run_source(fn, bound, rt)
     finally:
-        src_rt.close()
+        rt.close()
     if src.status != "ok" or src.outcome is None:
-        return CheckResult("differential", "not-applicable", reason=src.reason)
-    low_rt = factory(seed)
+        return CheckResult("differential", "unknown",
+                           reason=f"reference semantics: {src.reason}")
+    return src, src.outcome
+
+
+def _run_lowered(fn: Function, module: Any, values: dict[str, ArgValue], rt: Runtime,
+                 kernels: Mapping[str, Kernel]) -> Any:
     try:
-        positional = [int(values[a.name]) for a in fn.args]
-        low = run_function(module, fn.name, positional, low_rt)
+        bound = {**values, **bind_buffers(fn, rt, DEFAULT_SIZE)}
+        low = run_function(module, fn.name, _lowered_args(fn, bound), rt, kernels=kernels)
     finally:
-        low_rt.close()
-    if low.status == "incomplete":
-        return CheckResult("differential", "not-applicable", reason=low.reason)
+        rt.close()
     if low.status != "ok" or low.outcome is None:
         return CheckResult("differential", "unknown",
                            reason=f"lowered interpreter: {low.status}: {low.reason}")
-    compare_handles = not src.unawaited
+    return low
+
+
+def _races(outcome: Outcome) -> list[str]:
+    return [f"{e.kind} at {e.loc or '?'}" for e in outcome.errors if e.kind in RACES]
+
+
+def _compare(
+    fn: Function,
+    module: Any,
+    values: dict[str, ArgValue],
+    factory: RuntimeFactory,
+    src_factory: RuntimeFactory,
+    kernels: Mapping[str, Kernel],
+) -> dict[str, Any] | CheckResult | None:
+    """One assignment, on the lazy schedule (seed 0: no device work runs
+    before the host forces it): the mismatch, or None.
+
+    The simulator flags every access unordered with queued work, whatever the
+    schedule, and the lazy one leaves the most work queued.  So when the
+    source does not race there, its conflicting work is ordered and every
+    legal schedule gives the same outcome: this one run stands for all of
+    them, and a lowered run that differs (a race it added included) differs
+    on some schedule the source allows on none.  A source that races has no
+    one outcome to compare with: unknown."""
+    src = _run_source(fn, values, src_factory(0))
+    if isinstance(src, CheckResult):
+        return src
+    races = _races(src[1])
+    if races:
+        return CheckResult("differential", "unknown", reason=(
+            f"the source itself races ({', '.join(races[:2])}) with {_show(values)}: its "
+            "outcome depends on the schedule, so no lowered outcome can be shown wrong"))
+    low = _run_lowered(fn, module, values, factory(0), kernels)
+    if isinstance(low, CheckResult):
+        return low
+    return _mismatch(fn, values, 0, src[0], low)
+
+
+def _mismatch(fn: Function, values: Mapping[str, ArgValue], seed: int, src: Any,
+              low: Any) -> dict[str, Any] | None:
+    compare_handles = not src.unawaited and not low.token_residue
     s_norm = normalize(src.outcome, compare_handles)
     l_norm = normalize(low.outcome, compare_handles)
     diffs = differences(s_norm, l_norm)
@@ -267,10 +373,13 @@ def _compare_once(
         return None
     return {
         "function": fn.name,
-        "args": {k: (bool(v) if isinstance(v, bool) else int(v)) for k, v in values.items()},
+        "args": {k: (bool(v) if isinstance(v, bool) else v) for k, v in values.items()
+                 if not isinstance(v, MemRefView)},
         "schedule": seed,
+        "schedule_name": "lazy schedule" if seed == 0 else f"schedule {seed}",
         "profile": low.outcome.profile,
         "differences": diffs,
+        "observables": observables(s_norm, l_norm, diffs),
         "unawaited_tokens": src.unawaited,
         "source": s_norm,
         "lowered": l_norm,

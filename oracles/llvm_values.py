@@ -121,8 +121,22 @@ def signed(v: int, w: int) -> int:
     return v - (1 << w) if v >> (w - 1) else v
 
 
+def bf16_bits(value: float) -> int:
+    """The bf16 bits of a float: its f32 bits rounded to the upper half (ties to even)."""
+    bits = int.from_bytes(struct.pack("<f", value), "little")
+    if (bits >> 23) & 0xFF == 0xFF and bits & 0x7FFFFF:  # NaN: keep it quiet
+        return (bits >> 16) | 0x40
+    return ((bits + 0x7FFF + ((bits >> 16) & 1)) >> 16) & 0xFFFF
+
+
+def bf16_value(bits: int) -> float:
+    return float(struct.unpack("<f", ((bits & 0xFFFF) << 16).to_bytes(4, "little"))[0])
+
+
 def decode(data: bytes, t: Attribute | str) -> Any:
     name = type_name(t)
+    if name == "bf16":
+        return bf16_value(int.from_bytes(data, "little"))
     if name in FLOAT_FMT:
         return struct.unpack(FLOAT_FMT[name], data)[0]
     return int.from_bytes(data, "little")
@@ -130,6 +144,9 @@ def decode(data: bytes, t: Attribute | str) -> Any:
 
 def encode(value: Any, t: Attribute | str) -> bytes:
     name = type_name(t)
+    if name == "bf16":
+        bits = bf16_bits(value) if isinstance(value, float) else int(value or 0)
+        return (bits & 0xFFFF).to_bytes(2, "little")
     if name in FLOAT_FMT:
         return struct.pack(FLOAT_FMT[name], float(value))
     n = layout(t)[0]

@@ -15,9 +15,11 @@ ints (0 is null), floats are floats, and LLVM aggregates are `Agg`s keyed by
 position.  Host loads and stores go to the runtime as `host_read` /
 `host_write`, so the runtime checks memory kinds and races.
 
-A module that still holds `gpu.*` ops is "incomplete": its outcome cannot be
-compared with the source's.  Anything else the walker does not model ends
-the run as "unsupported", with the op named; no input crashes the harness.
+`gpu.launch_func` and the `gpu.*` ops a lowering left behind are run by
+`oracles.lowered_gpu` (launches on their stream, residues with their source
+meaning).  `malloc`/`free` (host buffers) are host memory on the runtime.
+Anything else the walker does not model ends the run as "unsupported", with
+the op named; no input crashes the harness.
 """
 
 from __future__ import annotations
@@ -40,7 +42,8 @@ from xdsl.dialects.builtin import (
 from xdsl.ir import Attribute, Block, Operation, Region, SSAValue
 from xdsl.parser import Parser
 
-from oracles import fast_ir
+from oracles import fast_ir, lowered_gpu
+from oracles.kernel_api import Kernel, KernelUnsupported
 from oracles.llvm_values import (
     ARITH_BINARY,
     BINARY,
@@ -48,6 +51,8 @@ from oracles.llvm_values import (
     ICMP,
     Agg,
     Unsupported,
+    bf16_bits,
+    bf16_value,
     constant_value,
     decode,
     encode,
@@ -64,6 +69,7 @@ from oracles.runtime import Outcome, Runtime
 from verify import fastparse
 
 LoweredStatus = Literal["ok", "incomplete", "unsupported", "error"]
+RESIDUES = ("gpu.wait", "gpu.alloc", "gpu.dealloc", "gpu.memset", "gpu.memcpy")
 STEP_LIMIT = 200_000
 DYNAMIC_INDEX = -2147483648
 
@@ -129,14 +135,19 @@ class LoweredRun:
     trace: list[NormalizedCall] = field(default_factory=list)
     raw_trace: list[RawCall] = field(default_factory=list)
     reason: str = ""
+    token_residue: bool = False  # handle counts depend on an op left unlowered
 
 
 _Flow = tuple[str, Any] | None  # ("br", (block, values)) / ("yield" | "return", values)
 
 
 class _Machine:
-    def __init__(self, module: Any, rt: Runtime) -> None:
+    def __init__(self, module: Any, rt: Runtime,
+                 kernels: Mapping[str, Kernel] | None = None) -> None:
         self.rt = rt
+        self.kernels = dict(kernels or {})  # kernel symbol name -> what runs it
+        self.token_residue = False  # a leftover gpu op took or made a token
+        self.residue_streams: set[int] = set()  # the streams residues' tokens are
         self.env: dict[SSAValue, Any] = {}
         self.steps = 0
         self.raw: list[RawCall] = []
@@ -188,7 +199,13 @@ class _Machine:
         name = op_name(op)
         dialect, _, short = name.partition(".")
         if dialect == "gpu":
-            raise Unsupported(f"residual {name}")
+            if name == "gpu.launch_func":
+                lowered_gpu.launch_func(self, op)
+            elif name in RESIDUES:
+                lowered_gpu.residue(self, op, name)
+            else:
+                raise Unsupported(f"residual {name}")
+            return None
         handler = _HANDLERS.get(name)
         if handler is not None:
             return handler(self, op)
@@ -197,6 +214,10 @@ class _Machine:
         if dialect == "arith" and short in ARITH_BINARY:
             return self.binary(op, ARITH_BINARY[short])
         raise Unsupported(f"op {name}")
+
+    @staticmethod
+    def loc_of(op: Any) -> str | None:
+        return op_loc(op)
 
     def set(self, op: Operation, *values: Any) -> _Flow:
         for r, value in zip(op.results, values, strict=False):
@@ -218,9 +239,19 @@ class _Machine:
         fn = self.funcs.get(name)
         if fn is not None and fn.regions and fn.regions[0].blocks:
             return self.set(op, *self.call_function(name, args))
+        if name in ("malloc", "free") and len(args) == 1:  # memref.alloc's host memory
+            self.rt.set_location(op_loc(op))
+            if name == "malloc":
+                return self.set(op, self.rt.host_alloc(int(args[0] or 0)))
+            self.rt.host_free(int(args[0] or 0))
+            return None
         kinds = "".join("p" if type_name(x.type) == "!llvm.ptr" else "i" for x in op.operands)
         loc = op_loc(op)
         self.rt.set_location(loc)
+        if self.residue_streams and lowered_gpu.event_use(
+                self, name, [int(a or 0) for a in args]):
+            self.raw.append(RawCall(name, tuple(int(a or 0) for a in args), kinds, None, loc))
+            return self.set(op, None)
         try:
             result = dispatch(self.rt, name, [int(a or 0) for a in args], kinds)
         except UnknownCall as e:
@@ -286,6 +317,10 @@ class _Machine:
     def bitcast(self, op: Operation) -> _Flow:
         src, dst = type_name(op.operands[0].type), type_name(op.results[0].type)
         value = self.v(op.operands[0])
+        if src == "bf16" and dst != "bf16":
+            return self.set(op, bf16_bits(float(value)))
+        if dst == "bf16" and src != "bf16":
+            return self.set(op, bf16_value(int(value)))
         if src in FLOAT_FMT and dst not in FLOAT_FMT:
             value = int.from_bytes(struct.pack(FLOAT_FMT[src], value), "little")
         elif dst in FLOAT_FMT and src not in FLOAT_FMT:
@@ -303,7 +338,14 @@ class _Machine:
     def cast(self, op: Operation) -> _Flow:
         if len(op.operands) != len(op.results):
             raise Unsupported("unrealized_conversion_cast with N:M values")
-        return self.set(op, *(self.v(x) for x in op.operands))
+        values = []
+        for x, r in zip(op.operands, op.results, strict=True):
+            value = self.v(x)
+            if isinstance(value, lowered_gpu.ResidueToken) and \
+                    "gpu.async.token" not in type_name(r.type):
+                value = value.stream  # see lowered_gpu: where it is used as an event
+            values.append(value)
+        return self.set(op, *values)
 
     # -- structured control flow ---------------------------------------------
     def scf_if(self, op: Operation) -> _Flow:
@@ -389,6 +431,8 @@ _HANDLERS: dict[str, Callable[[_Machine, Operation], _Flow]] = {
     "llvm.getelementptr": _Machine.gep,
     "llvm.ptrtoint": lambda m, op: m.set(op, m.v(op.operands[0])),
     "llvm.inttoptr": lambda m, op: m.set(op, m.v(op.operands[0])),
+    # One flat address space here: a pointer keeps its value across spaces.
+    "llvm.addrspacecast": lambda m, op: m.set(op, m.v(op.operands[0])),
     "llvm.bitcast": _Machine.bitcast,
     "llvm.trunc": lambda m, op: m.resize(op, sign_extend=False),
     "llvm.zext": lambda m, op: m.resize(op, sign_extend=False),
@@ -429,26 +473,31 @@ def run_functions(
     lowered: str | Operation | fastparse.Op,
     calls: Sequence[tuple[str, Sequence[Any]]],
     rt: Runtime,
+    kernels: Mapping[str, Kernel] | None = None,
 ) -> LoweredRun:
     """Run `calls` ((function, positional args), ...) in order on one runtime.
 
-    Text is parsed with xDSL.  On a `verify.fastparse` module, what its model
-    does not cover raises `fastparse.Unsupported` rather than ending the run.
+    `kernels`: what runs each kernel a `gpu.launch_func` names (by symbol
+    name).  Arguments are ints, floats, or memref descriptors (`Agg`s) for a
+    function that takes memrefs unexpanded.  Text is parsed with xDSL.  On a
+    `verify.fastparse` module, what its model does not cover raises
+    `fastparse.Unsupported` rather than ending the run.
     """
     try:
         module = _as_module(lowered)
     except Exception as e:  # a parse failure is a verdict input, not a crash
         return LoweredRun("error", None, reason=f"cannot parse the lowered module: {e}")
-    residue = residual_gpu_ops(module)
-    if residue:
-        return LoweredRun("incomplete", None, reason="residual " + ", ".join(residue))
-    machine = _Machine(module, rt)
+    machine = _Machine(module, rt, kernels)
     status: LoweredStatus = "ok"
     reason = ""
+    outcome: Outcome | None = None
     try:
         for name, args in calls:
-            machine.call_function(name, [int(a) for a in args])
-    except Unsupported as e:
+            machine.call_function(name, list(args))
+        rt.set_location(None)
+        lowered_gpu.release(machine)
+        outcome = rt.outcome()  # queued kernels run here at the latest
+    except (Unsupported, KernelUnsupported) as e:
         status, reason = "unsupported", str(e)
     except fastparse.Unsupported:
         raise
@@ -456,9 +505,8 @@ def run_functions(
         if isinstance(module, fastparse.Op):  # its message would name fast objects
             raise fastparse.Unsupported(f"{type(e).__name__}: {e}") from e
         status, reason = "error", f"{type(e).__name__}: {e}"
-    rt.set_location(None)
-    outcome = rt.outcome() if status == "ok" else None
-    return LoweredRun(status, outcome, normalize_trace(machine.raw), machine.raw, reason)
+    return LoweredRun(status, outcome, normalize_trace(machine.raw), machine.raw, reason,
+                      machine.token_residue)
 
 
 def run_function(
@@ -467,8 +515,9 @@ def run_function(
     args: Sequence[Any] | Mapping[str, Any],
     rt: Runtime,
     arg_names: Sequence[str] = (),
+    kernels: Mapping[str, Kernel] | None = None,
 ) -> LoweredRun:
     """Run one function; `args` positional, or by source name with `arg_names`."""
     if isinstance(args, Mapping):
         args = [args[n] for n in arg_names]
-    return run_functions(lowered, [(name, args)], rt)
+    return run_functions(lowered, [(name, args)], rt, kernels)

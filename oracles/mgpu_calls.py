@@ -33,6 +33,7 @@ SIGNATURES: dict[str, tuple[str, ...]] = {
     "mgpuMemcpy": ("ppip",),
     "mgpuMemset32": ("piip",),
     "mgpuMemset16": ("piip",),
+    "mgpuMemset64": ("piip",),  # split API: 64-bit patterns
 }
 CREATES = {"mgpuStreamCreate": "s", "mgpuEventCreate": "e", "mgpuMemAlloc": "m",
            "mgpuMemAllocAsync": "m"}
@@ -96,6 +97,8 @@ def dispatch(rt: Runtime, callee: str, args: Sequence[int], kinds: str) -> int |
         rt.memset32(a[0], a[1], a[2], a[3])
     elif callee == "mgpuMemset16":
         rt.memset16(a[0], a[1], a[2], a[3])
+    elif callee == "mgpuMemset64":
+        rt.memset64(a[0], a[1], a[2], a[3])
     return None
 
 

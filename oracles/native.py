@@ -11,6 +11,26 @@ dialect, `mlir-translate --mlir-to-llvmir` checks that it translates, and
 The shim logs every call; `NativeRun.trace` is that log, normalized like the
 interpreter's trace, so the two must be equal call for call.
 
+Kernels: a lowered module that keeps a `gpu.module` and `gpu.launch_func`
+(what `gpu.module(convert-gpu-to-nvvm),gpu-to-llvm` leaves on 19 and 22) is
+finished with `KERNEL_PASSES` as well: `nvvm-attach-target` and
+`gpu-module-to-binary{format=llvm}` turn the (now fully LLVM) `gpu.module`
+into a `gpu.binary` holding NVVM bitcode, with no CUDA toolkit, ptxas or
+GPU; the LLVM translation of `gpu.binary` / `gpu.launch_func` then emits
+`mgpuModuleLoad`, `mgpuModuleGetFunction`, `mgpuLaunchKernel` and
+`mgpuModuleUnload` (22: load and unload in a global constructor and
+destructor; 19: around each launch).  The shim logs those calls and runs no
+device code.  In the trace, each `mgpuLaunchKernel` becomes
+`RawCall("launch", (gx, gy, gz, bx, by, bz, stream), "iiiiiip")` (normalized:
+`("launch", (gx, gy, gz, bx, by, bz, "s0"))`, as the interpreter records a
+launch); module load, function look-up and unload are setup, kept in
+`NativeRun.setup` and not in the trace.  A launch without a stream operand
+gets a stream from the translation itself (`mgpuStreamCreate`, launch,
+`mgpuStreamSynchronize`, `mgpuStreamDestroy`): those calls are real, so they
+are in the trace.  A toolchain that cannot serialize a `gpu.module` (before
+LLVM 18, or built without the NVPTX target) reports status "unsupported" for
+kernel programs.
+
 The toolchain is the newest LLVM found (22 first): LLVM 19's
 `convert-cf-to-llvm` cannot convert the index-typed blocks that
 `convert-scf-to-cf` makes inside an `llvm.func` (and `gpu-to-llvm` has already
@@ -41,9 +61,29 @@ FINISH_PIPELINE = (
     "builtin.module(convert-scf-to-cf,convert-cf-to-llvm,convert-arith-to-llvm,"
     "finalize-memref-to-llvm,convert-func-to-llvm,reconcile-unrealized-casts)"
 )
+KERNEL_PASSES = "nvvm-attach-target,gpu-module-to-binary{format=llvm}"
 NEWEST_FIRST = (22, 21, 20, 19, 18, 17)
-NativeStatus = Literal["ok", "pipeline-failed", "translate-failed", "run-failed", "timeout"]
-ArgSpec = tuple[str, int]  # (source type "i1" | "index", value)
+NativeStatus = Literal["ok", "pipeline-failed", "translate-failed", "run-failed", "timeout",
+                       "unsupported"]
+ArgSpec = tuple[str, int]  # (type "i1" | "index" | "ptr", value)
+# Shim calls that set a kernel up: not runtime calls the interpreter traces.
+SETUP_CALLS = frozenset({"mgpuModuleLoad", "mgpuModuleLoadJIT", "mgpuModuleGetFunction",
+                         "mgpuModuleUnload"})
+LAUNCH_KINDS = "piiiiiiipi"  # mgpuLaunchKernel(fn, gx, gy, gz, bx, by, bz, smem, stream, n)
+_KERNELS = re.compile(r"\bgpu\.(module|launch_func)\b")  # custom or generic form
+_PROBE = """module attributes {gpu.container_module} {
+  gpu.module @probe {
+    llvm.func @k() attributes {gpu.kernel, nvvm.kernel} {
+      llvm.return
+    }
+  }
+  llvm.func @main() {
+    %c1 = llvm.mlir.constant(1 : i64) : i64
+    gpu.launch_func @probe::@k blocks in (%c1, %c1, %c1) threads in (%c1, %c1, %c1) : i64
+    llvm.return
+  }
+}
+"""
 
 
 @dataclass
@@ -52,6 +92,12 @@ class NativeRun:
     trace: list[NormalizedCall] = field(default_factory=list)
     raw_trace: list[RawCall] = field(default_factory=list)
     detail: str = ""
+    setup: list[RawCall] = field(default_factory=list)  # module load / look-up / unload
+
+
+def has_kernels(lowered: str) -> bool:
+    """Whether a lowered module still holds a `gpu.module` or `gpu.launch_func`."""
+    return _KERNELS.search(lowered) is not None
 
 
 def _tool(*names: str) -> str | None:
@@ -120,8 +166,13 @@ def entry_function(calls: Sequence[tuple[str, Sequence[ArgSpec]]]) -> str:
             llvm_type = "i1" if type_ == "i1" else "i64"
             constant = f"llvm.mlir.constant({int(value)} : {llvm_type}) : {llvm_type}"
             lines.append(f"    %a{n} = {constant}")
-            names.append(f"%a{n}")
-            types.append(llvm_type)
+            if type_ == "ptr":  # a field of a lowered memref descriptor
+                lines.append(f"    %p{n} = llvm.inttoptr %a{n} : i64 to !llvm.ptr")
+                names.append(f"%p{n}")
+                types.append("!llvm.ptr")
+            else:
+                names.append(f"%a{n}")
+                types.append(llvm_type)
             n += 1
         lines.append(f"    llvm.call @{name}({', '.join(names)}) : ({', '.join(types)}) -> ()")
     lines += ["    llvm.return", "  }"]
@@ -161,6 +212,20 @@ def parse_shim_trace(text: str) -> list[RawCall]:
     return calls
 
 
+def split_trace(raw: Sequence[RawCall]) -> tuple[list[RawCall], list[RawCall]]:
+    """(runtime calls, setup calls): each launch as the interpreter records it."""
+    calls, setup = [], []
+    for call in raw:
+        if call.callee in SETUP_CALLS:
+            setup.append(call)
+        elif call.callee == "mgpuLaunchKernel" and call.kinds == LAUNCH_KINDS:
+            grid_block, stream = call.args[1:7], call.args[8]
+            calls.append(RawCall("launch", (*grid_block, stream), "iiiiiip", None, call.loc))
+        else:
+            calls.append(call)
+    return calls, setup
+
+
 class NativeRunner:
     """Runs lowered modules natively; one compiled shim per runner."""
 
@@ -178,6 +243,8 @@ class NativeRunner:
         self.dir = Path(self._dir.name)
         self.shim = build_shim(self.tools.cc, self.dir)
         self._count = 0
+        self._kernel_problem: str | None = None
+        self._kernels_probed = False
 
     def close(self) -> None:
         self._dir.cleanup()
@@ -193,23 +260,55 @@ class NativeRunner:
         return subprocess.run(cmd, input=stdin, capture_output=True, text=True,
                               timeout=self.timeout_s, env=env)
 
+    def kernel_problem(self) -> str | None:
+        """Why this toolchain cannot run kernel programs (None: it can)."""
+        if not self._kernels_probed:
+            self._kernels_probed = True
+            self._kernel_problem = self._probe_kernels()
+        return self._kernel_problem
+
+    def _probe_kernels(self) -> str | None:
+        name = Path(self.tools.opt).name
+        try:
+            proc = self._run([self.tools.opt, f"--pass-pipeline=builtin.module({KERNEL_PASSES})"],
+                             stdin=_PROBE)
+            if proc.returncode != 0:
+                first = (proc.stderr.strip().splitlines() or ["no message"])[0]
+                return f"{self.tools.opt} cannot serialize a gpu.module ({KERNEL_PASSES}): {first}"
+            if self.tools.translate:
+                tr = self._run([self.tools.translate, "--mlir-to-llvmir"], stdin=proc.stdout)
+                if tr.returncode != 0 or "mgpuLaunchKernel" not in tr.stdout:
+                    first = (tr.stderr.strip().splitlines() or ["no launch call"])[0]
+                    return f"{self.tools.translate} does not lower gpu.launch_func: {first}"
+        except subprocess.TimeoutExpired:
+            return f"{name} timed out on the kernel probe"
+        return None
+
     def run(self, lowered: str, calls: Sequence[tuple[str, Sequence[ArgSpec]]]) -> NativeRun:
         """Finish lowering `lowered` (gpu-to-llvm output), run `calls`, return the trace."""
         self._count += 1
         work = self.dir / f"run{self._count}"
         work.mkdir()
+        kernels = has_kernels(lowered)
+        if kernels:
+            problem = self.kernel_problem()
+            if problem is not None:
+                return NativeRun("unsupported", detail=problem)
         try:
-            return self._run_in(work, add_entry(lowered, calls))
+            return self._run_in(work, add_entry(lowered, calls), kernels)
         except subprocess.TimeoutExpired as e:
             return NativeRun("timeout", detail=f"{e.cmd[0]} took over {self.timeout_s}s")
 
-    def _run_in(self, work: Path, text: str) -> NativeRun:
+    def _run_in(self, work: Path, text: str, kernels: bool = False) -> NativeRun:
         if self.reprint_opt != self.tools.opt:
             proc = self._run([self.reprint_opt], stdin=text)
             if proc.returncode != 0:
                 return NativeRun("pipeline-failed", detail=proc.stderr.strip())
             text = proc.stdout
-        proc = self._run([self.tools.opt, f"--pass-pipeline={FINISH_PIPELINE}"], stdin=text)
+        pipeline = FINISH_PIPELINE
+        if kernels:  # the gpu.module is all LLVM now: serialize it
+            pipeline = f"{FINISH_PIPELINE[:-1]},{KERNEL_PASSES})"
+        proc = self._run([self.tools.opt, f"--pass-pipeline={pipeline}"], stdin=text)
         if proc.returncode != 0:
             return NativeRun("pipeline-failed", detail=proc.stderr.strip())
         llvm_mlir = work / "module.mlir"
@@ -223,8 +322,9 @@ class NativeRunner:
         env = {**os.environ, "MGPU_SHIM_TRACE": str(trace_path)}
         run = self._run([self.tools.runner, str(llvm_mlir), "-e", ENTRY,
                          "-entry-point-result=void", f"--shared-libs={self.shim}"], env=env)
-        raw = parse_shim_trace(trace_path.read_text() if trace_path.exists() else "")
+        raw, setup = split_trace(
+            parse_shim_trace(trace_path.read_text() if trace_path.exists() else ""))
         if run.returncode != 0:
             return NativeRun("run-failed", normalize_trace(raw), raw,
-                             f"exit {run.returncode}: {run.stderr.strip()[-2000:]}")
-        return NativeRun("ok", normalize_trace(raw), raw)
+                             f"exit {run.returncode}: {run.stderr.strip()[-2000:]}", setup)
+        return NativeRun("ok", normalize_trace(raw), raw, setup=setup)

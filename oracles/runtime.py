@@ -16,10 +16,13 @@ that takes one except allocation, so a null queue is an error there.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field
 from typing import Any, Literal, Protocol, runtime_checkable
 
-MemoryKind = Literal["device", "managed"]
+from oracles.kernel_api import Dim3, Kernel, KernelArg
+
+MemoryKind = Literal["device", "managed", "host"]  # host: malloc'd, not device-visible
 
 # Error kinds a runtime records (stable strings: outcomes are compared on them).
 INVALID_HANDLE = "invalid-handle"  # a stream/event the runtime never created
@@ -31,6 +34,8 @@ OUT_OF_BOUNDS = "out-of-bounds"
 USE_AFTER_FREE = "use-after-free"
 DOUBLE_FREE = "double-free"
 HOST_ACCESS_DEVICE_MEMORY = "host-access-device-memory"
+DEVICE_ACCESS_HOST_MEMORY = "device-access-host-memory"  # a kernel touched host memory
+BAD_LAUNCH = "bad-launch"  # a zero or negative grid/block dimension
 HOST_RACE = "host-race"  # host access while unfinished device work touches it
 DEVICE_RACE = "device-race"  # two unordered device operations conflict
 BAD_SIZE = "bad-size"
@@ -165,6 +170,27 @@ class Runtime(Protocol):
     def memcpy(self, dst: int, src: int, nbytes: int, stream: int) -> None: ...
     def memset32(self, dst: int, value: int, count: int, stream: int) -> None: ...
     def memset16(self, dst: int, value: int, count: int, stream: int) -> None: ...
+    def memset8(self, dst: int, value: int, count: int, stream: int) -> None: ...
+    def memset64(self, dst: int, value: int, count: int, stream: int) -> None: ...
+
+    def launch(self, kernel: Kernel, grid: Dim3, block: Dim3, args: Sequence[KernelArg],
+               stream: int) -> None:
+        """Queue `kernel` over the grid on `stream` (kernel_api.Kernel)."""
+        ...
+
+    def host_alloc(self, size: int, kind: MemoryKind = "host") -> int:
+        """Host memory (`malloc`; `managed` for a buffer the caller passes in)."""
+        ...
+
+    def host_free(self, ptr: int) -> None: ...
+
+    def is_live(self, handle: int) -> bool:
+        """A stream or event this runtime made and nothing destroyed yet."""
+        ...
+
+    def initialize(self, ptr: int, data: bytes) -> None:
+        """Set bytes before the run starts (an argument's contents): no access recorded."""
+        ...
 
     def host_read(self, ptr: int, nbytes: int) -> bytes | None:
         """A host load; None when refused (device memory, freed, out of bounds)."""

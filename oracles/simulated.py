@@ -22,10 +22,11 @@ host sees the un-run state, so the racy read also shows as a different value.
 from __future__ import annotations
 
 import random
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from oracles.checked import Allocation, CheckedRuntime
+from oracles.kernel_api import Dim3, Kernel, KernelArg
 from oracles.runtime import DEVICE_RACE, HOST_RACE, USE_AFTER_FREE, MemoryKind, Profile
 
 STREAM_BASE = 0x7E00_0000_0000
@@ -248,6 +249,31 @@ class SimulatedRuntime(CheckedRuntime):
                 d.mask[off : off + n] = b"\x01" * n
 
         self._enqueue(stream, f"memset{8 * len(pattern)}", run, writes=frozenset({dst.index}))
+
+    def _b_host_free(self, alloc: Allocation) -> None:
+        self._host_race("host_free", alloc, write=True)
+        self.memory[alloc.index].freed = True
+
+    def _b_launch(self, kernel: Kernel, grid: Dim3, block: Dim3, args: Sequence[KernelArg],
+                  stream: int, reads: frozenset[int], writes: frozenset[int]) -> None:
+        call = f"launch @{kernel.name}"
+
+        def run() -> None:
+            kernel.run(grid, block, args, self.device_memory(call))
+
+        self._enqueue(stream, call, run, writes=writes, reads=reads)
+
+    def _b_usable(self, alloc: Allocation) -> bool:
+        return not self.memory[alloc.index].freed
+
+    def _b_device_read(self, a: Allocation, off: int, n: int) -> bytes:
+        mem = self.memory[a.index]
+        return bytes(mem.data[off : off + n])
+
+    def _b_device_write(self, a: Allocation, off: int, data: bytes) -> None:
+        mem = self.memory[a.index]
+        mem.data[off : off + len(data)] = data
+        mem.mask[off : off + len(data)] = b"\x01" * len(data)
 
     def _host_race(self, call: str, a: Allocation, write: bool) -> None:
         for p in self.pending:

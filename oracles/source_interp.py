@@ -14,10 +14,14 @@ the source has no streams, so its outcome never shows a live one.
 What the outcome cannot show, `SourceRun` adds: the tokens the executed path
 left un-awaited (a lowering may then legitimately leave streams live).
 
-Kernels, host buffers (`memref.alloc`) and buffers passed in as arguments
-are not run here (the runtime has no kernel launch and no host memory): a
-function with any of them is `unknown`, naming the first such op or
-argument (`unmodelled`), never a guess.
+A kernel launch is device work like a memset: queued on the op's stream
+with `Runtime.launch`, its `gpu.func` body run over the grid by
+`oracles.kernel_interp` when the scheduler runs it (a kernel using an op that
+interpreter does not model makes the run `unsupported`, naming the op).  A
+synchronous launch is synchronized at once, as a synchronous memset is.
+Host buffers (`memref.alloc`) are host memory (`Runtime.host_alloc`); a
+buffer passed in is managed memory the caller made (`bind_buffers`), filled
+with element k = k + 1 so that what the program does to it shows.
 """
 
 from __future__ import annotations
@@ -28,8 +32,10 @@ from dataclasses import dataclass, field
 from math import prod
 from typing import Literal
 
+from oracles.kernel_api import KernelArg, KernelUnsupported, MemRefView
 from oracles.runtime import Outcome, Runtime
 from verify.program import (
+    FLOAT_TYPES,
     Alloc,
     Dealloc,
     Dim,
@@ -54,7 +60,7 @@ ELEM_BYTES = {"f16": 2, "bf16": 2, "f32": 4, "f64": 8, "i1": 1, "i8": 1, "i16": 
               "i64": 8, "index": 8}
 _PACK = {"f16": "<e", "f32": "<f", "f64": "<d", "i8": "<b", "i16": "<h", "i32": "<i", "i64": "<q"}
 
-ArgValue = int | bool
+ArgValue = int | bool | float | MemRefView
 SourceStatus = Literal["ok", "unsupported", "unknown"]
 
 
@@ -84,11 +90,57 @@ class SourceRun:
 class _Buffer:
     ptr: int
     type: MemRefType
-    elems: int
+    sizes: tuple[int, ...]
+
+    @property
+    def elems(self) -> int:
+        return prod(self.sizes)
 
     @property
     def nbytes(self) -> int:
         return self.elems * ELEM_BYTES[self.type.elem]
+
+    def view(self) -> MemRefView:
+        return MemRefView(self.ptr, 0, self.sizes, row_major_strides(self.sizes),
+                          self.type.elem)
+
+
+def row_major_strides(sizes: tuple[int, ...]) -> tuple[int, ...]:
+    strides, step = [], 1
+    for size in reversed(sizes):
+        strides.append(step)
+        step *= size
+    return tuple(reversed(strides))
+
+
+def argument_sizes(t: MemRefType, default: int) -> tuple[int, ...]:
+    """The shape of a buffer passed in: dynamic dimensions are `default`."""
+    return tuple(default if d is None else d for d in t.shape)
+
+
+def bind_buffers(fn: Function, rt: Runtime, default_size: int) -> dict[str, MemRefView]:
+    """The buffers `fn` takes, made on `rt` as its caller would: managed memory
+    labelled by the argument ("%buf0#0"), element k holding k + 1."""
+    out: dict[str, MemRefView] = {}
+    for arg in fn.args:
+        if not isinstance(arg.type, MemRefType):
+            continue
+        sizes = argument_sizes(arg.type, default_size)
+        rt.set_location(arg.name)
+        buf = _Buffer(rt.host_alloc(prod(sizes) * ELEM_BYTES[arg.type.elem], "managed"),
+                      arg.type, sizes)
+        rt.initialize(buf.ptr, b"".join(element_bytes(k + 1, arg.type.elem)
+                                        for k in range(buf.elems)))
+        out[arg.name] = buf.view()
+    rt.set_location(None)
+    return out
+
+
+def scalar_value(value: int, elem: str) -> int | float:
+    """A launch's scalar operand as the kernel receives it."""
+    if elem in FLOAT_TYPES:
+        return float(value)
+    return value & ((1 << ELEM_BYTES[elem] * 8) - 1)
 
 
 class _Interp:
@@ -101,7 +153,11 @@ class _Interp:
         self.instance: dict[str, int] = {}  # token name -> its current instance id
         self.produced: dict[int, str] = {}
         self.awaited: set[int] = set()
-        self.buffers: dict[str, _Buffer] = {}
+        self.buffers: dict[str, _Buffer] = {
+            name: _Buffer(v.ptr, _arg_type(fn, name), v.sizes)
+            for name, v in args.items() if isinstance(v, MemRefView)
+        }
+        self.values: dict[str, ArgValue] = dict(args)  # index values: args, memref.dim
         self.streams: list[int] = []
         self.all_events: list[int] = []
 
@@ -149,15 +205,15 @@ class _Interp:
             else:
                 self.complete(op.token, self.stream_after(op.deps), op.deps)
         elif isinstance(op, Alloc):
-            elems = prod(d if d is not None else self.size(n) for d, n in self._dims(op))
-            nbytes = elems * ELEM_BYTES[op.type.elem]
+            sizes = tuple(d if d is not None else self.size(n) for d, n in self._dims(op))
+            nbytes = prod(sizes) * ELEM_BYTES[op.type.elem]
             if op.token is None:
                 ptr = self.rt.mem_alloc_sync(nbytes, op.host_shared)
             else:
                 s = self.stream_after(op.deps)
                 ptr = self.rt.mem_alloc(nbytes, s, op.host_shared)
                 self.complete(op.token, s, op.deps)
-            self.buffers[op.result] = _Buffer(ptr, op.type, elems)
+            self.buffers[op.result] = _Buffer(ptr, op.type, sizes)
         elif isinstance(op, Dealloc):
             self.host_wait_quietly(op.deps)
             s = self.stream_after(op.deps)
@@ -167,13 +223,20 @@ class _Interp:
             buf = self.buffers[op.dst]
             pattern = element_bytes(op.value, op.type.elem)
             s = self.stream_after(op.deps)
-            if len(pattern) == 4:
-                self.rt.memset32(buf.ptr, int.from_bytes(pattern, "little"), buf.elems, s)
-            elif len(pattern) == 2:
-                self.rt.memset16(buf.ptr, int.from_bytes(pattern, "little"), buf.elems, s)
-            else:
-                raise Unsupported(f"{op.id}: gpu.memset of {op.type.elem} has no mgpu call")
+            memset = {1: self.rt.memset8, 2: self.rt.memset16, 4: self.rt.memset32,
+                      8: self.rt.memset64}[len(pattern)]
+            memset(buf.ptr, int.from_bytes(pattern, "little"), buf.elems, s)
             self.complete(op.token, s, op.deps)
+        elif isinstance(op, Launch):
+            self.launch(op)
+        elif isinstance(op, HostAlloc):
+            sizes = tuple(d if d is not None else self.size(n)
+                          for d, n in zip(op.type.shape, _dyn_names(op.type, op.dyn_sizes),
+                                          strict=True))
+            ptr = self.rt.host_alloc(prod(sizes) * ELEM_BYTES[op.type.elem])
+            self.buffers[op.result] = _Buffer(ptr, op.type, sizes)
+        elif isinstance(op, HostDealloc):
+            self.rt.host_free(self.buffers[op.memref].ptr)
         elif isinstance(op, Memcpy):
             dst, src = self.buffers[op.dst], self.buffers[op.src]
             s = self.stream_after(op.deps)
@@ -190,10 +253,8 @@ class _Interp:
         elif isinstance(op, For):
             for _ in range(op.trip_count):
                 self.run(op.body)
-        elif isinstance(op, Dim):
-            pass  # reads the descriptor only: nothing a runtime sees
-        elif isinstance(op, (Launch, HostAlloc, HostDealloc)):
-            raise Unsupported(_unmodelled_op(op) or op.id)  # `unmodelled` stops them first
+        elif isinstance(op, Dim):  # reads the descriptor only: nothing a runtime sees
+            self.values[op.result] = self.buffers[op.memref].sizes[op.index]
         else:  # pragma: no cover - the Op union is closed
             raise Unsupported(f"unknown op {op!r}")
 
@@ -203,7 +264,31 @@ class _Interp:
             self.rt.event_synchronize(self.events[d])
 
     def size(self, name: str) -> int:
-        return int(self.arg(name))
+        if name not in self.values:
+            raise Unsupported(f"no value given for {name} of @{self.fn.name}")
+        value = self.values[name]
+        if isinstance(value, MemRefView):
+            raise Unsupported(f"{name} of @{self.fn.name} is a buffer, not a size")
+        return int(value)
+
+    def launch(self, op: Launch) -> None:
+        """Device work on the op's own stream, as a memset is."""
+        from oracles.kernel_interp import catalogue_kernel
+
+        kernel = catalogue_kernel(op.kernel)
+        args: list[KernelArg] = [self.buffers[b].view() for b in op.buffers]
+        if op.scalar is not None:
+            raw = op.scalar if isinstance(op.scalar, int) else self.values[op.scalar]
+            if isinstance(raw, MemRefView):
+                raise Unsupported(f"{op.id}: a buffer as the scalar operand")
+            args.append(scalar_value(int(raw), op.kernel.type.elem)
+                        if not isinstance(raw, float) else raw)
+        grid = tuple(s if isinstance(s, int) else self.size(s) for s in op.grid)
+        block = tuple(s if isinstance(s, int) else self.size(s) for s in op.block)
+        s = self.stream_after(op.deps)
+        self.rt.launch(kernel, (grid[0], grid[1], grid[2]), (block[0], block[1], block[2]),
+                       args, s)
+        self.complete(op.token, s, op.deps)
 
     @staticmethod
     def _dims(op: Alloc) -> list[tuple[int | None, str]]:
@@ -219,25 +304,32 @@ class _Interp:
         return [self.produced[i] for i in sorted(set(self.produced) - self.awaited)]
 
 
-def _unmodelled_op(op: Op) -> str | None:
-    if isinstance(op, Launch):
-        return f"gpu.launch_func of @{op.kernel.name} at {op.id} (kernels are not run)"
-    if isinstance(op, (HostAlloc, HostDealloc)):
-        kind = "memref.alloc" if isinstance(op, HostAlloc) else "memref.dealloc"
-        return f"{kind} at {op.id} (host buffers are not modelled)"
-    return None
+def _dyn_names(t: MemRefType, names: tuple[str, ...]) -> list[str]:
+    """Per dimension: the value naming a dynamic size, "" for a static one."""
+    it = iter(names)
+    return ["" if d is not None else next(it) for d in t.shape]
+
+
+def _arg_type(fn: Function, name: str) -> MemRefType:
+    for arg in fn.args:
+        if arg.name == name and isinstance(arg.type, MemRefType):
+            return arg.type
+    raise Unsupported(f"@{fn.name} has no buffer argument {name}")
 
 
 def unmodelled(fn: Function) -> str | None:
-    """What in `fn` the reference semantics does not run, if anything."""
-    for arg in fn.args:
-        if isinstance(arg.type, MemRefType):
-            return (f"memref argument {arg.name} of @{fn.name} (a buffer passed in "
-                    "is not modelled)")
-    for op in walk_ops(fn.body):
-        reason = _unmodelled_op(op)
-        if reason is not None:
-            return reason
+    """What in `fn` the reference semantics does not run, if anything: a
+    kernel the kernel interpreter cannot run."""
+    launches = [op for op in walk_ops(fn.body) if isinstance(op, Launch)]
+    if not launches:
+        return None
+    from oracles.kernel_interp import catalogue_kernel
+
+    for op in launches:
+            try:
+                catalogue_kernel(op.kernel)
+            except KernelUnsupported as e:
+                return f"kernel @{op.kernel.name} launched at {op.id}: {e}"
     return None
 
 
@@ -258,10 +350,11 @@ def run_function(fn: Function, args: Mapping[str, ArgValue], rt: Runtime) -> Sou
     interp = _Interp(fn, args, rt)
     try:
         interp.run(fn.body)
-    except Unsupported as e:
+        unawaited = interp.finish()
+        outcome = rt.outcome()  # kernels run here at the latest
+    except (Unsupported, KernelUnsupported) as e:
         return SourceRun("unsupported", None, reason=str(e))
-    unawaited = interp.finish()
-    return SourceRun("ok", rt.outcome(), unawaited)
+    return SourceRun("ok", outcome, unawaited)
 
 
 def function_named(program: Program, name: str) -> Function:

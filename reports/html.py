@@ -133,9 +133,23 @@ def _cell_reasons(unknown: list[dict[str, Any]]) -> dict[tuple[str, str], str]:
     return {k: "; ".join(v) for k, v in out.items()}
 
 
+def _oracle_coverage(camp: Campaign) -> dict[tuple[str, str], list[tuple[str, int]]]:
+    """(lowering, invariant) -> [("exhaustive", n), ("sampled", m)]: how much
+    the holds verdicts of a testing oracle covered, from the program lines."""
+    seen: dict[tuple[str, str], dict[str, int]] = {}
+    for prog in camp.programs:
+        for spec, result in _as_dict(prog.get("results")).items():
+            for inv, cov in _as_dict(_as_dict(result).get("coverage")).items():
+                kind = str(cov).split(":")[0].split(" ")[0]
+                per = seen.setdefault((str(spec), str(inv)), {})
+                per[kind] = per.get(kind, 0) + 1
+    return {k: sorted(v.items()) for k, v in seen.items()}
+
+
 def _matrix(camp: Campaign, first_violation: dict[tuple[str, str], str],
             reasons: dict[tuple[str, str], str]) -> dict[str, Any]:
     summary = camp.summary()
+    coverage = _oracle_coverage(camp)
     by_lowering = summary["by_lowering"]
     columns = _invariant_columns(by_lowering)
     statuses = camp.statuses()
@@ -147,7 +161,7 @@ def _matrix(camp: Campaign, first_violation: dict[tuple[str, str], str],
             counts = row.get(inv) if isinstance(row.get(inv), dict) else None
             if not counts or not any(_int(n) for n in counts.values()):
                 cells.append({"invariant": inv, "empty": True, "counts": [], "violated": 0,
-                              "css": "empty", "link": "", "reason": ""})
+                              "css": "empty", "link": "", "reason": "", "coverage": []})
                 continue
             shown: list[tuple[str, int]] = [
                 (v, _int(counts.get(v))) for v in VERDICTS if _int(counts.get(v))]
@@ -159,7 +173,8 @@ def _matrix(camp: Campaign, first_violation: dict[tuple[str, str], str],
             cells.append({"invariant": inv, "empty": False, "counts": shown,
                           "violated": violated, "css": css,
                           "link": first_violation.get((spec, inv), ""),
-                          "reason": reasons.get((spec, inv), "") if unknown else ""})
+                          "reason": reasons.get((spec, inv), "") if unknown else "",
+                          "coverage": coverage.get((spec, inv), [])})
         status: dict[str, int] = statuses.get(spec, {})
         rows.append({"lowering": spec, "cells": cells,
                      "status": sorted(status.items(), key=lambda kv: (-kv[1], kv[0]))})

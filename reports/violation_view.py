@@ -16,7 +16,7 @@ from reports.irtext import counterexample, loc_id, marked_ops
 from verify.pretty_ir import shown_ir
 from verify.verdicts import INVARIANTS
 
-_CEX_SHOWN = ("path", "schedule", "trace_source", "trace_lowered")
+_CEX_SHOWN = ("path", "schedule", "trace_source", "trace_lowered", "observables")
 PROGRAM = "program"
 
 
@@ -132,6 +132,8 @@ def violation_view(v: dict[str, Any], index: int, lit: dict[str, Any] | None = N
         "path": [(str(k), _text(val).lower() if isinstance(val, bool) else _text(val))
                  for k, val in path.items()],
         "schedule": [_text(s) for s in _as_list(cex.get("schedule"))],
+        "observables": [{k: _text(_as_dict(o).get(k)) for k in ("observable", "source", "lowered")}
+                        for o in _as_list(cex.get("observables"))],
         "traces": traces,
         "extra": [(str(k), _text(val)) for k, val in cex.items()
                   if k not in _CEX_SHOWN and val not in (None, "", [], {})],

@@ -1,131 +1,238 @@
 #!/usr/bin/env python3
-"""Differential checks on a real CUDA GPU: run on a GPU machine; installs nothing.
+"""Differential checks on a real CUDA GPU (CuPy); installs nothing.
 
-1. Runs the CuPy tests (tests/oracles/test_cupy.py).
-2. Fidelity: the source semantics of generated programs on CuPy (real CUDA)
-   and on the simulated runtime must give the same normalized outcome.
-3. Differential campaign: each program lowered by each lowering, the lowered
-   code run on CuPy and on the simulator, compared with the source semantics.
+Draws `--programs` seeded programs that launch catalogue kernels
+(`generators.programs`, `GenConfig(max_ops).supported_by(--supported)`,
+drawn as `verify.bench` draws them; programs without a launch are skipped
+and more drawn), then for each:
 
-Prints a short table; exit status 0 when the GPU and the simulator agree and
-the tests pass, 1 otherwise, 2 when CuPy or a GPU is missing.
+(a) fidelity: the source semantics (`oracles.source_interp`) run on the
+    simulator and on `CupyRuntime` (kernels as CUDA C through
+    `cupy.RawKernel`) for up to `--assignments` branch assignments per
+    function; the outcomes, normalized as `oracles.differential.normalize`
+    does, must be equal.  A run the simulator flags as racy, or that either
+    side cannot run, is counted apart (not compared).
+(b) the `differential` verdict of the program lowered by `--lowering`
+    (default xdsl:pr69969), on CuPy and on the simulator: the two verdicts
+    must be equal ("violated" on both is a finding of the lowering, listed,
+    not a disagreement of the GPU).
 
-    python scripts/gpu_differential.py [--programs 60] [--seed 0]
-        [--lowering mlir-opt-19 --lowering xdsl:pr69969] [--skip-tests]
+Prints a summary with the first difference (or `--json`).  Exit status: 0
+when everything compared agrees, 1 on any disagreement, 2 on a usage or
+environment problem (an unknown lowering; no CuPy or no CUDA device: the
+message names the package to install, and the check did not run).
+
+    python scripts/gpu_differential.py [--programs 200] [--seed 0]
+        [--lowering xdsl:pr69969] [--assignments 4] [--max-ops 8] [--json]
 """
 
 from __future__ import annotations
 
 import argparse
-import subprocess
+import json
+import random
 import sys
 import time
+from collections import Counter
 from pathlib import Path
+from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-
-def default_lowerings() -> list[str]:
-    from verify.lowerings.mlir_opt import find_mlir_opt
-
-    specs = [f"mlir-opt-{v}" for v in (19, 22) if find_mlir_opt(v)]
-    return specs or ["xdsl:pr69969", "xdsl:split-api"]
+SKIPPED = ("skipped: no GPU/CuPy (CuPy must import and see a CUDA device; "
+           "pip install cupy-cuda12x, or the project's [cuda12] extra)")
 
 
-def run_tests() -> int:
-    cmd = [sys.executable, "-m", "pytest", "-q", "-rs", str(ROOT / "tests/oracles/test_cupy.py")]
-    print("$", " ".join(cmd), flush=True)
-    return subprocess.call(cmd, cwd=ROOT)
+def draw_programs(n: int, seed: int, max_ops: int, supported: int) -> list[Any]:
+    """`n` programs with at least one kernel launch, the same for the same arguments."""
+    from hypothesis.control import BuildContext
+    from hypothesis.errors import StopTest
+    from hypothesis.internal.conjecture.data import ConjectureData
+
+    from generators.programs import GenConfig, programs
+
+    strategy = programs(GenConfig(max_ops=max_ops).supported_by(supported))
+    out: list[Any] = []
+    index = 0
+    while len(out) < n and index < 50 * n + 100:
+        data = ConjectureData(random=random.Random(f"gpu-differential:{seed}:{index}"),
+                              max_choices=100_000)
+        index += 1
+        try:
+            with BuildContext(data, wrapped_test=draw_programs):
+                program = data.draw(strategy)
+        except StopTest:
+            continue
+        if program.kernels:
+            out.append(program)
+    return out
 
 
-def fidelity(programs: list, seed: int) -> tuple[int, int, list[str]]:
-    """(agree, differ, first differing programs) of source outcomes, GPU vs simulator."""
+def _source_run(fn: Any, values: dict[str, Any], rt: Any) -> Any:
+    from oracles.differential import DEFAULT_SIZE
+    from oracles.source_interp import bind_buffers, run_function
+
+    try:
+        bound = {**values, **bind_buffers(fn, rt, DEFAULT_SIZE)}
+        return run_function(fn, bound, rt)
+    finally:
+        rt.close()
+
+
+def fidelity(program: Any, assignments: int, tally: Counter[str]) -> dict[str, Any] | None:
+    """Source semantics on the GPU vs the simulator; the first difference, or None."""
     from oracles.cupy_runtime import CupyRuntime
-    from oracles.differential import default_assignments, normalize
+    from oracles.differential import default_assignments, differences, normalize
+    from oracles.runtime import DEVICE_RACE, HOST_RACE
     from oracles.simulated import SimulatedRuntime
-    from oracles.source_interp import run_function
 
-    agree = differ = 0
-    examples: list[str] = []
-    for program in programs:
-        fn = program.functions[0]
-        for args in default_assignments(fn)[:2]:
-            gpu = CupyRuntime()
-            try:
-                real = run_function(fn, args, gpu)
-            finally:
-                gpu.close()
-            sim = run_function(fn, args, SimulatedRuntime("cuda", seed))
-            if real.outcome is None or sim.outcome is None:
+    for fn in program.functions:
+        for assignment in default_assignments(fn)[:assignments]:
+            values = dict(assignment)
+            sim = _source_run(fn, values, SimulatedRuntime("cuda", 0))
+            if sim.status != "ok" or sim.outcome is None:
+                tally[f"not run: {sim.status}"] += 1
                 continue
-            if normalize(real.outcome) == normalize(sim.outcome):
-                agree += 1
-            else:
-                differ += 1
-                if len(examples) < 3:
-                    examples.append(program.to_mlir())
-    return agree, differ, examples
+            if any(e.kind in (HOST_RACE, DEVICE_RACE) for e in sim.outcome.errors):
+                tally["racy (not compared)"] += 1
+                continue
+            gpu = _source_run(fn, values, CupyRuntime())
+            if gpu.status != "ok" or gpu.outcome is None:
+                tally[f"not run on the GPU: {gpu.status}"] += 1
+                return {"function": fn.name, "args": _shown(values),
+                        "difference": f"the GPU run did not finish: {gpu.reason}"}
+            s, g = normalize(sim.outcome), normalize(gpu.outcome)
+            if s == g:
+                tally["agree"] += 1
+                continue
+            tally["disagree"] += 1
+            diff = differences(s, g) or sorted(k for k in s if s[k] != g[k])
+            key = diff[0].split("[")[0] if diff else ""
+            return {"function": fn.name, "args": _shown(values), "differences": diff,
+                    "simulator": s.get(key), "gpu": g.get(key)}
+    return None
+
+
+def _shown(values: dict[str, Any]) -> dict[str, Any]:
+    return {k: v for k, v in values.items() if isinstance(v, (bool, int, float))}
+
+
+def verdicts(programs: list[Any], spec: str, assignments: int
+             ) -> tuple[Counter[str], Counter[str], list[dict[str, Any]], list[str]]:
+    """The `differential` verdicts on CuPy and on the simulator, the programs
+    where they differ, and the violations both report (findings)."""
+    from oracles.cupy_runtime import CupyRuntime
+    from oracles.differential import check, default_assignments, simulated
+    from verify.lowerings.registry import resolve
+
+    lowering = resolve(spec)
+    outcomes = lowering.lower_batch(programs)
+    on_gpu: Counter[str] = Counter()
+    on_sim: Counter[str] = Counter()
+    differ: list[dict[str, Any]] = []
+    findings: list[str] = []
+    for program, lowered in zip(programs, outcomes, strict=True):
+        if lowered.status != "ok":
+            on_gpu[f"lowering {lowered.status}"] += 1
+            on_sim[f"lowering {lowered.status}"] += 1
+            continue
+        args = [a for fn in program.functions for a in default_assignments(fn)[:assignments]]
+        gpu = check(program, lowered.lowered, runtime_factory=lambda seed: CupyRuntime(),
+                    args=args)
+        sim = check(program, lowered.lowered, runtime_factory=simulated("cuda"), args=args)
+        on_gpu[gpu.verdict] += 1
+        on_sim[sim.verdict] += 1
+        if gpu.verdict != sim.verdict:
+            differ.append({"program": program.to_mlir(), "gpu": _result(gpu),
+                           "simulator": _result(sim)})
+        elif gpu.verdict == "violated":
+            findings.append(gpu.violations[0].detail)
+    return on_gpu, on_sim, differ, findings
+
+
+def _result(result: Any) -> dict[str, Any]:
+    out: dict[str, Any] = {"verdict": result.verdict}
+    if result.reason:
+        out["reason"] = result.reason
+    if result.violations:
+        out["violation"] = result.violations[0].detail
+    return out
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--programs", type=int, default=60)
+    parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
+    parser.add_argument("--programs", type=int, default=200)
     parser.add_argument("--seed", type=int, default=0)
-    parser.add_argument("--schedules", type=int, default=2)
-    parser.add_argument("--lowering", action="append", default=None)
-    parser.add_argument("--skip-tests", action="store_true")
+    parser.add_argument("--lowering", default="xdsl:pr69969")
+    parser.add_argument("--assignments", type=int, default=4,
+                        help="branch assignments run per function (default 4)")
+    parser.add_argument("--max-ops", type=int, default=8)
+    parser.add_argument("--supported", type=int, default=19,
+                        help="generate what this upstream version lowers (default 19)")
+    parser.add_argument("--json", action="store_true")
     args = parser.parse_args(argv)
 
-    from oracles.cupy_runtime import CupyRuntime, cupy_available
+    from oracles.cupy_runtime import cupy_available
 
     if not cupy_available():
-        print("CuPy or a CUDA GPU is missing: nothing to do here (pip install cupy-cuda12x)")
+        print(json.dumps({"skipped": SKIPPED}) if args.json else SKIPPED)
         return 2
 
-    from oracles.campaign import run_campaign, sample_programs
-    from oracles.differential import simulated
     from verify.errors import EnvironmentProblem
-    from verify.lowerings.registry import resolve
-
-    status = 0
-    if not args.skip_tests and run_tests() != 0:
-        status = 1
 
     start = time.time()
-    programs = sample_programs(args.programs, seed=args.seed)
-    agree, differ, examples = fidelity(programs, args.seed)
-    print(f"\nsource semantics, CuPy vs simulator: {agree} agree, {differ} differ "
-          f"({time.time() - start:.1f}s)")
-    for text in examples:
-        print(text)
-    if differ:
-        status = 1
-
-    factories = {"cupy": lambda seed: CupyRuntime(), "sim-cuda": simulated("cuda")}
-    header = f"{'lowering':<18} {'runtime':<9} {'holds':>6} {'violated':>9} {'n/a':>5} " \
-             f"{'unknown':>8} {'other':>6}"
-    print("\n" + header + "\n" + "-" * len(header))
-    for spec in args.lowering or default_lowerings():
-        try:
-            lowering = resolve(spec)
-        except EnvironmentProblem as e:
-            print(f"{spec:<18} skipped: {e}")
-            continue
-        start = time.time()
-        rows = run_campaign(programs, lowering, factories, schedules=args.schedules)
-        verdicts = {row.runtime: row.verdicts for row in rows}
-        for row in rows:
-            v = row.verdicts
-            other = sum(n for k, n in v.items()
-                        if k not in ("holds", "violated", "not-applicable", "unknown"))
-            print(f"{spec:<18} {row.runtime:<9} {v['holds']:>6} {v['violated']:>9} "
-                  f"{v['not-applicable']:>5} {v['unknown']:>8} {other:>6}")
-        if verdicts["cupy"] != verdicts["sim-cuda"]:
-            print(f"  ! the GPU and the simulator disagree on {spec}")
-            status = 1
-        print(f"  ({time.time() - start:.1f}s)")
-    return status
+    programs = draw_programs(args.programs, args.seed, args.max_ops, args.supported)
+    tally: Counter[str] = Counter()
+    first_source: dict[str, Any] | None = None
+    source_differ = 0
+    for program in programs:
+        found = fidelity(program, args.assignments, tally)
+        if found is not None:
+            source_differ += 1
+            if first_source is None:
+                first_source = {"program": program.to_mlir(), **found}
+    source_s = time.time() - start
+    try:
+        on_gpu, on_sim, lowered_differ, findings = verdicts(programs, args.lowering,
+                                                            args.assignments)
+    except EnvironmentProblem as e:
+        print(f"error: {e}", file=sys.stderr)
+        return 2
+    total_s = time.time() - start
+    agreeing = len(programs) - source_differ
+    report = {
+        "programs": len(programs), "seed": args.seed, "lowering": args.lowering,
+        "source": {"programs_agreeing": agreeing, "programs_disagreeing": source_differ,
+                   "runs": dict(tally), "first_difference": first_source},
+        "lowered": {"gpu": dict(on_gpu), "simulator": dict(on_sim),
+                    "programs_disagreeing": len(lowered_differ),
+                    "first_difference": lowered_differ[0] if lowered_differ else None,
+                    "findings": findings[:5]},
+        "seconds": {"source": round(source_s, 1), "total": round(total_s, 1)},
+    }
+    if args.json:
+        print(json.dumps(report, indent=2))
+    else:
+        print(f"{len(programs)} programs with kernels (seed {args.seed}), "
+              f"{total_s:.1f}s")
+        print(f"(a) source semantics, GPU vs simulator: {agreeing} programs agree, "
+              f"{source_differ} disagree; runs: "
+              + ", ".join(f"{k} {v}" for k, v in sorted(tally.items())))
+        if first_source is not None:
+            print("    first difference:")
+            print(json.dumps(first_source, indent=2))
+        print(f"(b) differential verdicts with {args.lowering}: GPU "
+              + ", ".join(f"{k} {v}" for k, v in sorted(on_gpu.items()))
+              + "; simulator "
+              + ", ".join(f"{k} {v}" for k, v in sorted(on_sim.items()))
+              + f"; {len(lowered_differ)} programs disagree")
+        if lowered_differ:
+            print("    first difference:")
+            print(json.dumps(lowered_differ[0], indent=2))
+        for detail in findings[:5]:
+            print(f"    finding (GPU and simulator agree): {detail}")
+    return 1 if source_differ or lowered_differ else 0
 
 
 if __name__ == "__main__":

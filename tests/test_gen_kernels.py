@@ -358,16 +358,18 @@ def test_host_buffers_lower_to_malloc_and_free() -> None:
 # -- reference semantics -----------------------------------------------------------------
 
 
-def test_differential_is_unknown_naming_what_is_not_run() -> None:
+def test_differential_runs_every_construct() -> None:
+    """Kernels, memref and scalar arguments, host buffers, results: all run
+    (issue 15), and the holds says what it covered."""
     lowered = resolve_xdsl("xdsl:split-api").lower(every_construct())
     result = differential(every_construct(), lowered.lowered)
-    assert result.verdict == "unknown"
-    assert "memref argument %buf0" in result.reason
+    assert result.verdict == "holds", result.reason
+    assert result.coverage.startswith("exhaustive")
     kernel_only = _launch_program(1, True)
     kernel_only = Program((Function("f0", (), (Alloc("op0", "%buf0", None, (), True, F32),
                                                 *kernel_only.functions[0].body)),),)
     result = differential(kernel_only, resolve_xdsl("xdsl:split-api").lower(kernel_only).lowered)
-    assert result.verdict == "unknown" and "gpu.launch_func of @fill_16xf32" in result.reason
+    assert result.verdict == "holds", result.reason
 
 
 def test_differential_never_crashes_on_generated_programs() -> None:
@@ -377,7 +379,8 @@ def test_differential_never_crashes_on_generated_programs() -> None:
         result = differential(p, lowering.lower(p).lowered)
         verdicts[result.verdict] += 1
         assert result.verdict != "violated", (p.to_mlir(), result)
-    assert verdicts["unknown"] and verdicts["holds"], verdicts
+    # Only a source that races itself has no one outcome to compare with.
+    assert verdicts["holds"] >= 0.9 * sum(verdicts.values()), verdicts
 
 
 def test_kernel_bodies_as_19_converts_them_parse_with_19() -> None:

@@ -7,12 +7,19 @@ stand in for the seeded bug.  `scripts/mutant_table.py` prints the table.
 
 from __future__ import annotations
 
+import importlib.util
+from collections.abc import Callable
+from dataclasses import dataclass, replace
+from pathlib import Path
+
 import pytest
 
 from generators.programs import GenConfig
 from tests.conftest import need_mlir_opt
 from verify.fuzz import FuzzOptions, run_fuzz
+from verify.lowerings.base import Lowering
 from verify.lowerings.mlir_opt import MlirOptLowering
+from verify.lowerings.registry import resolve
 from verify.pipeline import active_invariants
 
 BUGS = {
@@ -39,3 +46,57 @@ def test_seeded_bug_found_within_300_and_shrunk(bug: str, mutant) -> None:
     assert key in report.found, sorted(report.found)
     assert report.first_seen[key] <= 300
     assert report.found[key].program.op_count() <= 5, report.found[key].program.to_mlir()
+
+
+# Issue 15: the differential oracle alone, on a default campaign (kernels,
+# host buffers, arguments, leftover ops and all).  A bug in how copies are
+# ordered shows only where the lowering lowers copies: upstream 19 lowers
+# an async copy with exactly one dependency and leaves the rest behind, so
+# that bug is seeded into `xdsl:split-api`, which lowers every copy.
+def _mutation(mode: str) -> Callable[[list[str]], list[str]]:
+    spec = importlib.util.spec_from_file_location(
+        "mutating_mlir_opt", Path(__file__).parent / "fixtures" / "mutating_mlir_opt.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module.MODES[mode]
+
+
+@dataclass
+class MutatedLowering:
+    """An in-process lowering with one of the fixture's mutations applied to
+    its output text (the same edits the mutating mlir-opt wrapper makes)."""
+
+    inner: Lowering
+    mode: str
+    spec: str = ""
+
+    def __post_init__(self) -> None:
+        self.spec = f"{self.inner.spec}+{self.mode}"
+        self._edit = _mutation(self.mode)
+
+    def describe(self) -> str:
+        return f"{self.inner.describe()} with {self.mode}"
+
+    def lower_batch(self, programs, **kw):  # noqa: ANN001, ANN003, ANN201 - the protocol's
+        return [replace(o, lowered="\n".join(self._edit(o.lowered.split("\n"))), module=None)
+                if o.status == "ok" and o.lowered else o
+                for o in self.inner.lower_batch(programs, **kw)]
+
+
+@pytest.mark.parametrize(("bug", "base"), [("drop-synchronize", "mlir-opt-19"),
+                                           ("copy-before-producer", "xdsl:split-api")])
+def test_differential_alone_finds_within_300(bug: str, base: str, mutant) -> None:
+    if base.startswith("mlir-opt"):
+        real: Lowering = MlirOptLowering(base, need_mlir_opt(19))
+        path = mutant(bug)
+        lowering: Lowering = MlirOptLowering(f"mlir-opt:{path}", path)
+    else:
+        real = resolve(base)
+        lowering = MutatedLowering(real, bug)
+    report = run_fuzz(FuzzOptions(
+        [lowering], ["differential"], seed=0, max_examples=300, batch_size=50,
+        gen=GenConfig(), shrink=False, baseline=real))
+    key = (lowering.spec, "differential")
+    assert key in report.found, sorted(report.found)
+    assert report.first_seen[key] <= 300

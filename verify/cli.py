@@ -311,6 +311,7 @@ def _print_summary(summary: dict[str, Any], elapsed: float | None = None,
         repro = f"gpu-alloc-verify replay {results} --id {v['id']}" if results else None
         print("\n" + render(v, repro=repro), end="")
     _print_unknown(summary.get("unknown") or [])
+    _print_oracle_coverage(summary.get("oracle_coverage") or [])
     print(f"\n{summary['examples']} program(s): {verdict_line(summary['by_invariant'])}")
 
 
@@ -337,6 +338,15 @@ def _check_repro(args: argparse.Namespace, record: dict[str, Any]) -> str:
     import shlex
 
     return shlex.join(cmd)
+
+
+def _print_oracle_coverage(entries: Sequence[dict[str, Any]]) -> None:
+    """How much a testing oracle's "holds" covered, per lowering."""
+    if entries:
+        print("\nCOVERAGE of testing-oracle holds (exhaustive, or sampled k of n):")
+    for e in entries:
+        print(f"  {e['invariant']} on {e['lowering']}: holds ({e['coverage']}) "
+              f"on {e['count']} program(s)")
 
 
 def _print_unknown(entries: Sequence[dict[str, Any]]) -> None:
@@ -387,6 +397,9 @@ def _check_summary(text: str, row: dict[str, Judgement], file: str = "") -> dict
     unknown = [{"lowering": spec, "invariant": inv, "reason": r.reason or "solver gave up"}
                for spec, j in row.items() for inv, r in j.results.items()
                if r.verdict == "unknown"]
+    coverage = [{"lowering": spec, "invariant": inv, "coverage": r.coverage, "count": 1}
+                for spec, j in row.items() for inv, r in j.results.items()
+                if r.verdict == "holds" and r.coverage]
     seen: dict[str, int] = {}
     for v in violations:  # a second violation of one (lowering, invariant): id-2, id-3...
         base = check_violation_id(file, str(v["lowering"]), str(v["invariant"]))
@@ -394,7 +407,8 @@ def _check_summary(text: str, row: dict[str, Judgement], file: str = "") -> dict
         v["id"] = base if seen[base] == 1 else f"{base}-{seen[base]}"
     return {"schema_version": SCHEMA_VERSION, "command": "check", "seed": None,
             "examples": 1, "lowerings": list(row), "by_invariant": tally.by_invariant,
-            "by_lowering": tally.by_lowering, "violations": violations, "unknown": unknown}
+            "by_lowering": tally.by_lowering, "violations": violations, "unknown": unknown,
+            "oracle_coverage": coverage}
 
 
 def _print_check(row: dict[str, Judgement], summary: dict[str, Any],
@@ -406,6 +420,8 @@ def _print_check(row: dict[str, Judgement], summary: dict[str, Any],
         for inv, r in j.results.items():
             extra = f"  ({r.reason.splitlines()[0][:100]})" if r.reason and r.verdict in (
                 "unknown", "rejected", "not-applicable") else ""
+            if r.verdict == "holds" and r.coverage:
+                extra = f" ({r.coverage})"
             print(f"  {inv:28} {r.verdict}{extra}")
             for v in r.violations:
                 print(f"    {v.detail}")

@@ -81,7 +81,12 @@ def render(record: dict[str, Any], max_lowered: int = 200, repro: str | None = N
         lines += ["Schedule (what the device ran, in time order):"]
         lines += ["  " + str(s) for s in schedule]
     elif isinstance(schedule, int) and not isinstance(schedule, bool):  # differential's seed
-        lines += [f"Schedule: seed {schedule}"]
+        lines += [f"Schedule: {cex.get('schedule_name') or f'seed {schedule}'}"]
+    if cex.get("observables"):  # differential: what differs, Alive2-style
+        lines += ["", "Observables that differ (source semantics vs lowered run):"]
+        for o in cex["observables"]:
+            lines += [f"  {o['observable']}", f"    source:  {o['source']}",
+                      f"    lowered: {o['lowered']}"]
     return "\n".join(lines) + "\n"
 
 

@@ -100,6 +100,7 @@ class FuzzReport:
     stopped_by: str = "max-examples"  # or "time-budget"
     resumed: int = 0  # programs taken over from the file by --resume
     unknown: list[dict[str, Any]] = field(default_factory=list)
+    oracle_coverage: list[dict[str, Any]] = field(default_factory=list)
 
     def summary(self) -> dict[str, Any]:
         return {
@@ -112,6 +113,7 @@ class FuzzReport:
             "campaign": self.campaign,
             "stopped_by": self.stopped_by,
             "resumed": self.resumed,
+            "oracle_coverage": self.oracle_coverage,
         }
 
 
@@ -158,6 +160,9 @@ class _Campaign:
         self.choices: dict[str, tuple[Any, ...]] = {}
         self.uncaptured: dict[str, list[Key]] = {}  # text -> resumed keys it was first for
         self.unknown: dict[tuple[str, str, str], dict[str, Any]] = {}
+        # (lowering, invariant, "exhaustive"/"sampled") -> programs whose
+        # testing-oracle "holds" covered that much
+        self.oracle_cov: dict[tuple[str, str, str], int] = {}
         self.pending: list[Program] = []
         self.seen: set[str] = set()
         self.generated = 0  # search calls in this run
@@ -209,6 +214,12 @@ class _Campaign:
             for spec, res in (rec.get("results") or {}).items():
                 for inv, reason in ((res or {}).get("reasons") or {}).items():
                     self._note_unknown(spec, inv, str(reason), text)
+                for inv, cov in ((res or {}).get("coverage") or {}).items():
+                    self._note_coverage(spec, inv, str(cov))
+
+    def _note_coverage(self, spec: str, inv: str, coverage: str) -> None:
+        key = (spec, inv, coverage.split(":")[0].split(" ")[0])
+        self.oracle_cov[key] = self.oracle_cov.get(key, 0) + 1
 
     def _note_unknown(self, spec: str, inv: str, reason: str, text: str) -> None:
         short = reason.strip().splitlines()[0] if reason.strip() else "solver gave up"
@@ -284,6 +295,12 @@ class _Campaign:
                     self._note_unknown(spec, inv, reason, text)
                 if reasons:
                     entry["reasons"] = reasons
+                covered = {inv: r.coverage for inv, r in j.results.items()
+                           if r.verdict == "holds" and r.coverage}
+                for inv, cov in covered.items():
+                    self._note_coverage(spec, inv, cov)
+                if covered:
+                    entry["coverage"] = covered
                 if j.status in ("crash", "timeout") and j.diagnostics:
                     entry["detail"] = j.diagnostics.strip()[:500]
                 results[spec] = entry
@@ -355,7 +372,9 @@ class _Campaign:
                          **f.to_json()})
         report = FuzzReport(self.tally, found, self.coverage, time.monotonic() - self.start,
                             {k: v.index for k, v in self.first.items()}, self.id,
-                            self.stopped_by, self.resumed, list(self.unknown.values()))
+                            self.stopped_by, self.resumed, list(self.unknown.values()),
+                            [{"lowering": s, "invariant": i, "coverage": c, "count": n}
+                             for (s, i, c), n in sorted(self.oracle_cov.items())])
         self._write({"kind": "campaign-end", "campaign": self.id,
                      "summary": report.summary(), "coverage": self.coverage,
                      "stopped_by": self.stopped_by, "elapsed": report.elapsed})

@@ -46,11 +46,15 @@ class CheckResult:
     verdict: Verdict
     violations: list[Violation] = field(default_factory=list)
     reason: str = ""  # why unknown / not-applicable
+    coverage: str = ""  # what a "holds" of a testing oracle covered (differential)
 
     def to_json(self) -> dict[str, Any]:
-        return {
+        out = {
             "invariant": self.invariant,
             "verdict": self.verdict,
             "violations": [v.to_json() for v in self.violations],
             "reason": self.reason,
         }
+        if self.coverage:
+            out["coverage"] = self.coverage
+        return out

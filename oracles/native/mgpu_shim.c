@@ -10,6 +10,16 @@
  * with kind "p" (pointer, hex) or "i" (integer, decimal), so that the harness
  * can compare the call sequence with its interpreter's.  Signatures follow
  * LLVM 17 and later: mgpuMemAlloc(size, stream, isHostShared).
+ *
+ * Kernels: the code the LLVM translation of `gpu.binary` / `gpu.launch_func`
+ * emits (SelectObjectAttr) loads the module (mgpuModuleLoad, or
+ * mgpuModuleLoadJIT for PTX; in a global constructor from LLVM 20 on, around
+ * each launch before), looks the kernel up (mgpuModuleGetFunction), launches
+ * it (mgpuLaunchKernel) and unloads the module (mgpuModuleUnload).  The shim
+ * never runs device code (it has no device, and the binary is NVVM bitcode or
+ * PTX): a launch only logs its grid, block and stream, and the kernel's
+ * effects on memory do not happen.  Module and function handles are heap
+ * tokens; the harness drops those setup calls from the trace it compares.
  */
 #include <stdint.h>
 #include <stdio.h>
@@ -115,4 +125,44 @@ void mgpuMemset16(void *dst, uint16_t value, uint64_t count, void *stream) {
   uint16_t *d = (uint16_t *)dst;
   for (uint64_t i = 0; i < count; ++i)
     d[i] = value;
+}
+
+/* -- modules and kernel launches (logged, never executed) ----------------- */
+
+void *mgpuModuleLoad(void *data, uint64_t size) {
+  void *m = new_handle();
+  LOG("mgpuModuleLoad p:%p i:%llu = %p\n", data, (unsigned long long)size, m);
+  return m;
+}
+
+void *mgpuModuleLoadJIT(void *data, int32_t opt_level) {
+  void *m = new_handle();
+  LOG("mgpuModuleLoadJIT p:%p i:%d = %p\n", data, (int)opt_level, m);
+  return m;
+}
+
+void mgpuModuleUnload(void *module) {
+  LOG("mgpuModuleUnload p:%p\n", module);
+  free(module);
+}
+
+/* One handle per look-up: the launch names its function by this handle. */
+void *mgpuModuleGetFunction(void *module, const char *name) {
+  (void)name;
+  void *fn = new_handle();
+  LOG("mgpuModuleGetFunction p:%p = %p\n", module, fn);
+  return fn;
+}
+
+void mgpuLaunchKernel(void *function, intptr_t grid_x, intptr_t grid_y,
+                      intptr_t grid_z, intptr_t block_x, intptr_t block_y,
+                      intptr_t block_z, int32_t smem, void *stream,
+                      void **params, void **extra, uint64_t param_count) {
+  (void)params;
+  (void)extra;
+  LOG("mgpuLaunchKernel p:%p i:%lld i:%lld i:%lld i:%lld i:%lld i:%lld i:%d "
+      "p:%p i:%llu\n",
+      function, (long long)grid_x, (long long)grid_y, (long long)grid_z,
+      (long long)block_x, (long long)block_y, (long long)block_z, (int)smem,
+      stream, (unsigned long long)param_count);
 }

@@ -149,7 +149,7 @@ def test_no_gpu_names_the_pip_package() -> None:
 
     if cupy_available():
         pytest.skip("this machine has CuPy and a GPU")
-    proc = subprocess.run([sys.executable, "scripts/gpu_differential.py", "--skip-tests"],
+    proc = subprocess.run([sys.executable, "scripts/gpu_differential.py", "--programs", "1"],
                           cwd=ROOT, capture_output=True, text=True, timeout=120)
     assert proc.returncode == 2
     assert "pip install cupy-cuda12x" in proc.stdout + proc.stderr

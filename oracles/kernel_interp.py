@@ -1,0 +1,1120 @@
+"""A generic interpreter of `gpu.func ... kernel` bodies, over the whole grid.
+
+`load_kernel(text, symbol)` reads one `gpu.func` (custom form, as
+`verify.kernels` prints it, or generic form, as `mlir-opt` prints a user's
+file; a larger text holding it is fine) with xDSL (the gpu dialect left
+unregistered, `verify.source_module.generic_context`: the custom-form gpu
+ops are first rewritten to their generic spelling) and compiles the body
+once into Python source: one function per launch that loops over blocks and
+threads, with every value that depends only on the launch (constants,
+`gpu.block_dim`, `memref.dim`, ...) computed once per launch and those that
+depend only on the block once per block.  What the interpreter does not model
+(`gpu.shuffle`, `gpu.barrier`, `memref.atomic_rmw`, vector types, memref
+values made inside the body, ...) raises `KernelUnsupported` naming it, at
+load time.
+
+Semantics, chosen so that the simple kernels generated programs launch give
+what a GPU gives:
+
+- integers are Python ints modulo 2**width (unsigned; signed ops view them as
+  two's complement; `index` is 64-bit, `i1` is 0/1); a shift by the width or
+  more gives 0 (the sign for `shrsi`), as PTX clamps; `fptosi`/`fptoui`
+  saturate and map NaN to 0, as PTX `cvt` does;
+- floats are Python floats rounded to their type after every op (f32 and f16
+  through `struct`, bf16 round-to-nearest-even from the double, f64 native),
+  which for one IEEE op equals rounding the exact result once; a NaN loaded
+  from memory keeps its bits through moves (`copy`), a NaN an op makes is the
+  canonical NaN of PTX (0x7fffffff, 0x7fff, all-ones payload for f64);
+- memory goes through `DeviceMemory.load/store` at `ptr + (offset +
+  sum(i_k * stride_k)) * element_bytes` (modulo 2**64), little-endian; a
+  refused load gives zero bytes and the thread goes on (the runtime has
+  recorded the error); nothing is bounds-checked here, so an out-of-bounds
+  access reaches the runtime;
+- integer division by zero and loops past `STEP_LIMIT` iterations in one
+  thread raise `KernelUnsupported` when the launch runs (undefined behaviour
+  has no outcome to compare).
+
+`catalogue_kernel(ref)` is the kernel of a `verify.kernels` catalogue entry,
+with its CUDA C rendering (`oracles.kernel_cuda`) attached as `.cuda`;
+`load_kernel` attaches it too whenever the text is a catalogue kernel's.
+"""
+
+from __future__ import annotations
+
+import copy
+import math
+import re
+import struct
+from collections.abc import Callable, Sequence
+from functools import lru_cache
+from typing import Any
+
+from xdsl.dialects.builtin import (
+    BFloat16Type,
+    Float16Type,
+    Float32Type,
+    Float64Type,
+    FloatAttr,
+    IndexType,
+    IntegerAttr,
+    IntegerType,
+    MemRefType,
+)
+from xdsl.ir import Attribute, Block, Operation, SSAValue
+from xdsl.parser import Parser
+
+from oracles.kernel_api import (
+    DeviceMemory,
+    Dim3,
+    Kernel,
+    KernelArg,
+    KernelUnsupported,
+    MemRefView,
+    Param,
+)
+from oracles.llvm_values import prop, sdiv
+from oracles.source_interp import ELEM_BYTES
+from verify.fastparse import split_top
+from verify.program import KernelRef
+from verify.program import MemRefType as SourceMemRefType
+
+STEP_LIMIT = 1_000_000  # loop iterations one thread may run
+M64 = (1 << 64) - 1
+
+# -- floats -------------------------------------------------------------------
+_F16 = struct.Struct("<e")
+_F32 = struct.Struct("<f")
+_F64 = struct.Struct("<d")
+_U16 = struct.Struct("<H")
+_U32 = struct.Struct("<I")
+_U64 = struct.Struct("<Q")
+_INF = math.inf
+_BF16_MAX = math.ldexp(255, 120)  # (2 - 2**-7) * 2**127
+CANONICAL_NAN = {"f16": 0x7FFF, "bf16": 0x7FFF, "f32": 0x7FFFFFFF, "f64": 0x7FFFFFFFFFFFFFFF}
+FLOAT_BITS = {"f16": 16, "bf16": 16, "f32": 32, "f64": 64}
+
+
+class _NaN(float):
+    """A NaN read from memory: it keeps its bits until an op makes a new value."""
+
+    bits: int
+    ftype: str
+
+    def __new__(cls, bits: int, ftype: str) -> _NaN:
+        self = super().__new__(cls, math.nan)
+        self.bits = bits
+        self.ftype = ftype
+        return self
+
+
+def round_f32(x: float) -> float:
+    try:
+        return float(_F32.unpack(_F32.pack(x))[0])
+    except OverflowError:
+        return math.copysign(_INF, x)
+
+
+def round_f16(x: float) -> float:
+    try:
+        return float(_F16.unpack(_F16.pack(x))[0])
+    except OverflowError:
+        return math.copysign(_INF, x)
+
+
+def round_bf16(x: float) -> float:
+    """The nearest bf16 (ties to even), computed from the double exactly."""
+    if x != x or x == 0.0 or x in (_INF, -_INF):
+        return x
+    e = math.frexp(x)[1]
+    if e > 128:
+        return math.copysign(_INF, x)
+    q = max(e, -125) - 8  # the unit in the last place of the result (subnormals: 2**-133)
+    k = abs(round(math.ldexp(x, -q)))  # exact scaling; round() ties to even
+    r = math.ldexp(k, q)
+    return math.copysign(r if r <= _BF16_MAX else _INF, x)
+
+
+ROUND: dict[str, Callable[[float], float]] = {
+    "f16": round_f16, "bf16": round_bf16, "f32": round_f32, "f64": float,
+}
+
+
+def float_bits(x: float, ftype: str) -> int:
+    """The bits of a float value (already of its type) as `ftype` stores it."""
+    if x != x:
+        return x.bits if isinstance(x, _NaN) and x.ftype == ftype else CANONICAL_NAN[ftype]
+    if ftype == "f32":
+        return int(_U32.unpack(_F32.pack(x))[0])
+    if ftype == "f16":
+        return int(_U16.unpack(_F16.pack(x))[0])
+    if ftype == "bf16":
+        return int(_U32.unpack(_F32.pack(x))[0]) >> 16
+    return int(_U64.unpack(_F64.pack(x))[0])
+
+
+def bits_float(bits: int, ftype: str) -> float:
+    """The value of `ftype` bits (a NaN keeps them)."""
+    if ftype == "f32":
+        x = float(_F32.unpack(_U32.pack(bits))[0])
+    elif ftype == "f16":
+        x = float(_F16.unpack(_U16.pack(bits))[0])
+    elif ftype == "bf16":
+        x = float(_F32.unpack(_U32.pack(bits << 16))[0])
+    else:
+        x = float(_F64.unpack(_U64.pack(bits))[0])
+    return _NaN(bits, ftype) if x != x else x
+
+
+def encode_element(value: int | float, elem: str) -> bytes:
+    """The little-endian bytes of `value` as a memref element of type `elem`
+    (a float is rounded to the type first, an int taken modulo the width)."""
+    n = ELEM_BYTES[elem]
+    if elem in FLOAT_BITS:
+        x = float(value)
+        return float_bits(ROUND[elem](x) if x == x else x, elem).to_bytes(n, "little")
+    return (int(value) & ((1 << (8 * n)) - 1)).to_bytes(n, "little")
+
+
+def decode_element(data: bytes, elem: str) -> int | float:
+    if elem in FLOAT_BITS:
+        return bits_float(int.from_bytes(data, "little"), elem)
+    return int.from_bytes(data, "little")
+
+
+def _fdiv(a: float, b: float) -> float:
+    try:
+        return a / b
+    except ZeroDivisionError:
+        if a != a or a == 0.0:
+            return math.nan
+        return math.copysign(_INF, a) * math.copysign(1.0, b)
+
+
+def _frem(a: float, b: float) -> float:
+    if a != a or b != b or b == 0.0 or a in (_INF, -_INF):
+        return math.nan
+    return math.fmod(a, b)
+
+
+def _fmaximum(a: float, b: float) -> float:
+    if a != a or b != b:
+        return math.nan
+    if a == b == 0.0:
+        return b if math.copysign(1.0, a) < 0 else a
+    return a if a > b else b
+
+
+def _fminimum(a: float, b: float) -> float:
+    if a != a or b != b:
+        return math.nan
+    if a == b == 0.0:
+        return a if math.copysign(1.0, a) < 0 else b
+    return a if a < b else b
+
+
+def _fmaxnum(a: float, b: float) -> float:
+    if a != a:
+        return b
+    if b != b:
+        return a
+    return _fmaximum(a, b)
+
+
+def _fminnum(a: float, b: float) -> float:
+    if a != a:
+        return b
+    if b != b:
+        return a
+    return _fminimum(a, b)
+
+
+def _int_to_float(n: int, ftype: str) -> float:
+    """`n` rounded once to `ftype` (round to odd to 53 bits keeps 64-bit ints exact)."""
+    if ftype == "f64" or -(1 << 53) <= n <= 1 << 53:
+        return ROUND[ftype](float(n))
+    a = abs(n)
+    shift = a.bit_length() - 53
+    m = a >> shift
+    if a & ((1 << shift) - 1):
+        m |= 1
+    return ROUND[ftype](math.copysign(math.ldexp(float(m), shift), n))
+
+
+def _float_to_int(x: float, lo: int, hi: int, mask: int) -> int:
+    if x != x:
+        return 0
+    if x in (_INF, -_INF):
+        return (hi if x > 0 else lo) & mask
+    return min(max(math.trunc(x), lo), hi) & mask
+
+
+def _bits_of(x: float, ftype: str) -> int:
+    return float_bits(x, ftype)
+
+
+# -- integers -----------------------------------------------------------------
+def _srem(a: int, b: int, w: int) -> int:
+    sa = a - (1 << w) if a >> (w - 1) else a
+    sb = b - (1 << w) if b >> (w - 1) else b
+    return sa - sdiv(a, b, w) * sb
+
+
+def _signed(a: int, w: int) -> int:
+    return a - (1 << w) if a >> (w - 1) else a
+
+
+def _floordivsi(a: int, b: int, w: int) -> int:
+    return _signed(a, w) // _signed(b, w)
+
+
+def _ceildivsi(a: int, b: int, w: int) -> int:
+    return -(-_signed(a, w) // _signed(b, w))
+
+
+def _ceildivui(a: int, b: int) -> int:
+    return -(-a // b)
+
+
+class _UB(Exception):
+    """Undefined behaviour met while running (the message says which)."""
+
+
+def _range(lo: int, hi: int, step: int) -> range:
+    if step <= 0:
+        raise _UB(f"scf.for with step {step}")
+    return range(lo, hi, step)
+
+
+def _dim(sizes: tuple[int, ...], k: int) -> int:
+    if k >= len(sizes):
+        raise _UB(f"memref.dim {k} of a rank-{len(sizes)} memref")
+    return sizes[k]
+
+
+def _too_long() -> None:
+    raise _UB(f"a thread ran more than {STEP_LIMIT} loop iterations")
+
+
+_HELPERS: dict[str, Any] = {
+    "_r_f16": round_f16, "_r_bf16": round_bf16, "_r_f32": round_f32,
+    "_fdiv": _fdiv, "_frem": _frem, "_fmaximum": _fmaximum, "_fminimum": _fminimum,
+    "_fmaxnum": _fmaxnum, "_fminnum": _fminnum, "_i2f": _int_to_float, "_f2i": _float_to_int,
+    "_bits_of": _bits_of, "_bits_float": bits_float, "_float_bits": float_bits,
+    "_sdiv": sdiv, "_srem": _srem, "_floordivsi": _floordivsi, "_ceildivsi": _ceildivsi,
+    "_ceildivui": _ceildivui, "_range": _range, "_dim": _dim, "_too_long": _too_long,
+    "_INF": _INF, "_NAN": math.nan, "_fb": int.from_bytes, "_NaN": _NaN,
+    "_uf32": _F32.unpack, "_pf32": _F32.pack, "_uf16": _F16.unpack, "_pf16": _F16.pack,
+    "_uf64": _F64.unpack, "_pf64": _F64.pack, "_math": math,
+}
+
+
+# -- reading the text ---------------------------------------------------------
+_FUNC_HEAD = re.compile(r'(?<!["\w.])gpu\.func\s+@("(?:[^"\\]|\\.)*"|[\w$.-]+)\s*\(')
+_GENERIC_FUNC = re.compile(r'"gpu\.func"')
+_ID_OP = re.compile(
+    r"(?<![\"\w.])gpu\.(thread_id|block_id|block_dim|grid_dim|global_id|cluster_id|"
+    r"cluster_dim|cluster_block_id)\s+([xyz])\b(?:\s+upper_bound\s+\d+)?")
+_RETURN = re.compile(r"(?<![\"\w.])gpu\.return\b")
+_CUSTOM_GPU_OP = re.compile(r"^(\s*(?:%[^=\n]*=\s*)?)gpu\.(\w+)", re.M)
+_SPACE_ATTR = re.compile(r",\s*(\d+)\s*:\s*i64>")
+
+
+def _match_close(text: str, pos: int, open_: str, close: str) -> int:
+    """The index of the `close` matching the `open_` at `pos` (strings and
+    `//` comments skipped)."""
+    depth, i, n = 0, pos, len(text)
+    while i < n:
+        c = text[i]
+        if c == '"':
+            i += 1
+            while i < n and text[i] != '"':
+                i += 2 if text[i] == "\\" else 1
+        elif c == "/" and text.startswith("//", i):
+            end = text.find("\n", i)
+            i = n if end < 0 else end
+        elif c == open_:
+            depth += 1
+        elif c == close:
+            depth -= 1
+            if depth == 0:
+                return i
+        i += 1
+    raise KernelUnsupported(f"unbalanced {open_!r} in the kernel text")
+
+
+def _custom_to_generic(text: str, func: str) -> str:
+    """The custom-form `gpu.func @func` of `text`, its gpu ops spelled generically."""
+    for m in _FUNC_HEAD.finditer(text):
+        name = m.group(1).strip('"')
+        if name != func:
+            continue
+        close = _match_close(text, m.end() - 1, "(", ")")
+        args = [a for a in split_top(text[m.end():close]) if a]
+        pos = close + 1
+        while True:
+            rest = text[pos:].lstrip()
+            pos = len(text) - len(rest)
+            word = re.match(r"[\w.]+", rest)
+            if word is None:
+                break
+            if word.group(0) in ("workgroup", "private"):
+                raise KernelUnsupported(f"kernel @{func} has {word.group(0)} memory "
+                                        "attributions (not modelled)")
+            if word.group(0) == "attributes":
+                brace = text.index("{", pos)
+                pos = _match_close(text, brace, "{", "}") + 1
+            else:
+                pos += word.end()
+        if not text.startswith("{", pos):
+            raise KernelUnsupported(f"kernel @{func}: cannot read the gpu.func header")
+        end = _match_close(text, pos, "{", "}")
+        names, types = [], []
+        for a in args:
+            name_, _, type_ = a.partition(":")
+            type_ = re.sub(r"\s*loc\(.*\)\s*$", "", type_.strip(), flags=re.S)
+            type_ = re.sub(r"\s*\{[^{}]*\}\s*$", "", type_)
+            names.append(name_.strip())
+            types.append(type_.strip())
+        body = _rewrite_gpu_ops(text[pos + 1:end], func)
+        sig = ", ".join(f"{n}: {t}" for n, t in zip(names, types, strict=True))
+        return (f'"gpu.func"() <{{function_type = ({", ".join(types)}) -> ()}}> ({{\n'
+                f"^bb0({sig}):\n{body}\n}}) {{gpu.kernel, sym_name = \"{func}\"}} : () -> ()\n")
+    raise ValueError(f"no gpu.func @{func} in the kernel text")
+
+
+def _rewrite_gpu_ops(body: str, func: str) -> str:
+    body = _ID_OP.sub(lambda m: f'"gpu.{m.group(1)}"() {{dimension = #gpu<dim {m.group(2)}>}}'
+                                " : () -> index", body)
+    body = _RETURN.sub('"gpu.return"() : () -> ()', body)
+    other = _CUSTOM_GPU_OP.search(body)
+    if other is not None:
+        raise KernelUnsupported(f"kernel @{func} uses gpu.{other.group(2)}")
+    return body
+
+
+def _parse(text: str, func: str) -> Operation:
+    from verify.source_module import generic_context
+
+    source = _custom_to_generic(text, func) if _FUNC_HEAD.search(text) else text
+    try:
+        module = Parser(generic_context(), source).parse_module()
+    except Exception as e:  # noqa: BLE001 - xDSL raises several error types
+        lines = [ln.strip() for ln in str(e).strip().splitlines() if ln.strip()]
+        named = re.search(r"(?<![\w.%#!^\"])([a-z_]\w*\.[\w.]+)", lines[1]) \
+            if len(lines) > 1 else None
+        if named is not None and "custom format" in lines[-1]:
+            raise KernelUnsupported(f"kernel @{func} uses {named.group(1)} (xDSL cannot read "
+                                    "its custom form; give the kernel in generic form)") from e
+        raise KernelUnsupported(f"kernel @{func}: xDSL cannot read it: "
+                                f"{lines[-1] if lines else type(e).__name__}") from e
+    for op in module.walk():
+        if _name(op) == "gpu.func" and _sym(op) == func:
+            return op
+    raise ValueError(f"no gpu.func @{func} in the kernel text")
+
+
+def _name(op: Operation) -> str:
+    from oracles.lowered_interp import op_name
+
+    return op_name(op)
+
+
+def _sym(op: Operation) -> str | None:
+    attr = prop(op, "sym_name")
+    return None if attr is None else str(getattr(attr, "data", attr))
+
+
+# -- types --------------------------------------------------------------------
+class _Val:
+    """What the compiler knows of an SSA value."""
+
+    __slots__ = ("expr", "kind", "width", "ftype", "param", "level", "const")
+
+    def __init__(self, expr: str, kind: str, level: int, *, width: int = 0, ftype: str = "",
+                 param: int = -1, const: int | float | None = None) -> None:
+        self.expr = expr
+        self.kind = kind  # "int", "float", "memref"
+        self.level = level  # 0 launch, 1 block, 2 thread
+        self.width = width
+        self.ftype = ftype
+        self.param = param
+        self.const = const
+
+
+def _type_info(t: Attribute, where: str) -> tuple[str, int, str]:
+    """(kind, width, float type) of a scalar type."""
+    if isinstance(t, IndexType):
+        return "int", 64, ""
+    if isinstance(t, IntegerType):
+        return "int", t.width.data, ""
+    for cls, name in ((Float16Type, "f16"), (BFloat16Type, "bf16"), (Float32Type, "f32"),
+                      (Float64Type, "f64")):
+        if isinstance(t, cls):
+            return "float", FLOAT_BITS[name], name
+    raise KernelUnsupported(f"{where} has type {t} (not modelled)")
+
+
+def _type_text(t: Attribute) -> str:
+    return _SPACE_ATTR.sub(r", \1>", str(t))
+
+
+def _elem_name(t: Attribute, where: str) -> str:
+    name = str(t)
+    if name not in ELEM_BYTES:
+        raise KernelUnsupported(f"{where}: memref element type {name} (not modelled)")
+    return name
+
+
+# -- the compiler -------------------------------------------------------------
+_INT_BIN = {"arith.addi": "({a} + {b}) & {M}", "arith.subi": "({a} - {b}) & {M}",
+            "arith.muli": "({a} * {b}) & {M}", "arith.andi": "{a} & {b}",
+            "arith.ori": "{a} | {b}", "arith.xori": "{a} ^ {b}",
+            "arith.maxui": "max({a}, {b})", "arith.minui": "min({a}, {b})",
+            "arith.maxsi": "({a} if ({a} ^ {S}) >= ({b} ^ {S}) else {b})",
+            "arith.minsi": "({a} if ({a} ^ {S}) <= ({b} ^ {S}) else {b})",
+            "arith.shli": "(({a} << {b}) & {M} if {b} < {w} else 0)",
+            "arith.shrui": "({a} >> {b} if {b} < {w} else 0)",
+            "arith.shrsi": "((({a} ^ {S}) - {S}) >> ({b} if {b} < {w} else {w1})) & {M}"}
+_INT_DIV = {"arith.divui": "{a} // {b}", "arith.remui": "{a} % {b}",
+            "arith.divsi": "_sdiv({a}, {b}, {w}) & {M}",
+            "arith.remsi": "_srem({a}, {b}, {w}) & {M}",
+            "arith.floordivsi": "_floordivsi({a}, {b}, {w}) & {M}",
+            "arith.ceildivsi": "_ceildivsi({a}, {b}, {w}) & {M}",
+            "arith.ceildivui": "_ceildivui({a}, {b})"}
+_FLOAT_BIN = {"arith.addf": "{a} + {b}", "arith.subf": "{a} - {b}", "arith.mulf": "{a} * {b}",
+              "arith.divf": "_fdiv({a}, {b})", "arith.remf": "_frem({a}, {b})",
+              "arith.maximumf": "_fmaximum({a}, {b})", "arith.minimumf": "_fminimum({a}, {b})",
+              "arith.maxnumf": "_fmaxnum({a}, {b})", "arith.minnumf": "_fminnum({a}, {b})"}
+_CMPI = {0: "{a} == {b}", 1: "{a} != {b}", 2: "({a} ^ {S}) < ({b} ^ {S})",
+         3: "({a} ^ {S}) <= ({b} ^ {S})", 4: "({a} ^ {S}) > ({b} ^ {S})",
+         5: "({a} ^ {S}) >= ({b} ^ {S})", 6: "{a} < {b}", 7: "{a} <= {b}", 8: "{a} > {b}",
+         9: "{a} >= {b}"}
+_CMPF = {0: "False", 1: "{a} == {b}", 2: "{a} > {b}", 3: "{a} >= {b}", 4: "{a} < {b}",
+         5: "{a} <= {b}", 6: "({a} < {b} or {a} > {b})", 7: "({a} == {a} and {b} == {b})",
+         8: "not ({a} < {b} or {a} > {b})", 9: "not ({a} <= {b})", 10: "not ({a} < {b})",
+         11: "not ({a} >= {b})", 12: "not ({a} > {b})", 13: "{a} != {b}",
+         14: "({a} != {a} or {b} != {b})", 15: "True"}
+_IDS = {"gpu.thread_id": ("tx", "ty", "tz"), "gpu.block_id": ("bx", "by", "bz"),
+        "gpu.block_dim": ("bdx", "bdy", "bdz"), "gpu.grid_dim": ("gdx", "gdy", "gdz"),
+        "gpu.global_id": ("(bx * bdx + tx)", "(by * bdy + ty)", "(bz * bdz + tz)")}
+_ID_LEVEL = {"gpu.thread_id": 2, "gpu.block_id": 1, "gpu.block_dim": 0, "gpu.grid_dim": 0,
+             "gpu.global_id": 2}
+_CASTS = ("arith.index_cast", "arith.index_castui", "arith.extsi", "arith.extui",
+          "arith.trunci", "arith.sitofp", "arith.uitofp", "arith.fptosi", "arith.fptoui",
+          "arith.extf", "arith.truncf", "arith.bitcast")
+
+
+class _Compiler:
+    def __init__(self, name: str, func: Operation) -> None:
+        self.name = name
+        self.func = func
+        self.vals: dict[SSAValue, _Val] = {}
+        self.launch: list[str] = []
+        self.block: list[str] = []
+        self.ns: dict[str, Any] = dict(_HELPERS)
+        self.n = 0
+        self.loops = False
+        self.params: list[Param] = []
+
+    def fresh(self, prefix: str = "v") -> str:
+        self.n += 1
+        return f"{prefix}{self.n}"
+
+    def unsupported(self, what: str) -> KernelUnsupported:
+        return KernelUnsupported(f"kernel @{self.name} uses {what}")
+
+    # -- values -------------------------------------------------------------
+    def val(self, v: SSAValue) -> _Val:
+        found = self.vals.get(v)
+        if found is None:
+            raise self.unsupported(f"a value defined outside the kernel ({v.type})")
+        return found
+
+    def define(self, v: SSAValue, expr: str, level: int, const: int | float | None = None) -> _Val:
+        kind, width, ftype = _type_info(v.type, f"a value of {self.where(v)}")
+        out = _Val(expr, kind, level, width=width, ftype=ftype, const=const)
+        self.vals[v] = out
+        return out
+
+    def where(self, v: SSAValue) -> str:
+        owner = v.owner
+        return _name(owner) if isinstance(owner, Operation) else "a block argument"
+
+    def literal(self, value: int | float) -> str:
+        if isinstance(value, float):
+            if value != value or value in (_INF, -_INF):
+                key = f"_K{len(self.ns)}"
+                self.ns[key] = value
+                return key
+            return f"({value!r})"
+        return str(value)
+
+    # -- entry ----------------------------------------------------------------
+    def compile(self) -> Callable[..., None]:
+        fn = self.func
+        ftype = prop(fn, "function_type")
+        inputs = list(getattr(getattr(ftype, "inputs", None), "data", ()))
+        region = fn.regions[0] if fn.regions else None
+        if region is None or not region.blocks:
+            raise KernelUnsupported(f"kernel @{self.name} has no body")
+        entry = region.blocks[0]
+        if len(entry.args) != len(inputs):
+            raise KernelUnsupported(f"kernel @{self.name} has workgroup or private memory "
+                                    "attributions (not modelled)")
+        for p, arg in enumerate(entry.args):
+            self.param(p, arg)
+        thread: list[str] = []
+        blocks = list(region.blocks)
+        if len(blocks) == 1:
+            self.ops(entry, thread, 1, hoist=True)
+            self.func_terminator(entry, thread, 1, {})
+        else:
+            index = {b: k for k, b in enumerate(blocks)}
+            for b in blocks[1:]:
+                for a in b.args:
+                    self.define(a, self.fresh(), 2)
+            self.ops(entry, thread, 1, hoist=True)
+            self.func_terminator(entry, thread, 1, index)
+            thread.append("    while True:")
+            thread.append("        _n += 1")
+            thread.append("        if _n > STEP_LIMIT: _too_long()")
+            for k, b in enumerate(blocks[1:], start=1):
+                thread.append(f"        {'if' if k == 1 else 'elif'} _b == {k}:")
+                self.ops(b, thread, 3, hoist=False)
+                self.func_terminator(b, thread, 3, index)
+            self.loops = True
+        return self.assemble(thread)
+
+    def param(self, p: int, arg: SSAValue) -> None:
+        t = arg.type
+        if isinstance(t, MemRefType):
+            elem = _elem_name(t.element_type, f"kernel @{self.name} parameter {p}")
+            rank = len(t.get_shape())
+            self.params.append(Param("memref", _type_text(t), elem, rank))
+            eb = ELEM_BYTES[elem]
+            self.launch.append(f"_a = args[{p}]")
+            self.launch.append(f"B{p} = (_a.ptr + _a.offset * {eb}) & {M64}")
+            self.launch.append(f"D{p} = tuple(_a.sizes)")
+            for k in range(rank):
+                self.launch.append(f"S{p}_{k} = _a.strides[{k}] * {eb}")
+                self.launch.append(f"D{p}_{k} = D{p}[{k}]")
+            self.vals[arg] = _Val(f"m{p}", "memref", 0, param=p, width=rank, ftype=elem)
+            return
+        kind, width, ftype = _type_info(t, f"kernel @{self.name} parameter {p}")
+        text = _type_text(t)
+        self.params.append(Param("scalar", text, text))
+        if kind == "int":
+            self.launch.append(f"p{p} = int(args[{p}]) & {(1 << width) - 1}")
+        elif ftype == "f64":
+            self.launch.append(f"p{p} = float(args[{p}])")
+        else:
+            self.launch.append(f"p{p} = _r_{ftype}(float(args[{p}]))")
+        self.vals[arg] = _Val(f"p{p}", kind, 0, width=width, ftype=ftype)
+
+    def assemble(self, thread: list[str]) -> Callable[..., None]:
+        lines = ["def _launch(grid, block, args, memory):",
+                 "    gdx, gdy, gdz = grid",
+                 "    bdx, bdy, bdz = block",
+                 "    if gdx <= 0 or gdy <= 0 or gdz <= 0 or bdx <= 0 or bdy <= 0 or bdz <= 0:",
+                 "        return",
+                 "    load = memory.load",
+                 "    store = memory.store"]
+        lines += ["    " + ln for ln in self.launch]
+        lines += ["    for bz in range(gdz):",
+                  "     for by in range(gdy):",
+                  "      for bx in range(gdx):"]
+        lines += ["        " + ln for ln in self.block]
+        lines.append("        def _thread(tx, ty, tz):")
+        if self.loops:
+            lines.append("            _n = 0")
+        lines += ["        " + ln for ln in thread]
+        lines.append("            pass")
+        lines += ["        for tz in range(bdz):",
+                  "         for ty in range(bdy):",
+                  "          for tx in range(bdx):",
+                  "            _thread(tx, ty, tz)"]
+        source = "\n".join(lines) + "\n"
+        self.ns["STEP_LIMIT"] = STEP_LIMIT
+        exec(compile(source, f"<kernel @{self.name}>", "exec"), self.ns)
+        launch: Callable[..., None] = self.ns["_launch"]
+        launch.source = source  # type: ignore[attr-defined]
+        return launch
+
+    # -- blocks ---------------------------------------------------------------
+    def ops(self, block: Block, out: list[str], ind: int, hoist: bool) -> None:
+        ops = list(block.ops)
+        for op in ops[:-1] if ops else []:
+            self.op(op, out, ind, hoist)
+
+    def func_terminator(self, block: Block, out: list[str], ind: int,
+                        index: dict[Block, int]) -> None:
+        term = block.last_op
+        pad = "    " * ind
+        name = _name(term) if term is not None else "nothing"
+        if name == "gpu.return":
+            if term is not None and term.operands:
+                raise self.unsupported("gpu.return with operands")
+            out.append(pad + "return")
+        elif name == "cf.br" and term is not None:
+            self.branch(term.successors[0], list(term.operands), out, pad, index)
+        elif name == "cf.cond_br" and term is not None:
+            cond = self.val(term.operands[0]).expr
+            then_args = list(getattr(term, "then_arguments", ()))
+            else_args = list(getattr(term, "else_arguments", ()))
+            out.append(f"{pad}if {cond}:")
+            self.branch(term.successors[0], then_args, out, pad + "    ", index)
+            out.append(f"{pad}else:")
+            self.branch(term.successors[1], else_args, out, pad + "    ", index)
+        else:
+            raise self.unsupported(name)
+
+    def branch(self, target: Block, operands: Sequence[SSAValue], out: list[str], pad: str,
+               index: dict[Block, int]) -> None:
+        self.assign([self.val(a).expr for a in target.args],
+                    [self.val(o).expr for o in operands], out, pad)
+        out.append(f"{pad}_b = {index[target]}")
+
+    @staticmethod
+    def assign(targets: list[str], values: list[str], out: list[str], pad: str) -> None:
+        if targets:
+            out.append(f"{pad}{', '.join(targets)}, = {', '.join(values)},")
+
+    def region_body(self, block: Block, out: list[str], ind: int) -> Operation | None:
+        """The ops of an scf region's block; its terminator returned, not emitted."""
+        self.ops(block, out, ind, hoist=False)
+        out.append("    " * ind + "pass")
+        return block.last_op
+
+    # -- ops ------------------------------------------------------------------
+    def op(self, op: Operation, out: list[str], ind: int, hoist: bool) -> None:
+        name = _name(op)
+        for r in op.results:
+            if isinstance(r.type, MemRefType):
+                raise self.unsupported(f"{name} (it makes a memref)")
+        handler = _HANDLERS.get(name)
+        if handler is None:
+            if name in _INT_BIN or name in _INT_DIV or name in _FLOAT_BIN:
+                handler = _Compiler.binary
+            elif name in _CASTS:
+                handler = _Compiler.cast
+            else:
+                raise self.unsupported(name)
+        handler(self, op, name, out, ind, hoist)
+
+    def emit(self, op: Operation, expr: str, level: int, out: list[str], ind: int,
+             hoist: bool, result: int = 0) -> None:
+        """Assign `expr` to a fresh name at `level` (thread level unless hoisted)."""
+        level = level if hoist else 2
+        target = (self.launch, self.block)[level] if level < 2 else out
+        pad = "" if level < 2 else "    " * ind
+        name = self.fresh()
+        target.append(f"{pad}{name} = {expr}")
+        self.define(op.results[result], name, level)
+
+    def level(self, *vals: _Val) -> int:
+        return max((v.level for v in vals), default=0)
+
+    def h_constant(self, op: Operation, name: str, out: list[str], ind: int,
+                   hoist: bool) -> None:
+        attr = prop(op, "value")
+        r = op.results[0]
+        kind, width, ftype = _type_info(r.type, "arith.constant")
+        if isinstance(attr, IntegerAttr) and kind == "int":
+            value: int | float = int(attr.value.data) & ((1 << width) - 1)
+        elif isinstance(attr, FloatAttr) and kind == "float":
+            value = ROUND[ftype](float(attr.value.data))
+        else:
+            raise self.unsupported(f"arith.constant {attr}")
+        self.vals[r] = _Val(self.literal(value), kind, 0, width=width, ftype=ftype, const=value)
+
+    def h_id(self, op: Operation, name: str, out: list[str], ind: int, hoist: bool) -> None:
+        attr = prop(op, "dimension")
+        m = re.search(r"\b([xyz])\b", str(attr))
+        if m is None:
+            raise self.unsupported(f"{name} without a dimension")
+        expr = _IDS[name]["xyz".index(m.group(1))]
+        level = _ID_LEVEL[name] if hoist else 2
+        if level == 2 and name == "gpu.global_id":
+            self.emit(op, expr, 2, out, ind, hoist)
+        else:
+            self.define(op.results[0], expr, level)
+
+    def binary(self, op: Operation, name: str, out: list[str], ind: int, hoist: bool) -> None:
+        a, b = (self.val(o) for o in op.operands)
+        w = a.width
+        fmt = dict(a=a.expr, b=b.expr, M=(1 << w) - 1, S=1 << (w - 1) if w else 0, w=w,
+                   w1=w - 1)
+        if name in _FLOAT_BIN:
+            expr = _FLOAT_BIN[name].format(**fmt)
+            if a.ftype != "f64":
+                expr = f"_r_{a.ftype}({expr})"
+            self.emit(op, expr, self.level(a, b), out, ind, hoist)
+        elif name in _INT_DIV:  # may raise: never hoisted
+            self.emit(op, _INT_DIV[name].format(**fmt), 2, out, ind, hoist)
+        else:
+            self.emit(op, _INT_BIN[name].format(**fmt), self.level(a, b), out, ind, hoist)
+
+    def h_negf(self, op: Operation, name: str, out: list[str], ind: int, hoist: bool) -> None:
+        a = self.val(op.operands[0])
+        self.emit(op, f"-{a.expr}", a.level, out, ind, hoist)
+
+    def h_cmpi(self, op: Operation, name: str, out: list[str], ind: int, hoist: bool) -> None:
+        a, b = (self.val(o) for o in op.operands)
+        pred = int(prop(op, "predicate").value.data)
+        expr = _CMPI[pred].format(a=a.expr, b=b.expr, S=1 << (a.width - 1))
+        self.emit(op, expr, self.level(a, b), out, ind, hoist)
+
+    def h_cmpf(self, op: Operation, name: str, out: list[str], ind: int, hoist: bool) -> None:
+        a, b = (self.val(o) for o in op.operands)
+        pred = int(prop(op, "predicate").value.data)
+        self.emit(op, _CMPF[pred].format(a=a.expr, b=b.expr), self.level(a, b), out, ind, hoist)
+
+    def h_select(self, op: Operation, name: str, out: list[str], ind: int, hoist: bool) -> None:
+        c, a, b = (self.val(o) for o in op.operands)
+        self.emit(op, f"({a.expr} if {c.expr} else {b.expr})", self.level(c, a, b), out, ind,
+                  hoist)
+
+    def cast(self, op: Operation, name: str, out: list[str], ind: int, hoist: bool) -> None:
+        a = self.val(op.operands[0])
+        kind, width, ftype = _type_info(op.results[0].type, name)
+        m = (1 << width) - 1
+        x = a.expr
+        if name in ("arith.index_cast", "arith.extsi") or (
+                name == "arith.trunci" and width <= a.width):
+            if width > a.width:  # sign-extend
+                s = 1 << (a.width - 1)
+                expr = f"(({x} ^ {s}) - {s}) & {m}"
+            else:
+                expr = f"{x} & {m}"
+        elif name in ("arith.index_castui", "arith.extui"):
+            expr = f"{x} & {m}"
+        elif name == "arith.sitofp":
+            s = 1 << (a.width - 1)
+            expr = f"_i2f(({x} ^ {s}) - {s}, {ftype!r})"
+        elif name == "arith.uitofp":
+            expr = f"_i2f({x}, {ftype!r})"
+        elif name == "arith.fptosi":
+            expr = f"_f2i({x}, {-(1 << (width - 1))}, {(1 << (width - 1)) - 1}, {m})"
+        elif name == "arith.fptoui":
+            expr = f"_f2i({x}, 0, {m}, {m})"
+        elif name == "arith.extf":
+            expr = x
+        elif name == "arith.truncf":
+            expr = x if ftype == "f64" else f"_r_{ftype}({x})"
+        elif name == "arith.bitcast":
+            if kind == "int" and a.kind == "float":
+                expr = f"_bits_of({x}, {a.ftype!r})"
+            elif kind == "float" and a.kind == "int":
+                expr = f"_bits_float({x}, {ftype!r})"
+            else:
+                expr = x
+        else:
+            raise self.unsupported(name)
+        self.emit(op, expr, a.level, out, ind, hoist)
+
+    def memref(self, op: Operation, v: SSAValue) -> _Val:
+        m = self.val(v)
+        if m.kind != "memref":
+            raise self.unsupported(f"{_name(op)} of a non-memref")
+        return m
+
+    def address(self, m: _Val, indices: Sequence[SSAValue]) -> str:
+        p = m.param
+        terms = [f"B{p}"]
+        for k, i in enumerate(indices):
+            iv = self.val(i)
+            if iv.const == 0:
+                continue
+            terms.append(f"{iv.expr} * S{p}_{k}")
+        return terms[0] if len(terms) == 1 else f"({' + '.join(terms)}) & {M64}"
+
+    def h_load(self, op: Operation, name: str, out: list[str], ind: int, hoist: bool) -> None:
+        m = self.memref(op, op.operands[0])
+        addr = self.address(m, op.operands[1:])
+        elem = m.ftype
+        n = ELEM_BYTES[elem]
+        pad = "    " * ind
+        t = self.fresh("t")
+        v = self.fresh()
+        out.append(f"{pad}{t} = load({addr}, {n})")
+        if elem in ("f32", "f16", "f64"):
+            out.append(f"{pad}{v} = _uf{elem[1:]}({t})[0] if {t} is not None else 0.0")
+            out.append(f"{pad}if {v} != {v}: {v} = _NaN(_fb({t}, 'little'), {elem!r})")
+        elif elem == "bf16":
+            out.append(f"{pad}{v} = _bits_float(_fb({t}, 'little'), 'bf16') "
+                       f"if {t} is not None else 0.0")
+        elif elem == "i1":
+            out.append(f"{pad}{v} = {t}[0] & 1 if {t} is not None else 0")
+        else:
+            out.append(f"{pad}{v} = _fb({t}, 'little') if {t} is not None else 0")
+        self.define(op.results[0], v, 2)
+
+    def h_store(self, op: Operation, name: str, out: list[str], ind: int, hoist: bool) -> None:
+        value = self.val(op.operands[0])
+        m = self.memref(op, op.operands[1])
+        addr = self.address(m, op.operands[2:])
+        elem = m.ftype
+        n = ELEM_BYTES[elem]
+        x = value.expr
+        if elem in ("f32", "f16", "f64"):
+            data = (f"_pf{elem[1:]}({x}) if {x} == {x} else "
+                    f"_float_bits({x}, {elem!r}).to_bytes({n}, 'little')")
+        elif elem == "bf16":
+            data = f"_float_bits({x}, 'bf16').to_bytes(2, 'little')"
+        else:
+            data = f"({x} & {(1 << (8 * n)) - 1}).to_bytes({n}, 'little')"
+        out.append(f"{'    ' * ind}store({addr}, {data})")
+
+    def h_dim(self, op: Operation, name: str, out: list[str], ind: int, hoist: bool) -> None:
+        m = self.memref(op, op.operands[0])
+        k = self.val(op.operands[1])
+        p = m.param
+        if isinstance(k.const, int) and k.const < m.width:
+            self.define(op.results[0], f"D{p}_{k.const}", 0 if hoist else 2)
+        else:
+            self.emit(op, f"_dim(D{p}, {k.expr})", 2, out, ind, hoist)
+
+    def h_if(self, op: Operation, name: str, out: list[str], ind: int, hoist: bool) -> None:
+        cond = self.val(op.operands[0])
+        pad = "    " * ind
+        results = [self.define(r, self.fresh(), 2).expr for r in op.results]
+        out.append(f"{pad}if {cond.expr}:")
+        self.yield_into(op.regions[0].blocks[0], results, out, ind + 1)
+        if len(op.regions) > 1 and op.regions[1].blocks:
+            out.append(f"{pad}else:")
+            self.yield_into(op.regions[1].blocks[0], results, out, ind + 1)
+
+    def yield_into(self, block: Block, targets: list[str], out: list[str], ind: int) -> None:
+        term = self.region_body(block, out, ind)
+        if term is None or _name(term) != "scf.yield":
+            raise self.unsupported(f"an scf region ending in {_name(term) if term else 'nothing'}")
+        self.assign(targets, [self.val(o).expr for o in term.operands], out, "    " * ind)
+
+    def h_for(self, op: Operation, name: str, out: list[str], ind: int, hoist: bool) -> None:
+        lb, ub, step, *inits = (self.val(o) for o in op.operands)
+        pad = "    " * ind
+        self.loops = True
+        unsigned = prop(op, "unsignedCmp") is not None
+        w = lb.width
+
+        def bound(v: _Val) -> str:
+            if unsigned:
+                return v.expr
+            if isinstance(v.const, int):
+                return str(v.const - (1 << w) if v.const >> (w - 1) else v.const)
+            return f"(({v.expr} ^ {1 << (w - 1)}) - {1 << (w - 1)})"
+
+        results = [self.define(r, self.fresh(), 2).expr for r in op.results]
+        self.assign(results, [i.expr for i in inits], out, pad)
+        body = op.regions[0].blocks[0]
+        iv, *carried = body.args
+        for a, r in zip(carried, results, strict=True):
+            self.define(a, r, 2)
+        rng = self.fresh("_rng")
+        if isinstance(step.const, int) and 0 < step.const < 1 << (w - 1):
+            out.append(f"{pad}{rng} = range({bound(lb)}, {bound(ub)}, {step.const})")
+        else:
+            out.append(f"{pad}{rng} = _range({bound(lb)}, {bound(ub)}, {bound(step)})")
+        out.append(f"{pad}_n += len({rng})")
+        out.append(f"{pad}if _n > STEP_LIMIT: _too_long()")
+        s = self.fresh("_s")
+        out.append(f"{pad}for {s} in {rng}:")
+        ivv = self.define(iv, self.fresh(), 2)
+        out.append(f"{pad}    {ivv.expr} = {s} & {(1 << w) - 1}")
+        self.yield_into(body, results, out, ind + 1)
+
+    def h_while(self, op: Operation, name: str, out: list[str], ind: int, hoist: bool) -> None:
+        pad = "    " * ind
+        self.loops = True
+        inits = [self.val(o).expr for o in op.operands]
+        before, after = op.regions[0].blocks[0], op.regions[1].blocks[0]
+        carried = [self.define(a, self.fresh(), 2).expr for a in before.args]
+        results = [self.define(r, self.fresh(), 2).expr for r in op.results]
+        self.assign(carried, inits, out, pad)
+        out.append(f"{pad}while True:")
+        out.append(f"{pad}    _n += 1")
+        out.append(f"{pad}    if _n > STEP_LIMIT: _too_long()")
+        term = self.region_body(before, out, ind + 1)
+        if term is None or _name(term) != "scf.condition":
+            raise self.unsupported("scf.while whose before region ends otherwise")
+        cond, *passed = (self.val(o).expr for o in term.operands)
+        out.append(f"{pad}    if not {cond}:")
+        self.assign(results, passed, out, pad + "        ")
+        out.append(f"{pad}        break")
+        after_args = [self.define(a, self.fresh(), 2).expr for a in after.args]
+        self.assign(after_args, passed, out, pad + "    ")
+        self.yield_into(after, carried, out, ind + 1)
+
+
+_HANDLERS: dict[str, Callable[[_Compiler, Operation, str, list[str], int, bool], None]] = {
+    "arith.constant": _Compiler.h_constant,
+    "arith.negf": _Compiler.h_negf,
+    "arith.cmpi": _Compiler.h_cmpi,
+    "arith.cmpf": _Compiler.h_cmpf,
+    "arith.select": _Compiler.h_select,
+    "memref.load": _Compiler.h_load,
+    "memref.store": _Compiler.h_store,
+    "memref.dim": _Compiler.h_dim,
+    "scf.if": _Compiler.h_if,
+    "scf.for": _Compiler.h_for,
+    "scf.while": _Compiler.h_while,
+    **{name: _Compiler.h_id for name in _IDS},
+}
+
+
+def _accesses(func: Operation) -> tuple[frozenset[int], frozenset[int]]:
+    """(reads, writes): memref parameters loaded from, stored to (any other use
+    but `memref.dim` counts as both)."""
+    entry = func.regions[0].blocks[0]
+    reads: set[int] = set()
+    writes: set[int] = set()
+    for p, arg in enumerate(entry.args):
+        if not isinstance(arg.type, MemRefType):
+            continue
+        for use in arg.uses:
+            name = _name(use.operation)
+            if name == "memref.dim":
+                continue
+            if name == "memref.load" and use.index == 0:
+                reads.add(p)
+            elif name == "memref.store" and use.index == 1:
+                writes.add(p)
+            else:
+                reads.add(p)
+                writes.add(p)
+    return frozenset(reads), frozenset(writes)
+
+
+# -- kernels ------------------------------------------------------------------
+class InterpretedKernel:
+    """A `kernel_api.Kernel` run by the compiled interpreter."""
+
+    def __init__(self, name: str, params: tuple[Param, ...], reads: frozenset[int],
+                 writes: frozenset[int], launch: Callable[..., None],
+                 cuda: str | None = None) -> None:
+        self.name = name
+        self.params = params
+        self.reads = reads
+        self.writes = writes
+        self.cuda = cuda
+        self._launch = launch
+
+    @property
+    def source(self) -> str:
+        """The Python the body compiled to (for debugging)."""
+        return str(getattr(self._launch, "source", ""))
+
+    def run(self, grid: Dim3, block: Dim3, args: Sequence[KernelArg],
+            memory: DeviceMemory) -> None:
+        if len(args) != len(self.params):
+            raise TypeError(f"kernel @{self.name} takes {len(self.params)} arguments, "
+                            f"{len(args)} given")
+        for k, (param, arg) in enumerate(zip(self.params, args, strict=True)):
+            if (param.kind == "memref") != isinstance(arg, MemRefView):
+                raise TypeError(f"kernel @{self.name} argument {k}: {param.type} expected, "
+                                f"got {arg!r}")
+            if isinstance(arg, MemRefView) and (len(arg.sizes) != param.rank
+                                                or len(arg.strides) != param.rank):
+                raise TypeError(f"kernel @{self.name} argument {k}: a rank-{param.rank} view "
+                                f"expected, got sizes {arg.sizes} strides {arg.strides}")
+        try:
+            self._launch(tuple(grid), tuple(block), args, memory)
+        except ZeroDivisionError as e:
+            raise KernelUnsupported(f"kernel @{self.name} divides an integer by zero "
+                                    "(undefined behaviour)") from e
+        except _UB as e:
+            raise KernelUnsupported(f"kernel @{self.name}: {e} (undefined behaviour)") from e
+
+    def __repr__(self) -> str:
+        return f"<kernel @{self.name}{' with CUDA' if self.cuda else ''}>"
+
+
+def _func_part(symbol: str) -> str:
+    return symbol.split("::")[-1].lstrip("@").strip('"')
+
+
+@lru_cache(maxsize=2048)
+def load_kernel(func_text: str, symbol: str) -> Kernel:
+    """The kernel `symbol` ("kernels::fill_4xf32", "@kernels::@fill_4xf32" or
+    "fill_4xf32") of `func_text`: a `gpu.func` (custom or generic form), or a
+    text holding it.  Raises `KernelUnsupported` naming what is not modelled,
+    `ValueError` when the text has no such function."""
+    func = _func_part(symbol)
+    name = symbol.replace("@", "").replace('"', "")
+    op = _parse(func_text, func)
+    compiler = _Compiler(name, op)
+    launch = compiler.compile()
+    reads, writes = _accesses(op)
+    kernel = InterpretedKernel(name, tuple(compiler.params), reads, writes, launch)
+    ref = catalogue_ref(func)
+    if ref is not None and _signature(kernel) == _catalogue_signature(ref):
+        from oracles.kernel_cuda import cuda_source
+
+        kernel.cuda = cuda_source(ref)
+    return kernel
+
+
+def _signature(kernel: InterpretedKernel) -> tuple[tuple[Param, ...], str]:
+    """What the kernel computes: equal signatures, equal semantics (the Python the
+    body compiles to does not depend on value names or the form it was read in)."""
+    return kernel.params, kernel.source
+
+
+@lru_cache(maxsize=256)
+def _catalogue_signature(ref: KernelRef) -> tuple[tuple[Param, ...], str] | None:
+    from verify.kernels import kernel_text
+
+    try:
+        op = _parse(kernel_text(ref), ref.name)
+        compiler = _Compiler(ref.name, op)
+        launch = compiler.compile()
+    except (KernelUnsupported, ValueError):
+        return None
+    return tuple(compiler.params), str(getattr(launch, "source", ""))
+
+
+@lru_cache(maxsize=1024)
+def catalogue_kernel(ref: KernelRef) -> Kernel:
+    """The catalogue kernel `ref` (`verify.kernels`), named "kernels::<name>",
+    with its CUDA C source attached."""
+    from oracles.kernel_cuda import cuda_source
+    from verify.kernels import kernel_text
+
+    kernel = load_kernel(kernel_text(ref), f"kernels::{ref.name}")
+    if kernel.cuda is None:
+        kernel = copy.copy(kernel)
+        kernel.cuda = cuda_source(ref)
+    return kernel
+
+
+_MANGLED = re.compile(r"((?:(?:\d+|D)x)*)([a-z]+\d*)(?:_s(\d+))?")
+
+
+def catalogue_ref(name: str) -> KernelRef | None:
+    """The catalogue entry a kernel symbol names ("scale_4xf32",
+    "kernels::scale_Dx4xbf16_s1"), or None."""
+    from verify.kernels import SHAPES
+
+    func = _func_part(name)
+    shape, _, mangled = func.partition("_")
+    m = _MANGLED.fullmatch(mangled)
+    if shape not in SHAPES or m is None:
+        return None
+    dims = tuple(None if d == "D" else int(d) for d in m.group(1).split("x") if d)
+    if not 1 <= len(dims) <= 2 or m.group(2) not in ELEM_BYTES or m.group(2) == "i1":
+        return None
+    space = int(m.group(3)) if m.group(3) is not None else None
+    ref = KernelRef(shape, SourceMemRefType(dims, m.group(2), space))
+    return ref if ref.name == func else None
+
+
+def view_extent(view: MemRefView) -> tuple[int, int] | None:
+    """The bytes a view can touch, [lo, hi) relative to `view.ptr`; None when empty."""
+    if any(s <= 0 for s in view.sizes):
+        return None
+    eb = ELEM_BYTES[view.elem]
+    lo = hi = view.offset
+    for size, stride in zip(view.sizes, view.strides, strict=True):
+        lo += min(0, (size - 1) * stride)
+        hi += max(0, (size - 1) * stride)
+    return lo * eb, (hi + 1) * eb

@@ -1,0 +1,288 @@
+"""The `gpu.*` ops a lowered module may still hold, run by the lowered-IR
+interpreter (`oracles.lowered_interp`).
+
+- A converted `gpu.launch_func` (its operands LLVM values, its stream the
+  async object) is a kernel launch on that stream.  One without a stream is
+  what LLVM's translation makes of it: a stream created for it, the launch,
+  a synchronize and a destroy.  Memref operands arrive as expanded
+  descriptors (allocated pointer, aligned pointer, offset, sizes, strides)
+  and are read back per the kernel's own parameters.
+- An op the lowering left behind (a *residue*) runs with its source meaning,
+  so the rest of a partly lowered program is still compared; the
+  `lowering-complete` invariant reports the residue itself.  A residue runs
+  on a stream of its own that first waits on its dependencies through
+  events; its token is that stream.  A lowering treats a token as a stream
+  or as an event depending on what made it, and a leftover op made this
+  one, so lowered code that passes it where an event goes gets the most
+  favourable reading: the work queued on the stream so far (an event
+  synchronize is a stream synchronize, a wait on it waits for that work, a
+  destroy is left to the end of the run).  What a residue made and the
+  lowered code left alive is destroyed when the run ends, as the reference
+  semantics destroys its own.  Where a residue takes or makes a token the
+  handle counts at exit are not compared (`LoweredRun.token_residue`): the
+  lowering's handle discipline runs through an op it never lowered.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+from math import prod
+from typing import TYPE_CHECKING, Any
+
+from oracles.checked import element_size
+from oracles.kernel_api import Kernel, KernelArg, MemRefView, Param
+from oracles.llvm_values import Agg, Unsupported, ints, prop, type_name
+from oracles.mgpu_calls import RawCall
+from oracles.source_interp import element_bytes, row_major_strides
+
+if TYPE_CHECKING:
+    from oracles.lowered_interp import _Machine
+
+_MEMREF = re.compile(r"memref<((?:(?:\d+|\?)x)*)([a-z][a-z0-9]*)")
+
+
+@dataclass(frozen=True)
+class ResidueToken:
+    """The token of a residual async op: the stream its work was queued on."""
+
+    stream: int
+    op: str
+
+
+def memref_shape(t: Any) -> tuple[tuple[int | None, ...], str]:
+    """(dims, element type) of a memref type, by its printed form."""
+    m = _MEMREF.match(type_name(t))
+    if m is None:
+        raise Unsupported(f"not a memref type: {type_name(t)}")
+    dims = tuple(None if d == "?" else int(d) for d in m.group(1).split("x") if d)
+    return dims, m.group(2)
+
+
+def descriptor(ptr: int, sizes: Sequence[int]) -> Agg:
+    """The memref descriptor of a fresh, contiguous buffer."""
+    items: dict[tuple[int, ...], Any] = {(0,): ptr, (1,): ptr, (2,): 0}
+    for d, (size, stride) in enumerate(zip(sizes, row_major_strides(tuple(sizes)),
+                                           strict=True)):
+        items[(3, d)] = size
+        items[(4, d)] = stride
+    return Agg(items)
+
+
+def view_of(desc: Any, rank: int, elem: str) -> MemRefView:
+    if not isinstance(desc, Agg):
+        raise Unsupported("a memref operand that is no descriptor")
+    sizes = tuple(int(desc.extract((3, d)) or 0) for d in range(rank))
+    strides = tuple(int(desc.extract((4, d)) or 0) for d in range(rank))
+    return MemRefView(int(desc.extract((1,)) or 0), int(desc.extract((2,)) or 0), sizes,
+                      strides, elem)
+
+
+def kernel_args(params: Sequence[Param], values: Sequence[Any]) -> list[KernelArg]:
+    """Kernel arguments from launch operands: a memref parameter takes one
+    descriptor, or its 3 + 2 * rank expanded fields; a scalar one value."""
+    out: list[KernelArg] = []
+    it = iter(values)
+    for p in params:
+        try:
+            first = next(it)
+        except StopIteration:
+            raise Unsupported("fewer launch operands than kernel parameters") from None
+        if p.kind == "scalar":
+            out.append(first)
+        elif isinstance(first, Agg):
+            out.append(view_of(first, p.rank, p.elem))
+        else:
+            fields = [first, *(next(it, None) for _ in range(2 + 2 * p.rank))]
+            if any(f is None for f in fields):
+                raise Unsupported("a memref operand with too few descriptor fields")
+            sizes = tuple(int(f) for f in fields[3 : 3 + p.rank])
+            strides = tuple(int(f) for f in fields[3 + p.rank :])
+            out.append(MemRefView(int(fields[1]), int(fields[2]), sizes, strides, p.elem))
+    if next(it, None) is not None:
+        raise Unsupported("more launch operands than kernel parameters")
+    return out
+
+
+def _segments(op: Any) -> list[list[Any]]:
+    seg = ints(prop(op, "operandSegmentSizes") or prop(op, "operand_segment_sizes"))
+    if not seg or sum(seg) != len(op.operands):
+        raise Unsupported("a gpu op without operand segments")
+    out, at = [], 0
+    for n in seg:
+        out.append(list(op.operands[at : at + n]))
+        at += n
+    return out
+
+
+def _kernel(m: _Machine, op: Any) -> Kernel:
+    symbol = str(prop(op, "kernel")).rsplit("@", 1)[-1].strip('"')
+    kernel = m.kernels.get(symbol)
+    if kernel is None:
+        raise Unsupported(f"kernel @{symbol} is not one the interpreter was given")
+    return kernel
+
+
+def _token_type(v: Any) -> bool:
+    return "gpu.async.token" in type_name(v.type)
+
+
+# -- gpu.launch_func -----------------------------------------------------------
+def launch_func(m: _Machine, op: Any) -> None:
+    if any(_token_type(v) for v in [*op.operands, *op.results]):
+        residue_launch(m, op)
+        return
+    seg = _segments(op)
+    # 13 segments since LLVM 18 (cluster sizes), 10 before; the last is the stream.
+    if len(seg) not in (10, 13):  # LLVM 16's launch has no stream operand
+        raise Unsupported(f"gpu.launch_func with {len(seg)} operand segments")
+    sizes = [int(m.v(s[0])) if s else 1 for s in seg[1:7]]
+    operands, stream_seg = seg[-2], seg[-1]
+    kernel = _kernel(m, op)
+    args = kernel_args(kernel.params, [m.v(x) for x in operands])
+    loc = m.loc_of(op)
+    m.rt.set_location(loc)
+    if stream_seg:
+        _launch(m, kernel, sizes, args, int(m.v(stream_seg[0]) or 0), loc)
+        return
+    stream = m.rt.stream_create()
+    m.raw.append(RawCall("mgpuStreamCreate", (), "", stream, loc))
+    _launch(m, kernel, sizes, args, stream, loc)
+    m.rt.stream_synchronize(stream)
+    m.raw.append(RawCall("mgpuStreamSynchronize", (stream,), "p", None, loc))
+    m.rt.stream_destroy(stream)
+    m.raw.append(RawCall("mgpuStreamDestroy", (stream,), "p", None, loc))
+
+
+def _launch(m: _Machine, kernel: Kernel, sizes: list[int], args: list[KernelArg],
+            stream: int, loc: str | None) -> None:
+    grid = (sizes[0], sizes[1], sizes[2])
+    block = (sizes[3], sizes[4], sizes[5])
+    m.rt.launch(kernel, grid, block, args, stream)
+    m.raw.append(RawCall("launch", (*grid, *block, stream), "iiiiiip", None, loc))
+
+
+# -- residues --------------------------------------------------------------------
+def _stream_after(m: _Machine, deps: Sequence[Any]) -> int:
+    """A fresh stream that first waits for each dependency's work."""
+    m.token_residue = m.token_residue or bool(deps)
+    s = m.rt.stream_create()
+    for d in deps:
+        e = m.rt.event_create()
+        m.rt.event_record(e, d.stream if isinstance(d, ResidueToken) else int(d or 0))
+        m.rt.stream_wait_event(s, e)
+        m.rt.event_destroy(e)
+    return s
+
+
+def _finish(m: _Machine, op: Any, s: int, async_: bool) -> ResidueToken | None:
+    """An async residue's token: its stream and an event after the op; a
+    synchronous residue is waited for."""
+    if async_:
+        m.token_residue = True
+        m.residue_streams.add(s)
+        return ResidueToken(s, m.loc_of(op) or "?")
+    m.rt.stream_synchronize(s)
+    m.rt.stream_destroy(s)
+    return None
+
+
+def _split_deps(m: _Machine, op: Any) -> tuple[list[Any], list[Any], bool]:
+    """(dependency values, the other operands, whether the op is async)."""
+    deps = [m.v(x) for x in op.operands if _token_type(x)]
+    rest = [x for x in op.operands if not _token_type(x)]
+    return deps, rest, any(_token_type(r) for r in op.results)
+
+
+def residue(m: _Machine, op: Any, name: str) -> None:
+    m.rt.set_location(m.loc_of(op))
+    if name == "gpu.launch_func":
+        residue_launch(m, op)
+        return
+    deps, rest, async_ = _split_deps(m, op)
+    if name == "gpu.wait":
+        if async_:
+            m.set(op, _finish(m, op, _stream_after(m, deps), True))
+            return
+        for d in deps:  # the host waits for each dependency's work
+            m.rt.stream_synchronize(d.stream if isinstance(d, ResidueToken) else int(d or 0))
+        return
+    s = _stream_after(m, deps)
+    if name == "gpu.alloc":
+        dims, elem = memref_shape(op.results[0].type)
+        dyn = iter(int(m.v(x)) for x in rest)
+        sizes = [d if d is not None else next(dyn) for d in dims]
+        nbytes = prod(sizes) * element_size(elem)
+        shared = prop(op, "hostShared") is not None
+        ptr = m.rt.mem_alloc(nbytes, s, shared) if async_ else \
+            m.rt.mem_alloc_sync(nbytes, shared)
+        m.set(op, descriptor(ptr, sizes), _finish(m, op, s, async_))
+        return
+    if name == "gpu.dealloc":
+        dims, elem = memref_shape(rest[0].type)
+        m.rt.mem_free(view_of(m.v(rest[0]), len(dims), elem).ptr, s)
+    elif name == "gpu.memset":
+        dims, elem = memref_shape(rest[0].type)
+        view = view_of(m.v(rest[0]), len(dims), elem)
+        pattern = _pattern(m.v(rest[1]), elem)
+        memset = {1: m.rt.memset8, 2: m.rt.memset16, 4: m.rt.memset32,
+                  8: m.rt.memset64}[len(pattern)]
+        memset(_address(view), int.from_bytes(pattern, "little"), prod(view.sizes), s)
+    elif name == "gpu.memcpy":
+        dims, elem = memref_shape(rest[0].type)
+        dst = view_of(m.v(rest[0]), len(dims), elem)
+        src = view_of(m.v(rest[1]), len(dims), elem)
+        m.rt.memcpy(_address(dst), _address(src), prod(dst.sizes) * element_size(elem), s)
+    else:
+        raise Unsupported(f"residual {name}")
+    m.set(op, _finish(m, op, s, async_))
+
+
+def residue_launch(m: _Machine, op: Any) -> None:
+    deps, _, async_ = _split_deps(m, op)
+    seg = _segments(op)
+    sizes = [int(m.v(s[0])) if s else 1 for s in seg[1:7]]
+    kernel = _kernel(m, op)
+    operands = seg[-2] if len(seg) in (10, 13) else seg[-1]
+    args = kernel_args(kernel.params, [m.v(x) for x in operands])
+    s = _stream_after(m, deps)
+    m.rt.launch(kernel, (sizes[0], sizes[1], sizes[2]), (sizes[3], sizes[4], sizes[5]), args,
+                s)
+    m.set(op, _finish(m, op, s, async_))
+
+
+def release(m: _Machine) -> None:
+    """Destroy what residues made and the lowered code left alive."""
+    for stream in sorted(m.residue_streams):
+        if m.rt.is_live(stream):
+            m.rt.stream_destroy(stream)
+
+
+def event_use(m: _Machine, callee: str, args: list[int]) -> bool:
+    """A residue's stream passed where an event goes, read favourably (see the
+    module docstring); False when `callee(args)` is no such use."""
+    if callee == "mgpuEventSynchronize" and args[0] in m.residue_streams:
+        m.rt.stream_synchronize(args[0])
+    elif callee == "mgpuEventDestroy" and args[0] in m.residue_streams:
+        pass  # the stream lives on for its other users; released at the end
+    elif callee == "mgpuStreamWaitEvent" and len(args) == 2 and args[1] in m.residue_streams:
+        e = m.rt.event_create()
+        m.rt.event_record(e, args[1])
+        m.rt.stream_wait_event(args[0], e)
+        m.rt.event_destroy(e)
+    elif callee == "mgpuEventRecord" and args and args[0] in m.residue_streams:
+        raise Unsupported("lowered code records an event into a leftover op's token")
+    else:
+        return False
+    return True
+
+
+def _address(view: MemRefView) -> int:
+    return view.ptr + view.offset * element_size(view.elem)
+
+
+def _pattern(value: Any, elem: str) -> bytes:
+    if elem.startswith(("f", "bf")):
+        return element_bytes(value, elem)  # type: ignore[arg-type]  # packs a float too
+    return element_bytes(int(value), elem)
