@@ -12,7 +12,7 @@ import pytest
 from hypothesis import given, settings
 
 from verify import api
-from verify.program import Program
+from verify.model.program import Program
 
 # `gpu.wait async [%t0]`: upstream gpu-to-llvm (LLVM 18-22) never destroys
 # the stream it creates for %t0.

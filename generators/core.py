@@ -16,7 +16,7 @@ from typing import TypeVar
 
 from hypothesis import strategies as st
 
-from verify.program import (
+from verify.model.program import (
     ELEMENT_TYPES,
     Alloc,
     Arg,
@@ -72,7 +72,7 @@ class GenConfig:
     `gpu.wait` awaits (tagged "unawaited-token" on the program).
 
     Real-code constructs: `kernels` (a `gpu.module` of catalogue kernels,
-    `verify.kernels`, and `gpu.launch_func`), `host_buffers`
+    `verify.model.kernels`, and `gpu.launch_func`), `host_buffers`
     (`memref.alloc` / `memref.dealloc`), `memref_args` (buffers passed in, of
     unknown kind), `scalar_args` (f32 / i32 kernel operands passed in),
     `results` (functions return loaded values and sizes), `memory_spaces`

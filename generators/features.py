@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from collections import Counter
 
-from verify.kernels import SHAPE_NAMES
-from verify.program import (
+from verify.model.kernels import SHAPE_NAMES
+from verify.model.program import (
     ASYNC_OPS,
     Alloc,
     Dealloc,

@@ -1,7 +1,7 @@
 """Real-code constructs of generated programs: kernel launches, buffers
 passed in, host buffers, scalar arguments, sizes and results.
 
-Kernels come from the fixed catalogue (`verify.kernels`); a launch uses
+Kernels come from the fixed catalogue (`verify.model.kernels`); a launch uses
 buffers GPU ops may touch (never a `memref.alloc` host buffer), orders
 after the last token on each (`_buffer_op`), and is sync or async.  A
 buffer passed in (`memref` argument) has an unknown kind: GPU ops may use
@@ -38,8 +38,8 @@ from __future__ import annotations
 from dataclasses import replace
 
 from generators.core import BuilderCore, _Buffer, _Scope, ints
-from verify.kernels import SHAPE_NAMES, SHAPES
-from verify.program import (
+from verify.model.kernels import SHAPE_NAMES, SHAPES
+from verify.model.program import (
     SCALAR_TYPES,
     Arg,
     Dim,

@@ -8,7 +8,7 @@ host (synchronous) access only happens once that token was awaited.  Nested scop
 since its state is then path-dependent.
 
 They look like real GPU code (`generators.launches`): kernels of a small
-catalogue (`verify.kernels`) launched sync and async, buffers and scalars
+catalogue (`verify.model.kernels`) launched sync and async, buffers and scalars
 passed in, host buffers, memory spaces, returned values; `GenConfig` says
 which, and `supported` keeps to what one upstream version lowers.
 
@@ -28,7 +28,7 @@ from hypothesis import strategies as st
 
 from generators.core import OP_KINDS, GenConfig, _Buffer, _Scope, ints
 from generators.launches import LaunchOps
-from verify.program import (
+from verify.model.program import (
     Dealloc,
     For,
     Function,

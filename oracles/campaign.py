@@ -26,7 +26,7 @@ from typing import Any
 
 from hypothesis import strategies as st
 
-from verify.program import (
+from verify.model.program import (
     Alloc,
     Arg,
     Dealloc,

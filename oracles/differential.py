@@ -12,7 +12,7 @@ allocation nothing ever wrote may be missing on one side: LLVM 22 erases an
 unused `gpu.alloc` as dead code, which no program can observe.  Likewise a
 host read whose value is unused may be missing on one side (a dead load).
 
-Lowered text is run on `verify.fastparse`'s reading of it, which costs a
+Lowered text is run on `verify.ir.fastparse`'s reading of it, which costs a
 fraction of xDSL's parse; where that reader or the interpreter's model of
 it declines (`fastparse.Unsupported`), on xDSL's parse, so the verdict is
 the same either way (`tests/perf/test_differential_fast.py`).
@@ -33,10 +33,10 @@ from oracles.runtime import DEVICE_RACE, HOST_RACE, Outcome, Runtime
 from oracles.simulated import SimulatedRuntime
 from oracles.source_interp import ArgValue, bind_buffers, program_unmodelled
 from oracles.source_interp import run_function as run_source
-from verify import fastparse
-from verify.lowered_ir import DEFAULT_PARSER
-from verify.program import FLOAT_TYPES, Function, MemRefType, Program
-from verify.verdicts import CheckResult, Violation
+from verify.ir import fastparse
+from verify.ir.lowered_ir import DEFAULT_PARSER
+from verify.model.program import FLOAT_TYPES, Function, MemRefType, Program
+from verify.model.verdicts import CheckResult, Violation
 
 RuntimeFactory = Callable[[int], Runtime]  # seed -> a fresh runtime
 Assignment = Mapping[str, ArgValue]  # "%cond0" or "f1:%cond0" -> value
@@ -196,9 +196,9 @@ def check(
 ) -> CheckResult:
     """The `differential` verdict, with the mismatch as counterexample.
 
-    `parser` for text: "fast" (`verify.fastparse`, xDSL where it declines) or
-    "xdsl"; by default `verify.lowered_ir.DEFAULT_PARSER`.  A module is run as
-    it is (a `verify.fastparse` one raises `fastparse.Unsupported` where its
+    `parser` for text: "fast" (`verify.ir.fastparse`, xDSL where it declines) or
+    "xdsl"; by default `verify.ir.lowered_ir.DEFAULT_PARSER`.  A module is run as
+    it is (a `verify.ir.fastparse` one raises `fastparse.Unsupported` where its
     model falls short: no text to fall back on).  `schedules` is kept for
     callers: one (lazy) schedule stands for all (see `_compare`).
     """

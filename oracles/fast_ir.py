@@ -1,4 +1,4 @@
-"""What `llvm_values` needs from `verify.fastparse`'s IR model.
+"""What `llvm_values` needs from `verify.ir.fastparse`'s IR model.
 
 The fast reader keeps types as their printed text and attributes as a few
 small objects (`IntegerAttr`, `DenseArrayAttr`, `OpaqueAttr` text, ...).
@@ -16,8 +16,8 @@ import struct
 from functools import lru_cache
 from typing import Any
 
-from verify.fastparse import DenseArrayAttr, IntegerAttr, OpaqueAttr, split_top
-from verify.fastparse import Unsupported as FastUnsupported
+from verify.ir.fastparse import DenseArrayAttr, IntegerAttr, OpaqueAttr, split_top
+from verify.ir.fastparse import Unsupported as FastUnsupported
 
 SCALAR_BYTES = {"i1": 1, "i8": 1, "i16": 2, "i32": 4, "i64": 8, "index": 8,
                 "f16": 2, "bf16": 2, "f32": 4, "f64": 8}
@@ -102,7 +102,7 @@ def memref_element(t: str) -> str:
 
 def is_fast(attr: Any) -> bool:
     """Whether `attr` is one of the fast reader's attribute objects."""
-    return type(attr).__module__ == "verify.fastparse"
+    return type(attr).__module__ == "verify.ir.fastparse"
 
 
 def type_of(attr: Any) -> Any:

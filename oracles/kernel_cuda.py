@@ -1,4 +1,4 @@
-"""CUDA C renderings of the kernel catalogue (`verify.kernels`) and how a
+"""CUDA C renderings of the kernel catalogue (`verify.model.kernels`) and how a
 launch's arguments reach them.
 
 `cuda_source(ref)` is one translation unit with one `extern "C" __global__`
@@ -29,8 +29,8 @@ from typing import Any
 from oracles.kernel_api import KernelArg, MemRefView, Param
 from oracles.kernel_interp import FLOAT_BITS, ROUND, float_bits
 from oracles.source_interp import ELEM_BYTES
-from verify.kernels import SHAPES
-from verify.program import KernelRef
+from verify.model.kernels import SHAPES
+from verify.model.program import KernelRef
 
 C_TYPE = {"f16": "__half", "bf16": "__nv_bfloat16", "f32": "float", "f64": "double",
           "i8": "unsigned char", "i16": "unsigned short", "i32": "unsigned int",
@@ -88,7 +88,7 @@ def cuda_source(ref: KernelRef) -> str:
              + "]" for b in shape.buffers}
     first = shape.buffers[0]
     cond = " && ".join(f"{idx[k]} < (unsigned long long){first}_n{k}" for k in dims)
-    lines = [f"// {ref.name}: verify.kernels shape {shape.describe()} on {ref.type}"]
+    lines = [f"// {ref.name}: verify.model.kernels shape {shape.describe()} on {ref.type}"]
     if elem in HEADERS:
         lines.append(HEADERS[elem])
     lines.append(f'extern "C" __global__ void {ref.name}(')

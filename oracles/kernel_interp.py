@@ -1,9 +1,9 @@
 """A generic interpreter of `gpu.func ... kernel` bodies, over the whole grid.
 
 `load_kernel(text, symbol)` reads one `gpu.func` (custom form, as
-`verify.kernels` prints it, or generic form, as `mlir-opt` prints a user's
+`verify.model.kernels` prints it, or generic form, as `mlir-opt` prints a user's
 file; a larger text holding it is fine) with xDSL (the gpu dialect left
-unregistered, `verify.source_module.generic_context`: the custom-form gpu
+unregistered, `verify.ir.source_text.generic_context`: the custom-form gpu
 ops are first rewritten to their generic spelling) and compiles the body
 once into Python source: one function per launch that loops over blocks and
 threads, with every value that depends only on the launch (constants,
@@ -34,7 +34,7 @@ what a GPU gives:
   thread raise `KernelUnsupported` when the launch runs (undefined behaviour
   has no outcome to compare).
 
-`catalogue_kernel(ref)` is the kernel of a `verify.kernels` catalogue entry,
+`catalogue_kernel(ref)` is the kernel of a `verify.model.kernels` catalogue entry,
 with its CUDA C rendering (`oracles.kernel_cuda`) attached as `.cuda`;
 `load_kernel` attaches it too whenever the text is a catalogue kernel's.
 """
@@ -74,9 +74,9 @@ from oracles.kernel_api import (
 )
 from oracles.llvm_values import prop, sdiv
 from oracles.source_interp import ELEM_BYTES
-from verify.fastparse import split_top
-from verify.program import KernelRef
-from verify.program import MemRefType as SourceMemRefType
+from verify.ir.fastparse import split_top
+from verify.model.program import KernelRef
+from verify.model.program import MemRefType as SourceMemRefType
 
 STEP_LIMIT = 1_000_000  # loop iterations one thread may run
 M64 = (1 << 64) - 1
@@ -393,7 +393,7 @@ def _rewrite_gpu_ops(body: str, func: str) -> str:
 
 
 def _parse(text: str, func: str) -> Operation:
-    from verify.source_module import generic_context
+    from verify.ir.source_text import generic_context
 
     source = _custom_to_generic(text, func) if _FUNC_HEAD.search(text) else text
     try:
@@ -1062,7 +1062,7 @@ def _signature(kernel: InterpretedKernel) -> tuple[tuple[Param, ...], str]:
 
 @lru_cache(maxsize=256)
 def _catalogue_signature(ref: KernelRef) -> tuple[tuple[Param, ...], str] | None:
-    from verify.kernels import kernel_text
+    from verify.model.kernels import kernel_text
 
     try:
         op = _parse(kernel_text(ref), ref.name)
@@ -1075,10 +1075,10 @@ def _catalogue_signature(ref: KernelRef) -> tuple[tuple[Param, ...], str] | None
 
 @lru_cache(maxsize=1024)
 def catalogue_kernel(ref: KernelRef) -> Kernel:
-    """The catalogue kernel `ref` (`verify.kernels`), named "kernels::<name>",
+    """The catalogue kernel `ref` (`verify.model.kernels`), named "kernels::<name>",
     with its CUDA C source attached."""
     from oracles.kernel_cuda import cuda_source
-    from verify.kernels import kernel_text
+    from verify.model.kernels import kernel_text
 
     kernel = load_kernel(kernel_text(ref), f"kernels::{ref.name}")
     if kernel.cuda is None:
@@ -1093,7 +1093,7 @@ _MANGLED = re.compile(r"((?:(?:\d+|D)x)*)([a-z]+\d*)(?:_s(\d+))?")
 def catalogue_ref(name: str) -> KernelRef | None:
     """The catalogue entry a kernel symbol names ("scale_4xf32",
     "kernels::scale_Dx4xbf16_s1"), or None."""
-    from verify.kernels import SHAPES
+    from verify.model.kernels import SHAPES
 
     func = _func_part(name)
     shape, _, mangled = func.partition("_")

@@ -4,7 +4,7 @@ Integers are Python ints kept modulo 2**width (unsigned; `signed` views them
 as two's complement), pointers are ints, floats are floats, and LLVM structs
 and arrays are `Agg`s keyed by position path.  Types are read by their printed
 form, so registered and generic (unregistered) ops are handled alike.  Types
-and attributes of `verify.fastparse`'s model (type text, its own attribute
+and attributes of `verify.ir.fastparse`'s model (type text, its own attribute
 objects) are read by `oracles.fast_ir`.
 """
 
@@ -154,7 +154,7 @@ def encode(value: Any, t: Attribute | str) -> bytes:
 
 
 def prop(op: Any, name: str) -> Any:
-    """Property or attribute `name` of an xDSL op or a `verify.fastparse` one."""
+    """Property or attribute `name` of an xDSL op or a `verify.ir.fastparse` one."""
     props = getattr(op, "properties", {})
     if name in props:
         return props[name]

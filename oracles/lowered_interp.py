@@ -5,7 +5,7 @@ lowering produces (constants, pointer arithmetic, descriptor structs, calls,
 loads and stores) plus the `scf`, `cf`, `arith` and `memref` ops it leaves
 alone.  It works on registered ops and on generic (unregistered) ones alike:
 every attribute is read by name, every type by its printed form.  It also
-walks `verify.fastparse`'s lighter model of the same text (types as text, a
+walks `verify.ir.fastparse`'s lighter model of the same text (types as text, a
 few attribute kinds; see `oracles.fast_ir`), some 40 times cheaper to read
 than xDSL's parse; where that model falls short it raises
 `fastparse.Unsupported`, and the caller reruns on xDSL's parse.
@@ -66,7 +66,7 @@ from oracles.llvm_values import (
 )
 from oracles.mgpu_calls import NormalizedCall, RawCall, UnknownCall, dispatch, normalize_trace
 from oracles.runtime import Outcome, Runtime
-from verify import fastparse
+from verify.ir import fastparse
 
 LoweredStatus = Literal["ok", "incomplete", "unsupported", "error"]
 RESIDUES = ("gpu.wait", "gpu.alloc", "gpu.dealloc", "gpu.memset", "gpu.memcpy")
@@ -87,7 +87,7 @@ def parse_module(text: str) -> ModuleOp:
 
 
 def read_fast(text: str) -> fastparse.Op | None:
-    """`verify.fastparse`'s module of lowered text, or None where that reader
+    """`verify.ir.fastparse`'s module of lowered text, or None where that reader
     declines the text."""
     try:
         return fastparse.parse_module(text)
@@ -480,7 +480,7 @@ def run_functions(
     `kernels`: what runs each kernel a `gpu.launch_func` names (by symbol
     name).  Arguments are ints, floats, or memref descriptors (`Agg`s) for a
     function that takes memrefs unexpanded.  Text is parsed with xDSL.  On a
-    `verify.fastparse` module, what its model does not cover raises
+    `verify.ir.fastparse` module, what its model does not cover raises
     `fastparse.Unsupported` rather than ending the run.
     """
     try:

@@ -53,7 +53,7 @@ from pathlib import Path
 from typing import Literal
 
 from oracles.mgpu_calls import NormalizedCall, RawCall, normalize_trace
-from verify.errors import EnvironmentProblem
+from verify.model.errors import EnvironmentProblem
 
 SHIM_SOURCE = Path(__file__).parent / "native" / "mgpu_shim.c"
 ENTRY = "__gav_entry"

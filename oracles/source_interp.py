@@ -34,7 +34,7 @@ from typing import Literal
 
 from oracles.kernel_api import KernelArg, KernelUnsupported, MemRefView
 from oracles.runtime import Outcome, Runtime
-from verify.program import (
+from verify.model.program import (
     FLOAT_TYPES,
     Alloc,
     Dealloc,

@@ -12,14 +12,13 @@ lowering) and a sentence on the likely fix.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
 
 from reports.lit_export import LitTest
-from verify.triage import Bucket, Triage
-from verify.verdicts import INVARIANTS
+from verify.model.verdicts import INVARIANTS
+from verify.triage.buckets import Bucket, Triage
 
 
 @dataclass
@@ -198,42 +197,3 @@ def _relative(path: Path, base: Path) -> str:
         return path.resolve().relative_to(base.resolve()).as_posix()
     except ValueError:
         return path.as_posix()
-
-
-def build_findings(out_file: str | Path, results: str | Path, lowerings: list[str],
-                   pipelines: list[str], examples: int, seed: int = 0, jobs: int = 1,
-                   lit_dir: str | Path | None = None, fixed: str | None = "xdsl:split-api",
-                   progress: Callable[[str], None] | None = None,
-                   run: bool = True) -> list[Finding]:
-    """Run the campaigns (unless `run` is false: `results` holds them already),
-    triage them, write a lit test per finding and the catalogue."""
-    from reports.lit_export import export_bucket, unique_names, write_lit_config
-    from reports.lit_proof import find_filecheck
-    from verify.findings_run import run_campaigns
-    from verify.triage import triage_file
-
-    if run:
-        run_campaigns(results, lowerings, pipelines, examples, seed, jobs, progress)
-    if progress is not None:
-        progress(f"findings: triage of {results}")
-    triage = triage_file(results)
-    found = findings_of(triage)
-    lit = Path(lit_dir) if lit_dir is not None else Path(out_file).parent / "findings-lit"
-    names = unique_names([f.lead for f in found])
-    tests: dict[str, LitTest] = {}
-    for f in found:
-        if progress is not None:
-            progress(f"findings: lit test for {names[f.lead.key]}")
-        tests[f.lead.key] = export_bucket(f.lead, lit, fixed, name=names[f.lead.key])
-    written = [t for t in tests.values() if t.written and t.proof is not None]
-    reproduced: dict[str, dict[str, str]] = {}
-    filecheck = find_filecheck()
-    if written and filecheck is not None:
-        proven_on = [t.proof.buggy for t in written if t.proof is not None]
-        write_lit_config(lit, max(set(proven_on), key=proven_on.count))
-        for f in found:
-            test = tests.get(f.lead.key)
-            if test is not None and test.written:
-                reproduced[test.key] = reproduced_on(test, f.lowerings(), filecheck)
-    catalogue(triage, tests, out_file, lowerings, pipelines, examples, lit, reproduced)
-    return found

@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from verify.verdicts import VERDICTS
+from verify.model.verdicts import VERDICTS
 
 Record = dict[str, Any]
 Counts = dict[str, int]  # verdict -> count

@@ -28,9 +28,9 @@ from reports.history import Campaign, History, load_history, load_results
 from reports.trend_svg import Point, trend_svg
 from reports.triage_view import bucket_views
 from reports.violation_view import anchor, highlight, highlight_css, violation_view
-from verify.errors import GpuAllocVerifyError, UsageError
-from verify.triage import Triage
-from verify.verdicts import INVARIANTS, VERDICTS
+from verify.model.errors import GpuAllocVerifyError, UsageError
+from verify.model.verdicts import INVARIANTS, VERDICTS
+from verify.triage.buckets import Triage
 
 __all__ = ["load_results", "page_name", "render_html", "render_report"]
 
@@ -356,7 +356,7 @@ def render_report(results_path: str | Path, out_dir: str | Path, *,
     found: Triage | None = None
     lit_tests: dict[str, dict[str, Any]] = {}
     if triage:
-        from verify.triage import triage_file
+        from verify.triage.buckets import triage_file
 
         try:
             found = triage_file(results)

@@ -1,11 +1,11 @@
 """Record helpers for reports; the line-based reading of MLIR text is
-`verify.ir_lines` (re-exported here)."""
+`verify.ir.ir_lines` (re-exported here)."""
 
 from __future__ import annotations
 
 from typing import Any
 
-from verify.ir_lines import (
+from verify.ir.ir_lines import (
     Call,
     Residue,
     Source,

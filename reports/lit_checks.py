@@ -1,7 +1,7 @@
 """FileCheck lines that pin a defect, in the custom form `mlir-opt` prints.
 
 Each builder reads the violation (the offending handle and source ops, from
-`verify.offending`) and the custom-form outputs of the buggy and of the
+`verify.triage.offending`) and the custom-form outputs of the buggy and of the
 fixed lowering, both printed with locations so that a lowered call is tied
 to its source op; the lines it writes carry no location.  A plan is a list of
 directives per function; the defect directives are those the fixed lowering
@@ -15,9 +15,9 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
-from verify.ir_lines import Call, parse_calls, parse_residue, parse_source
-from verify.offending import CREATES, DESTROYS, offense
-from verify.triage_signature import op_form
+from verify.ir.ir_lines import Call, parse_calls, parse_residue, parse_source
+from verify.triage.offending import CREATES, DESTROYS, offense
+from verify.triage.signature import op_form
 
 Record = dict[str, Any]
 VAR = "[0-9a-zA-Z_]+"  # an SSA name without its '%', as FileCheck captures it

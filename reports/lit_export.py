@@ -1,7 +1,7 @@
 """A root cause as a lit test that stands review.
 
 For each triage bucket: its example program is reduced while the violation
-keeps its signature (`verify.reduce`), harness noise is dropped (locations,
+keeps its signature (`verify.triage.reduce`), harness noise is dropped (locations,
 unused constants, arguments and functions), and FileCheck lines in custom
 form are derived from the buggy and the fixed lowering's outputs
 (`reports.lit_checks`).  Before the file is written the test is proven not
@@ -23,14 +23,14 @@ from pathlib import Path
 
 from reports.lit_checks import Plan, plans_for
 from reports.lit_proof import Lowered, Proof, find_filecheck, lower_for_test, prove, tool_path
-from verify.errors import EnvironmentProblem, GpuAllocVerifyError
-from verify.ir_lines import parse_source, strip_locs
-from verify.offending import offense
-from verify.reduce import host_buffers, reduce_text, signature_predicate
-from verify.rejudge import Settings, lowering_for, rejudge
-from verify.triage import Bucket, Record
-from verify.triage_signature import op_form, signature_of
-from verify.verdicts import INVARIANTS
+from verify.ir.ir_lines import parse_source, strip_locs
+from verify.model.errors import EnvironmentProblem, GpuAllocVerifyError
+from verify.model.verdicts import INVARIANTS
+from verify.triage.buckets import Bucket, Record
+from verify.triage.offending import offense
+from verify.triage.reduce import host_buffers, reduce_text, signature_predicate
+from verify.triage.rejudge import Settings, lowering_for, rejudge
+from verify.triage.signature import op_form, signature_of
 
 DEFAULT_FIXED = "xdsl:split-api"
 # An upper-case word before ':' could read as a lit or FileCheck directive.

@@ -22,9 +22,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from reports.lower_tool import lower_custom
-from verify.errors import EnvironmentProblem, GpuAllocVerifyError
 from verify.lowerings.mlir_opt import MlirOptLowering
 from verify.lowerings.registry import resolve
+from verify.model.errors import EnvironmentProblem, GpuAllocVerifyError
 
 LOC_FLAGS = ("--mlir-print-debuginfo", "--mlir-print-local-scope")
 

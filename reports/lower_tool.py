@@ -16,15 +16,15 @@ import io
 import sys
 from collections.abc import Sequence
 
-from verify.errors import GpuAllocVerifyError
+from verify.model.errors import GpuAllocVerifyError
 
 
 def lower_custom(text: str, spec: str, debuginfo: bool = False, name: str = "<input>") -> str:
     """`text` lowered by the xDSL variant `spec`, printed in custom form."""
     from xdsl.printer import Printer
 
+    from verify.ir.source_reader import program_from_text
     from verify.lowerings.xdsl_lowering import resolve_xdsl
-    from verify.source_reader import program_from_text
 
     program = program_from_text(text, name)
     module = resolve_xdsl(spec).lower_module(program)

@@ -13,8 +13,8 @@ from typing import Any
 from markupsafe import Markup, escape
 
 from reports.irtext import counterexample, loc_id, marked_ops
-from verify.pretty_ir import shown_ir
-from verify.verdicts import INVARIANTS
+from reports.pretty_ir import shown_ir
+from verify.model.verdicts import INVARIANTS
 
 _CEX_SHOWN = ("path", "schedule", "trace_source", "trace_lowered", "observables")
 PROGRAM = "program"

@@ -42,9 +42,9 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from generators.programs import GenConfig  # noqa: E402
-from verify.campaign_ledger import BatchWriter, Ledger  # noqa: E402
-from verify.campaign_shards import plan  # noqa: E402
-from verify.results import ResultsWriter, read_records  # noqa: E402
+from verify.campaign.ledger import BatchWriter, Ledger  # noqa: E402
+from verify.campaign.shards import plan  # noqa: E402
+from verify.model.results import ResultsWriter, read_records  # noqa: E402
 
 MODES = {"-j 2": ["-j", "2"], "local:1": ["--cluster", "local:1"],
          "local:2": ["--cluster", "local:2"]}

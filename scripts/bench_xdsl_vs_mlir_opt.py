@@ -1,7 +1,7 @@
 """Per-program cost: in-process xDSL lowering vs a batched real mlir-opt,
 from a source `Program` to lowered IR ready for the checks.
 
-"Ready for the checks" is what `verify.pipeline.judge` has in hand before it
+"Ready for the checks" is what `verify.invariants.pipeline.judge` has in hand before it
 extracts facts: the outcome of the lowering and `read_lowered`'s module.
 
 - in-process: `XdslLowering.lower(program)` (build the xDSL module, convert
@@ -36,10 +36,10 @@ from xdsl.dialects import get_all_dialects  # noqa: E402
 from xdsl.parser import Parser  # noqa: E402
 
 from generators.programs import GenConfig, programs  # noqa: E402
-from verify.lowered_ir import read_lowered  # noqa: E402
+from verify.ir.lowered_ir import read_lowered  # noqa: E402
 from verify.lowerings.mlir_opt import resolve_mlir_opt  # noqa: E402
 from verify.lowerings.xdsl_lowering import print_lowered, resolve_xdsl  # noqa: E402
-from verify.program import Program  # noqa: E402
+from verify.model.program import Program  # noqa: E402
 
 
 def generate(n: int) -> list[Program]:

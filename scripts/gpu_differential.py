@@ -3,7 +3,7 @@
 
 Draws `--programs` seeded programs that launch catalogue kernels
 (`generators.programs`, `GenConfig(max_ops).supported_by(--supported)`,
-drawn as `verify.bench` draws them; programs without a launch are skipped
+drawn as `verify.campaign.bench` draws them; programs without a launch are skipped
 and more drawn), then for each:
 
 (a) fidelity: the source semantics (`oracles.source_interp`) run on the
@@ -179,7 +179,7 @@ def main(argv: list[str] | None = None) -> int:
         print(json.dumps({"skipped": SKIPPED}) if args.json else SKIPPED)
         return 2
 
-    from verify.errors import EnvironmentProblem
+    from verify.model.errors import EnvironmentProblem
 
     start = time.time()
     programs = draw_programs(args.programs, args.seed, args.max_ops, args.supported)

@@ -7,7 +7,7 @@ with `--resume`, kills again, ... N times.  A campaign that finishes before
 its kill is followed by a new one.  After every kill:
 
 - every line is a JSON object, except a torn last line that
-  `verify.results.read_records` skips (counted as "torn lines");
+  `verify.model.results.read_records` skips (counted as "torn lines");
 - the file only grew: the bytes before the kill are unchanged (the writer may
   only add the newline that seals a torn line);
 - every program recorded before stays recorded, no program is recorded twice
@@ -35,7 +35,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from verify.results import read_records  # noqa: E402
+from verify.model.results import read_records  # noqa: E402
 
 PROGRAM_KEYS = ("campaign", "id", "program", "features", "results", "found")
 
@@ -98,7 +98,7 @@ class Checker:
     def unfinished(self) -> bool:
         if not self.path.exists():
             return False
-        from verify.results import unfinished_campaign
+        from verify.model.results import unfinished_campaign
 
         return unfinished_campaign(read_records(self.path)) is not None
 

@@ -11,8 +11,8 @@ import pytest
 from hypothesis import HealthCheck, Phase, given, settings
 
 from generators.programs import GenConfig, programs
-from verify.lowerings.mlir_opt import find_mlir_opt
-from verify.program import Program
+from verify.ir.tools import find_mlir_opt
+from verify.model.program import Program
 from verify.pytest_plugin import load_project_profile
 
 FIXTURES = Path(__file__).parent / "fixtures"

@@ -12,10 +12,10 @@ from pathlib import Path
 import pytest
 
 from verify import api
-from verify.pipeline import active_invariants
-from verify.program import Program
+from verify.invariants.pipeline import active_invariants
+from verify.ir.source_reader import program_from_text
+from verify.model.program import Program
 from verify.pytest_plugin import PREFIX, project_profile
-from verify.source_reader import program_from_text
 
 ROOT = Path(__file__).resolve().parent.parent
 EXAMPLE = ROOT / "examples" / "test_example.py"

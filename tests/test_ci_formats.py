@@ -13,10 +13,10 @@ from typing import Any
 
 import pytest
 
+from reports.junit import build_junit
 from tests.conftest import SYNC_SHARED, need_mlir_opt
 from verify.cli import build_parser, check_violation_id, main
 from verify.config import load_config
-from verify.junit import build_junit
 
 ROOT = Path(__file__).resolve().parents[1]
 XSD = ROOT / "tests" / "fixtures" / "junit-10.xsd"
@@ -117,7 +117,7 @@ def test_fuzz_json_matches_schema(fuzz_run: dict[str, Any]) -> None:
 
 
 def test_fuzz_violation_ids_are_the_results_file_ids(fuzz_run: dict[str, Any]) -> None:
-    from verify.results import read_records
+    from verify.model.results import read_records
 
     recorded = {(r["lowering"], r["invariant"]): r["id"]
                 for r in read_records(fuzz_run["results"]) if r.get("kind") == "violation"}

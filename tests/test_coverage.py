@@ -8,7 +8,7 @@ from hypothesis import given, seed, settings
 
 from generators.features import KNOWN_FEATURES, features
 from generators.programs import GenConfig, programs
-from verify.program import Program
+from verify.model.program import Program
 
 
 def test_thousand_examples_reach_every_feature() -> None:

@@ -25,12 +25,12 @@ from typing import Any
 
 import pytest
 
-import verify.check_file
+import verify.campaign.check_file
 import verify.cli
 from tests.conftest import SYNC_SHARED, need_mlir_opt
 from verify.cli import main
-from verify.pipeline import active_invariants
-from verify.results import read_records
+from verify.invariants.pipeline import active_invariants
+from verify.model.results import read_records
 
 # mlir-opt-19 leaves a sync, not host_shared gpu.alloc unconverted:
 # lowering-complete violated.  The host_shared one is lowered (flag opaque
@@ -341,7 +341,7 @@ def _boom(*args: Any, **kw: Any) -> Any:
 @pytest.mark.parametrize("debug", ["none", "before", "after"])
 def test_internal_error_exits_2_with_one_line(debug: str, tmp_path: Path,
                                               monkeypatch, capsys) -> None:
-    monkeypatch.setattr(verify.check_file, "check_file", _boom)
+    monkeypatch.setattr(verify.campaign.check_file, "check_file", _boom)
     argv = ["check", mlir(tmp_path, SYNC_SHARED), "--lowering", "xdsl:pr69969"]
     argv = {"none": argv, "before": ["--debug", *argv], "after": [*argv, "--debug"]}[debug]
     rc = main(argv)
@@ -372,7 +372,7 @@ def test_keyboard_interrupt_exits_130(tmp_path: Path, monkeypatch, capsys) -> No
     def interrupt(*args: Any, **kw: Any) -> Any:
         raise KeyboardInterrupt
 
-    monkeypatch.setattr(verify.check_file, "check_file", interrupt)
+    monkeypatch.setattr(verify.campaign.check_file, "check_file", interrupt)
     rc = main(["check", mlir(tmp_path, SYNC_SHARED), "--lowering", "xdsl:pr69969"])
     assert rc == 130
     assert "interrupted" in capsys.readouterr().err

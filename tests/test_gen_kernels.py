@@ -22,11 +22,11 @@ from generators.features import features
 from generators.programs import GenConfig, programs
 from oracles.differential import check as differential
 from tests.conftest import collect_programs, need_mlir_opt
-from verify.kernels import SHAPE_NAMES, SHAPES, kernel_ref, kernel_text
 from verify.lowerings.mlir_opt import SPLIT
 from verify.lowerings.xdsl_convert import ConversionFailed
 from verify.lowerings.xdsl_lowering import resolve_xdsl
-from verify.program import (
+from verify.model.kernels import SHAPE_NAMES, SHAPES, kernel_ref, kernel_text
+from verify.model.program import (
     ELEMENT_TYPES,
     Alloc,
     Arg,

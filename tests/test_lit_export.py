@@ -17,10 +17,10 @@ import pytest
 from reports.lit_checks import Directive, Plan
 from reports.lit_export import export_buckets, lit_pipeline, render
 from reports.lit_proof import Lowered, find_filecheck, prove
-from verify.lowerings.mlir_opt import find_mlir_opt
-from verify.reduce import candidates, host_buffers, reduce_text, signature_predicate
-from verify.rejudge import Settings, lowering_for
-from verify.triage import triage_records
+from verify.ir.tools import find_mlir_opt
+from verify.triage.buckets import triage_records
+from verify.triage.reduce import candidates, host_buffers, reduce_text, signature_predicate
+from verify.triage.rejudge import Settings, lowering_for
 
 FILECHECK = find_filecheck()
 MLIR_OPT_19 = find_mlir_opt(19)

@@ -6,10 +6,10 @@ import z3
 
 from generators.programs import GenConfig
 from tests.conftest import collect_programs, need_mlir_opt
-from verify.fuzz import FuzzOptions, run_fuzz
+from verify.campaign.fuzz import FuzzOptions, run_fuzz
+from verify.invariants.pipeline import active_invariants, check_batch
 from verify.lowerings.mlir_opt import MlirOptLowering, resolve_mlir_opt
-from verify.pipeline import active_invariants, check_batch
-from verify.program import Program, Wait
+from verify.model.program import Program, Wait
 
 
 def fuzz(path: str, **kw) -> dict:
@@ -54,9 +54,9 @@ def test_no_false_alarm_on_real_mlir_opt_19() -> None:
              + collect_programs(200, GenConfig(max_ops=10).supported_by(19)))
     rows = check_batch(progs, [lowering], active_invariants())
     fully = 0
-    from verify.extract import extract
-    from verify.lowered_ir import parse_lowered
-    from verify.source_facts import source_facts
+    from verify.extract.calls import extract
+    from verify.ir.lowered_ir import parse_lowered
+    from verify.ir.source_facts import source_facts
 
     for p, row in zip(progs, rows, strict=False):
         j = row["mlir-opt-19"]

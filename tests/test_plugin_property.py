@@ -7,8 +7,8 @@ from __future__ import annotations
 from hypothesis import given
 
 from generators.programs import GenConfig, programs
-from verify.pipeline import active_invariants, judge
-from verify.program import Program
+from verify.invariants.pipeline import active_invariants, judge
+from verify.model.program import Program
 
 
 @given(programs(GenConfig(max_ops=8)))

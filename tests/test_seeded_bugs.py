@@ -16,11 +16,11 @@ import pytest
 
 from generators.programs import GenConfig
 from tests.conftest import need_mlir_opt
-from verify.fuzz import FuzzOptions, run_fuzz
+from verify.campaign.fuzz import FuzzOptions, run_fuzz
+from verify.invariants.pipeline import active_invariants
 from verify.lowerings.base import Lowering
 from verify.lowerings.mlir_opt import MlirOptLowering
 from verify.lowerings.registry import resolve
-from verify.pipeline import active_invariants
 
 BUGS = {
     "drop-stream-destroy": "stream-no-leak",

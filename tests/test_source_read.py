@@ -12,14 +12,14 @@ from hypothesis import HealthCheck, given, settings
 from generators.programs import GenConfig, programs
 from tests.conftest import need_mlir_opt
 from tests.perf.facts import _plain
-from verify.bench import SIZES, seeded_programs
-from verify.extract_values import unknown_vars
+from verify.campaign.bench import SIZES, seeded_programs
+from verify.ir.source_facts import source_facts
+from verify.ir.source_light import light_module
+from verify.ir.source_module import from_text
+from verify.ir.source_read import SourceFacts, read_source
 from verify.lowerings.xdsl_build import build_module
-from verify.program import Alloc, MemRefType, Program
-from verify.source_facts import source_facts
-from verify.source_light import light_module
-from verify.source_module import from_text
-from verify.source_read import SourceFacts, read_source
+from verify.model.program import Alloc, MemRefType, Program
+from verify.model.values import unknown_vars
 
 
 def facts_of(text: str, version: int = 19, name: str = "k.mlir") -> SourceFacts:
@@ -218,7 +218,7 @@ def _constructs(program: Program) -> set[str]:
 @settings(max_examples=60, deadline=None, suppress_health_check=list(HealthCheck))
 @given(programs(GenConfig(max_ops=16, max_functions=3)))
 def test_the_light_module_reads_as_the_xdsl_module(program) -> None:  # type: ignore[no-untyped-def]
-    """`source_facts` reads a `Program` from `verify.source_light`'s module:
+    """`source_facts` reads a `Program` from `verify.ir.source_light`'s module:
     every fact is the one the xDSL module `build_module` makes gives."""
     assert _signature(read_source(light_module(program))) == _signature(
         read_source(build_module(program)))

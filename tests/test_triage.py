@@ -12,9 +12,9 @@ import pytest
 
 from verify import api
 from verify.cli import main
-from verify.lowerings.mlir_opt import find_mlir_opt
-from verify.triage import _root_causes, format_triage, triage_file, triage_records
-from verify.triage_signature import family, op_form, op_words, signature_of
+from verify.ir.tools import find_mlir_opt
+from verify.triage.buckets import _root_causes, format_triage, triage_file, triage_records
+from verify.triage.signature import family, op_form, op_words, signature_of
 
 needs_reader = pytest.mark.skipif(find_mlir_opt() is None,
                                   reason="no mlir-opt to read programs (apt-get install "
@@ -49,7 +49,7 @@ def violations(program: str, lowering: str = "xdsl:pr69969") -> list[dict[str, A
 
 
 def test_op_forms_keep_what_conversion_decides_on() -> None:
-    from verify.ir_lines import parse_source
+    from verify.ir.ir_lines import parse_source
 
     src = parse_source("""\
 func.func @f(%c: i1) {

@@ -11,8 +11,8 @@ import pytest
 from reports.findings import catalogue, findings_of, likely_fix
 from reports.lit_export import export_bucket
 from reports.lit_proof import find_filecheck
-from verify.lowerings.mlir_opt import find_mlir_opt
-from verify.triage import triage_records
+from verify.ir.tools import find_mlir_opt
+from verify.triage.buckets import triage_records
 
 LEAKY = """\
 module {

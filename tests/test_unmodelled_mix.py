@@ -11,11 +11,11 @@ from hypothesis import strategies as st
 
 from generators.programs import GenConfig, programs
 from tests.conftest import need_mlir_opt
+from verify.invariants.pipeline import active_invariants, judge
+from verify.ir.source_module import from_text
 from verify.lowerings.mlir_opt import DEFAULT_PIPELINE, resolve_mlir_opt
-from verify.pipeline import active_invariants, judge
-from verify.program import Program
-from verify.source_module import from_text
-from verify.verdicts import VERDICTS
+from verify.model.program import Program
+from verify.model.verdicts import VERDICTS
 
 # Ops no checker models, each valid wherever an op may stand in a function
 # body.  `inert`: touches no GPU state, token or buffer.

@@ -42,11 +42,11 @@ import pytest
 
 from generators.programs import GenConfig
 from tests.conftest import collect_programs, need_mlir_opt
-from verify.errors import EnvironmentProblem
 from verify.lowerings.base import LoweringOutcome
 from verify.lowerings.mlir_opt import SPLIT, MlirOptLowering
 from verify.lowerings.xdsl_lowering import XDSL_VARIANTS, XdslLowering, resolve_xdsl
-from verify.program import (
+from verify.model.errors import EnvironmentProblem
+from verify.model.program import (
     Alloc,
     Arg,
     Dealloc,

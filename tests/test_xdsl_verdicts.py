@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from generators.programs import GenConfig
 from tests.conftest import collect_programs, need_mlir_opt
-from verify.fuzz import FuzzOptions, run_fuzz
+from verify.campaign.fuzz import FuzzOptions, run_fuzz
+from verify.invariants.pipeline import active_invariants, check_batch
 from verify.lowerings.registry import resolve
-from verify.pipeline import active_invariants, check_batch
-from verify.program import Program
+from verify.model.program import Program
 
 # Known verdict differences, per comparison, with their reason.
 # xdsl:pr69969 vs mlir-opt-19: none (spelling differs: SSA names, and xDSL

@@ -25,6 +25,5 @@ __all__ = ["GenConfig", "Program", "assert_holds", "check", "judgement", "loweri
 def __getattr__(name: str) -> Any:
     if name in __all__:
         from verify import api
-
         return getattr(api, name)
     raise AttributeError(f"module 'verify' has no attribute {name!r}")

@@ -12,7 +12,7 @@
   each counterexample rendered with the source as MLIR, when an invariant is
   violated (or, unless `allow_unknown`, undecided).
 
-`program` is a `verify.program.Program` (what `programs()` draws; its repr is
+`program` is a `verify.model.program.Program` (what `programs()` draws; its repr is
 its MLIR text, so a failing Hypothesis example prints as MLIR) or MLIR text.
 """
 
@@ -23,12 +23,12 @@ from functools import lru_cache
 from typing import Any
 
 from generators.programs import GenConfig, programs
-from verify.explain import render
+from reports.explain import render
+from verify.invariants.pipeline import Judgement, active_invariants, judge
+from verify.invariants.solver import DEFAULT_TIMEOUT_MS
 from verify.lowerings.base import Lowering
 from verify.lowerings.mlir_opt import DEFAULT_PIPELINE
-from verify.pipeline import Judgement, active_invariants, judge
-from verify.program import Program
-from verify.solver import DEFAULT_TIMEOUT_MS
+from verify.model.program import Program
 
 __all__ = ["GenConfig", "Program", "assert_holds", "check", "judgement", "lowering",
            "programs", "violation_records"]
@@ -37,7 +37,7 @@ __all__ = ["GenConfig", "Program", "assert_holds", "check", "judgement", "loweri
 @lru_cache(maxsize=64)
 def lowering(spec: str, pipeline: str = DEFAULT_PIPELINE) -> Lowering:
     """The lowering named by `spec` (see `gpu-alloc-verify lowerings`).
-    Raises `verify.errors.EnvironmentProblem` when its tool is missing."""
+    Raises `verify.model.errors.EnvironmentProblem` when its tool is missing."""
     from verify.lowerings.registry import resolve
 
     return resolve(spec, pipeline)
@@ -47,10 +47,10 @@ def _program(program: Program | str) -> Program:
     if isinstance(program, Program):
         return program
     if isinstance(program, str):
-        from verify.source_reader import program_from_text
+        from verify.ir.source_reader import program_from_text
 
         return program_from_text(program)
-    raise TypeError(f"expected a verify.program.Program or MLIR text, "
+    raise TypeError(f"expected a verify.model.program.Program or MLIR text, "
                     f"not {type(program).__name__}")
 
 
@@ -88,7 +88,7 @@ def check(program: Program | str, lowering: Lowering | str,
 
 
 def violation_records(program: Program | str, j: Judgement) -> list[dict[str, Any]]:
-    """The violations of `j` as records (the `--json` shape `verify.explain.render` takes)."""
+    """The violations of `j` as records (the `--json` shape `reports.explain.render` takes)."""
     text = _program(program).to_mlir()
     return [{"id": "", "invariant": v.invariant, "lowering": j.spec, "program": text,
              "lowered": j.lowered, "detail": v.detail,

@@ -21,15 +21,15 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from reports.explain import render
 from verify.config import Config, load_config
-from verify.errors import GpuAllocVerifyError, UsageError
-from verify.explain import render
+from verify.invariants.pipeline import Judgement, Tally, active_invariants
+from verify.invariants.solver import DEFAULT_TIMEOUT_MS
 from verify.lowerings.base import Lowering
 from verify.lowerings.mlir_opt import DEFAULT_PIPELINE, DEFAULT_TIMEOUT_S, MlirOptLowering
 from verify.lowerings.registry import available_specs, default_spec, resolve
-from verify.pipeline import Judgement, Tally, active_invariants
-from verify.solver import DEFAULT_TIMEOUT_MS
-from verify.verdicts import INVARIANTS
+from verify.model.errors import GpuAllocVerifyError, UsageError
+from verify.model.verdicts import INVARIANTS
 
 RUNTIMES = ("cuda", "hip", "sycl")
 # Version of the `--json` summary of fuzz and check; its shape is
@@ -213,7 +213,7 @@ def build_parser(config: Config | None = None) -> argparse.ArgumentParser:
                     help="programs lowered per batch (one mlir-opt process); a kill loses at "
                     "most the batch in flight (default: %(default)s)")
     fz.add_argument("--report", metavar="DIR", help="write an HTML report into DIR")
-    from verify.cluster_options import add_arguments as add_cluster_arguments
+    from verify.campaign.cluster_options import add_arguments as add_cluster_arguments
 
     add_cluster_arguments(fz)  # --cluster, --shards, --shard-pipeline, --shard-config
 
@@ -317,7 +317,7 @@ def _print_summary(summary: dict[str, Any], elapsed: float | None = None,
 
 def _print_triage(results: str) -> None:
     """The root causes first (`gpu-alloc-verify triage` prints them all)."""
-    from verify.triage import format_triage, triage_file
+    from verify.triage.buckets import format_triage, triage_file
 
     try:
         triage = triage_file(results)
@@ -360,7 +360,7 @@ def _print_unknown(entries: Sequence[dict[str, Any]]) -> None:
 
 
 def cmd_check(args: argparse.Namespace) -> int:
-    from verify.check_file import check_file
+    from verify.campaign.check_file import check_file
 
     invariants = selected_invariants(args.invariant)
     lowerings = _lowerings(args)
@@ -368,7 +368,7 @@ def cmd_check(args: argparse.Namespace) -> int:
                               timeout_ms=args.solver_timeout)
     summary = _check_summary(written, row, args.file)
     if args.junitxml:
-        from verify.junit import write_junit
+        from reports.junit import write_junit
 
         write_junit(args.junitxml, summary, f"gpu-alloc-verify check {args.file}")
     if args.json:
@@ -434,8 +434,8 @@ def _print_check(row: dict[str, Judgement], summary: dict[str, Any],
 
 
 def cmd_fuzz(args: argparse.Namespace) -> int:
-    from verify.campaign_progress import ProgressPrinter
-    from verify.fuzz import run_fuzz
+    from verify.campaign.fuzz import run_fuzz
+    from verify.campaign.progress import ProgressPrinter
 
     if args.max_examples < 1:
         raise UsageError("--max-examples must be at least 1")
@@ -445,13 +445,13 @@ def cmd_fuzz(args: argparse.Namespace) -> int:
     opts = _resumed_options(args, results) if args.resume else _new_options(args, results)
     printer = ProgressPrinter()
     opts.progress = printer
-    from verify.cluster_options import cluster_options, cluster_requested
+    from verify.campaign.cluster_options import cluster_options, cluster_requested
 
     on_cluster = cluster_requested(args, opts)
     try:
         report: Any
         if on_cluster:
-            from verify.campaign_cluster import run_cluster
+            from verify.campaign.cluster import run_cluster
 
             report = run_cluster(opts, cluster_options(args, opts))
         else:
@@ -469,7 +469,7 @@ def cmd_fuzz(args: argparse.Namespace) -> int:
     if args.report:
         _render_report(results, args.report)
     if args.junitxml:
-        from verify.junit import write_junit
+        from reports.junit import write_junit
 
         write_junit(args.junitxml, summary, "gpu-alloc-verify fuzz", report.elapsed)
     if args.json:
@@ -492,7 +492,7 @@ def _fuzz_summary(summary: dict[str, Any], opts: Any, results: str | None) -> di
     campaign = summary.get("campaign") or ""
     recorded: dict[tuple[Any, Any], Any] = {}
     if results and Path(results).exists():
-        from verify.results import read_records
+        from verify.model.results import read_records
 
         for rec in read_records(results):
             if rec.get("kind") == "violation" and rec.get("campaign") == campaign:
@@ -508,7 +508,7 @@ def _nightly() -> bool:
 
 def _new_options(args: argparse.Namespace, results: str | None) -> Any:
     from generators.programs import GenConfig
-    from verify.fuzz import FuzzOptions
+    from verify.campaign.fuzz import FuzzOptions
 
     gen = GenConfig(max_ops=args.max_ops)
     if args.linear_tokens:
@@ -538,8 +538,8 @@ def _resumed_options(args: argparse.Namespace, results: str | None) -> Any:
     """Options of the campaign being resumed: what defines the campaign comes
     from its campaign-start record; limits (time budget, timeouts), --db and
     --no-shrink from this command line."""
-    from verify.campaign_resume import load_resume
-    from verify.fuzz import FuzzOptions
+    from verify.campaign.fuzz import FuzzOptions
+    from verify.campaign.resume import load_resume
 
     if not results:
         raise UsageError("--resume needs the results file of the campaign: --results FILE "
@@ -583,7 +583,7 @@ def _render_report(results: str | None, out_dir: str) -> None:
 
 
 def cmd_triage(args: argparse.Namespace) -> int:
-    from verify.triage import format_triage, triage_file
+    from verify.triage.buckets import format_triage, triage_file
 
     triage = triage_file(args.results, progress=lambda msg: print(msg, file=sys.stderr))
     if args.json:
@@ -600,14 +600,13 @@ def cmd_triage(args: argparse.Namespace) -> int:
 
 
 def cmd_findings(args: argparse.Namespace) -> int:
-    from reports.findings import build_findings
-    from verify.findings_run import PIPELINES, installed_versions
+    from verify.findings import PIPELINES, build_findings, installed_versions
 
     lowerings = list(dict.fromkeys(args.lowering or installed_versions()))
     if not lowerings:
         raise UsageError("no mlir-opt installed: apt-get install mlir-19-tools")
     out = Path(args.output)
-    found = build_findings(out, args.results or out.parent / "findings.jsonl", lowerings,
+    found = build_findings(main, out, args.results or out.parent / "findings.jsonl", lowerings,
                            list(args.pipeline or PIPELINES), args.max_examples, args.seed,
                            max(1, args.jobs or os.cpu_count() or 1), args.lit,
                            progress=lambda msg: print(msg, file=sys.stderr),
@@ -623,7 +622,7 @@ def cmd_report(args: argparse.Namespace) -> int:
 
 
 def cmd_replay(args: argparse.Namespace) -> int:
-    from verify.campaign_replay import replay
+    from verify.campaign.replay import replay
 
     still = replay(args.results, args.id, check_pipeline)
     if args.json:
@@ -659,7 +658,7 @@ def cmd_invariants(args: argparse.Namespace) -> int:
 
 def cmd_bench(args: argparse.Namespace) -> int:
     try:
-        from verify.bench import run_bench
+        from verify.campaign.bench import run_bench
     except ImportError as e:
         raise UsageError(f"bench is not available in this build: {e}") from e
     return run_bench(args)

@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from verify.errors import UsageError
+from verify.model.errors import UsageError
 
 TABLE = "gpu-alloc-verify"
 RUNTIMES = ("cuda", "hip", "sycl")

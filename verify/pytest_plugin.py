@@ -141,8 +141,8 @@ def lowering(request: pytest.FixtureRequest, lowering_spec: str,
              ) -> Lowering:
     """The lowering under test, resolved once per session (skips if its tool
     is missing)."""
-    from verify.errors import EnvironmentProblem
     from verify.lowerings.registry import resolve
+    from verify.model.errors import EnvironmentProblem
 
     key = (lowering_spec, str(request.config.getoption("--pipeline")))
     if key not in _gpu_alloc_verify_lowerings:

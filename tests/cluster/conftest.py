@@ -67,8 +67,8 @@ class DaskCluster:
 
 def _warm() -> None:
     # Import the harness in the worker once, before any timed campaign.
-    import verify.campaign_worker  # noqa: F401
-    import verify.fuzz  # noqa: F401
+    import verify.campaign.fuzz  # noqa: F401
+    import verify.campaign.worker  # noqa: F401
     import verify.lowerings.xdsl_lowering  # noqa: F401
 
 

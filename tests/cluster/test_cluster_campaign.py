@@ -19,9 +19,9 @@ from typing import Any
 import pytest
 
 from tests.cluster.conftest import LOWERING, ROOT, DaskCluster
-from verify.campaign_worker import ShardTask, run_shard
+from verify.campaign.worker import ShardTask, run_shard
 from verify.cli import main
-from verify.results import read_records
+from verify.model.results import read_records
 
 Record = dict[str, Any]
 

@@ -14,8 +14,9 @@ from hypothesis.database import DirectoryBasedExampleDatabase, InMemoryExampleDa
 
 from generators.programs import GenConfig
 from tests.cluster.conftest import LOWERING, ROOT
-from verify.campaign_ledger import BatchWriter, Ledger
-from verify.campaign_shards import (
+from verify.campaign.example_db import NeverDelete, open_database
+from verify.campaign.ledger import BatchWriter, Ledger
+from verify.campaign.shards import (
     Shard,
     default_seeds,
     gen_from_dict,
@@ -27,9 +28,8 @@ from verify.campaign_shards import (
     split,
 )
 from verify.cli import main
-from verify.errors import UsageError
-from verify.example_db import NeverDelete, open_database
-from verify.results import read_records
+from verify.model.errors import UsageError
+from verify.model.results import read_records
 
 
 def test_plan_is_the_product_of_seeds_lowerings_pipelines_and_configs() -> None:

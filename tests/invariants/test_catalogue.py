@@ -6,7 +6,7 @@ from __future__ import annotations
 import z3
 
 from tests.invariants.helpers import check
-from verify import solver
+from verify.invariants import solver
 from verify.invariants.common import Findings
 
 BRANCHY_ALLOC = """
@@ -375,9 +375,9 @@ def test_solver_timeout_is_unknown_never_holds() -> None:
     answer = solver.check(hard, timeout_ms=50)
     assert answer.status == "unknown" and answer.reason
     from tests.invariants.helpers import program_from_text  # type: ignore[attr-defined]
-    from verify.extract import LoweredFacts
+    from verify.extract.calls import LoweredFacts
     from verify.invariants.context import CheckContext
-    from verify.source_facts import source_facts
+    from verify.ir.source_facts import source_facts
 
     program = program_from_text("func.func @f() {\n return\n}\n")
     ctx = CheckContext(program, source_facts(program), LoweredFacts(), None, "",

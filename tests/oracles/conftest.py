@@ -15,8 +15,8 @@ if importlib.util.find_spec("generators") is None:  # an install that predates g
 
 @pytest.fixture(scope="session")
 def mlir_opt_19():
-    from verify.errors import EnvironmentProblem
     from verify.lowerings.mlir_opt import resolve_mlir_opt
+    from verify.model.errors import EnvironmentProblem
 
     try:
         return resolve_mlir_opt("mlir-opt-19", "gpu-to-llvm")

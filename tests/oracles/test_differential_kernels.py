@@ -13,10 +13,10 @@ from hypothesis import HealthCheck, given, settings
 from generators.programs import GenConfig, programs
 from oracles.differential import check, simulated
 from tests.conftest import need_mlir_opt
-from verify.kernels import kernel_ref
 from verify.lowerings.mlir_opt import MlirOptLowering
 from verify.lowerings.registry import resolve
-from verify.program import (
+from verify.model.kernels import kernel_ref
+from verify.model.program import (
     Alloc,
     Arg,
     Dealloc,

@@ -8,7 +8,7 @@ from oracles.lowered_interp import run_function as run_lowered
 from oracles.mgpu_calls import RawCall, normalize_trace
 from oracles.simulated import SimulatedRuntime
 from oracles.source_interp import element_bytes, run_function
-from verify.program import (
+from verify.model.program import (
     Alloc,
     Arg,
     Dealloc,

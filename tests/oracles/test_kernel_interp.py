@@ -35,8 +35,8 @@ from oracles.kernel_interp import (
     round_bf16,
     view_extent,
 )
-from verify.kernels import SHAPES, kernel_text
-from verify.program import KernelRef, MemRefType
+from verify.model.kernels import SHAPES, kernel_text
+from verify.model.program import KernelRef, MemRefType
 
 ELEM_TYPES = ("f16", "bf16", "f32", "f64", "i8", "i16", "i32", "i64", "index")
 NBYTES = {"f16": 2, "bf16": 2, "f32": 4, "f64": 8, "i8": 1, "i16": 2, "i32": 4, "i64": 8,

@@ -15,7 +15,7 @@ from oracles.native import (
     parse_shim_trace,
 )
 from oracles.simulated import SimulatedRuntime
-from verify.errors import EnvironmentProblem
+from verify.model.errors import EnvironmentProblem
 
 
 def test_parse_shim_trace():

@@ -24,10 +24,11 @@ from oracles.native import (
     parse_shim_trace,
     split_trace,
 )
-from verify.errors import EnvironmentProblem
-from verify.kernels import kernel_ref
-from verify.lowerings.mlir_opt import DEFAULT_PIPELINE, find_mlir_opt, resolve_mlir_opt
-from verify.program import (
+from verify.ir.tools import find_mlir_opt
+from verify.lowerings.mlir_opt import DEFAULT_PIPELINE, resolve_mlir_opt
+from verify.model.errors import EnvironmentProblem
+from verify.model.kernels import kernel_ref
+from verify.model.program import (
     Alloc,
     Arg,
     Dealloc,

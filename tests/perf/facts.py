@@ -5,9 +5,9 @@ from __future__ import annotations
 import dataclasses
 from typing import Any
 
-from verify import fastparse
-from verify.extract import LoweredFacts, extract
-from verify.lowered_ir import parse_lowered
+from verify.extract.calls import LoweredFacts, extract
+from verify.ir import fastparse
+from verify.ir.lowered_ir import parse_lowered
 
 
 def _plain(x: Any) -> Any:
@@ -36,12 +36,12 @@ def facts_signature(facts: LoweredFacts) -> dict[str, Any]:
 
 
 def fast_reader_agrees(text: str, arg_names: dict[str, list[str]]) -> bool:
-    """Whether `verify.fastparse` reads `text` (True: `extract` then draws the
+    """Whether `verify.ir.fastparse` reads `text` (True: `extract` then draws the
     same facts from its module as from xDSL's parse, else AssertionError) or
     declines it (False: `Unsupported` from the reader, or from an attribute
     `extract` asks for, which the pipeline then reads from xDSL's parse).
     xDSL's parse comes first: text it cannot read raises
-    `verify.lowered_ir.LoweredParseError`."""
+    `verify.ir.lowered_ir.LoweredParseError`."""
     expected = facts_signature(extract(parse_lowered(text), arg_names))
     try:
         got = facts_signature(extract(fastparse.parse_module(text), arg_names))

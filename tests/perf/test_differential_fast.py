@@ -6,7 +6,7 @@ Property: for generated programs lowered by real mlir-opt-19 (also with
 the in-process `xdsl:pr69969` and `xdsl:llvm16`, and for those lowered
 texts with one `mgpuMemset32` or `mgpuStreamSynchronize` call dropped, the
 `differential` result (verdict, reason, violation detail and counterexample)
-on every runtime profile is the same run from `verify.fastparse`'s reading of
+on every runtime profile is the same run from `verify.ir.fastparse`'s reading of
 the text as from xDSL's parse, and the fast reading rarely needs xDSL.
 """
 
@@ -25,13 +25,13 @@ from oracles import fast_ir
 from oracles.llvm_values import constant_value, field_offset, layout, prop
 from oracles.lowered_interp import parse_module
 from tests.conftest import collect_programs, need_mlir_opt
-from verify.fastparse import parse_module as fast_parse
-from verify.lowered_ir import opaque_pointers
+from verify.ir.fastparse import parse_module as fast_parse
+from verify.ir.lowered_ir import opaque_pointers
 from verify.lowerings.base import Lowering
 from verify.lowerings.mlir_opt import MlirOptLowering
 from verify.lowerings.registry import resolve
-from verify.program import Program
-from verify.verdicts import CheckResult
+from verify.model.program import Program
+from verify.model.verdicts import CheckResult
 
 PROFILES = ("cuda", "hip", "sycl")
 SPECS = ("mlir-opt-19", "mlir-opt-16", "xdsl:pr69969", "xdsl:llvm16")

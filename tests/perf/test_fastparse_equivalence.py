@@ -5,7 +5,7 @@ with `convert-scf-to-cf`, whose blocks carry arguments, and with
 `gpu-async-region`) and by the xDSL lowerings, every fact `extract` draws
 (callee, guard, args, source op, handles, residue, notes, unknown values;
 Z3 terms compared by their s-expressions, i.e. structurally) is the same on
-`verify.fastparse` objects as on xDSL's module (and, for the xDSL
+`verify.ir.fastparse` objects as on xDSL's module (and, for the xDSL
 lowerings, as on the module they built, which the pipeline no longer walks).
 """
 
@@ -20,15 +20,15 @@ from hypothesis import strategies as st
 from generators.programs import GenConfig, programs
 from tests.conftest import need_mlir_opt
 from tests.perf.facts import facts_signature
-from verify import fastparse
-from verify.bench import seeded_programs
-from verify.extract import extract
-from verify.lowered_ir import parse_lowered, read_lowered
+from verify.campaign.bench import seeded_programs
+from verify.extract.calls import extract
+from verify.ir import fastparse
+from verify.ir.lowered_ir import parse_lowered, read_lowered
+from verify.ir.source_facts import source_facts
 from verify.lowerings.base import Lowering
 from verify.lowerings.mlir_opt import MlirOptLowering
 from verify.lowerings.registry import resolve
-from verify.program import Program
-from verify.source_facts import source_facts
+from verify.model.program import Program
 
 # (spec, pipeline, generator config): 16 rejects most of what the general
 # generator makes, so it also gets programs it lowers.

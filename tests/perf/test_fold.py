@@ -1,6 +1,6 @@
 """The shortcuts that keep most questions away from Z3 give Z3's answers.
 
-- `verify.fold` constructors build terms equivalent to the plain Z3 ones;
+- `verify.model.fold` constructors build terms equivalent to the plain Z3 ones;
 - `fold.path_of` decides conjunctions of branch literals as Z3 does;
 - `Schedule.ordered` (a chain of constraints) never claims an order that
   some schedule breaks, on the schedules of generated, lowered programs.
@@ -17,12 +17,12 @@ from hypothesis import strategies as st
 
 from generators.programs import GenConfig
 from tests.conftest import collect_programs
-from verify import fold
-from verify.extract import extract
-from verify.lowered_ir import read_lowered
+from verify.extract.calls import extract
+from verify.invariants.schedule import encode
+from verify.ir.lowered_ir import read_lowered
+from verify.ir.source_facts import source_facts
 from verify.lowerings.registry import resolve
-from verify.schedule import encode
-from verify.source_facts import source_facts
+from verify.model import fold
 
 INTS = [z3.Int("x"), z3.Int("y")]
 BOOLS = ["p", "q", "r"]

@@ -16,12 +16,12 @@ import re
 import pytest
 
 from tests.conftest import need_mlir_opt
-from verify.bench import SIZES, STAGES, run_bench, seeded_programs
+from verify.campaign.bench import SIZES, STAGES, run_bench, seeded_programs
+from verify.campaign.parallel import MIN_SHARE, check_batch_parallel, shares
+from verify.invariants.pipeline import Judgement, active_invariants, check_batch
 from verify.lowerings.base import Lowering
 from verify.lowerings.mlir_opt import MlirOptLowering
 from verify.lowerings.registry import resolve
-from verify.parallel import MIN_SHARE, check_batch_parallel, shares
-from verify.pipeline import Judgement, active_invariants, check_batch
 
 _SPLIT_LOC = re.compile(r'loc\("within split at <stdin>:\d+ offset ":\d+:\d+\)')
 

@@ -13,7 +13,7 @@ from hypothesis import given, settings
 
 from generators.programs import GenConfig, programs
 from tests.conftest import need_mlir_opt
-from verify.program import Memcpy, Program
+from verify.model.program import Memcpy, Program
 
 FIXTURES = Path(__file__).parent.parent / "fixtures"
 ROOT = Path(__file__).parent.parent.parent

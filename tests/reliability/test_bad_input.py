@@ -14,7 +14,7 @@ import pytest
 from tests.conftest import SYNC_SHARED
 from tests.reliability.conftest import ROOT
 from verify.cli import main
-from verify.errors import EnvironmentProblem
+from verify.model.errors import EnvironmentProblem
 
 GOOD = SYNC_SHARED
 
@@ -97,9 +97,9 @@ def test_unreadable_file(tmp_path: Path, capsys) -> None:
 
 def test_without_any_mlir_opt_xdsl_reads_generic_form(tmp_path: Path, capsys,
                                                       monkeypatch) -> None:
-    import verify.check_file
+    import verify.campaign.check_file
 
-    monkeypatch.setattr(verify.check_file, "find_mlir_opt", lambda *a: None)
+    monkeypatch.setattr(verify.campaign.check_file, "find_mlir_opt", lambda *a: None)
     f = tmp_path / "bad.mlir"
     f.write_text("func.func @f( {")
     assert main(["check", str(f), "--lowering", "xdsl:pr69969"]) == 2

@@ -15,7 +15,7 @@ import pytest
 
 from tests.reliability.conftest import ROOT, cli
 from verify.cli import main
-from verify.results import ResultsWriter, read_records
+from verify.model.results import ResultsWriter, read_records
 
 LOWERING = "xdsl:pr69969"
 PROGRAM_KEYS = {"kind", "campaign", "id", "program", "features", "results", "found", "time"}

@@ -10,7 +10,7 @@ from collections import Counter
 from pathlib import Path
 
 from tests.reliability.conftest import ROOT, cli
-from verify.results import read_records
+from verify.model.results import read_records
 
 LOWERING = "xdsl:pr69969"
 

@@ -11,10 +11,10 @@ import pytest
 
 from tests.conftest import need_mlir_opt
 from tests.reliability.conftest import cli, has_marker, sample
-from verify.fuzz import FuzzOptions, run_fuzz
+from verify.campaign.fuzz import FuzzOptions, run_fuzz
+from verify.invariants.pipeline import NO_CRASH, active_invariants, check_batch
 from verify.lowerings.mlir_opt import MlirOptLowering
-from verify.pipeline import NO_CRASH, active_invariants, check_batch
-from verify.results import read_records
+from verify.model.results import read_records
 
 INVARIANTS = active_invariants()
 

@@ -10,10 +10,10 @@ from typing import Any
 import pytest
 import z3
 
+import verify.campaign.fuzz
 import verify.cli
-import verify.fuzz
 from verify.cli import main
-from verify.results import read_records
+from verify.model.results import read_records
 
 LOWERING = "xdsl:pr69969"
 SOURCE = """func.func @main(%c: i1) {
@@ -58,16 +58,16 @@ def spy(monkeypatch, module: Any) -> list[int]:
 
 
 def test_check_passes_the_solver_timeout(source: Path, monkeypatch, capsys) -> None:
-    import verify.check_file
+    import verify.campaign.check_file
 
     seen: list[int] = []
-    real = verify.check_file.judge
+    real = verify.campaign.check_file.judge
 
     def judge(*args: Any, **kw: Any) -> Any:
         seen.append(args[5])  # judge(source, outcome, spec, invariants, runtime, timeout_ms)
         return real(*args, **kw)
 
-    monkeypatch.setattr(verify.check_file, "judge", judge)
+    monkeypatch.setattr(verify.campaign.check_file, "judge", judge)
     main(["check", str(source), "--lowering", LOWERING, "--solver-timeout", "123"])
     assert seen == [123]
     main(["check", str(source), "--lowering", LOWERING])
@@ -75,7 +75,7 @@ def test_check_passes_the_solver_timeout(source: Path, monkeypatch, capsys) -> N
 
 
 def test_fuzz_passes_the_solver_timeout(monkeypatch, capsys) -> None:
-    seen = spy(monkeypatch, verify.fuzz)
+    seen = spy(monkeypatch, verify.campaign.fuzz)
     # -j 1: the spy patches this process; forked workers would not see it.
     main(["fuzz", "--lowering", LOWERING, "--max-examples", "5", "--solver-timeout", "77",
           "-j", "1"])
@@ -109,7 +109,7 @@ def test_unknown_carries_its_reason_in_check_json(source: Path, solver_gives_up,
 def test_unknown_carries_its_reason_in_results_and_fuzz_json(
         tmp_path: Path, solver_gives_up, capsys) -> None:
     results = tmp_path / "r.jsonl"
-    # Most queries are decided without Z3 (verify.fold, schedule chains):
+    # Most queries are decided without Z3 (verify.model.fold, schedule chains):
     # enough programs that some reach the solver that gives up.
     # -j 1: `solver_gives_up` patches this process, not forked workers.
     main(["fuzz", "--lowering", LOWERING, "--max-examples", "150", "--no-shrink",

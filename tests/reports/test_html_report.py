@@ -18,7 +18,7 @@ from hypothesis import strategies as st
 
 from reports.history import parse_lines
 from reports.html import load_results, render_html, render_report
-from verify.errors import UsageError
+from verify.model.errors import UsageError
 
 BUGGY, REAL = "mlir-opt:buggy", "mlir-opt-19"
 KNOWN = ["alloc.sync", "alloc.async", "alloc.host_shared", "alloc.deps=1", "alloc.deps=2",

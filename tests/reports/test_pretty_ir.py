@@ -10,11 +10,11 @@ from typing import Any
 
 import pytest
 
+from reports.explain import render
+from reports.pretty_ir import shown_ir
 from verify import api
 from verify.cli import main
-from verify.explain import render
-from verify.lowerings.mlir_opt import find_mlir_opt
-from verify.pretty_ir import shown_ir
+from verify.ir.tools import find_mlir_opt
 
 LEAKY = """\
 module {

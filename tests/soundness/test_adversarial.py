@@ -127,8 +127,8 @@ import pytest
 from tests.conftest import need_mlir_opt
 from tests.invariants.helpers import DECLS, check, generic
 from verify.invariants import SOLVER_INVARIANTS
-from verify.source_reader import program_from_text
-from verify.verdicts import CheckResult
+from verify.ir.source_reader import program_from_text
+from verify.model.verdicts import CheckResult
 
 CASES_DIR = Path(__file__).parent / "cases"
 UAD = "stream-no-use-after-destroy"

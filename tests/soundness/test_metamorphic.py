@@ -31,10 +31,10 @@ import pytest
 from generators.programs import GenConfig
 from tests.conftest import collect_programs, need_mlir_opt
 from tests.soundness import rewrites
+from verify.invariants.pipeline import Judgement, active_invariants, judge
 from verify.lowerings.base import LoweringOutcome
 from verify.lowerings.registry import resolve
-from verify.pipeline import Judgement, active_invariants, judge
-from verify.program import Program
+from verify.model.program import Program
 
 SPEC = "mlir-opt-19"
 INVARIANTS = [i for i in active_invariants() if i != "differential"]

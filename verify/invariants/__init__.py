@@ -1,7 +1,15 @@
-"""The invariant catalogue: ID -> checker over a `CheckContext`.
+"""The invariant catalogue (stage: judge): ID -> checker over a `CheckContext`.
+
+- `pipeline`: lower a batch with each lowering, read it, judge every invariant.
+- `context`: what a checker is given; `common`: verdicts over escapes and
+  unknowns; `solver`: Z3 with a time limit; `schedule`: async work orders.
+- Checkers: `streams` (sync-alloc-no-stream, stream-no-leak), `handles`
+  (use after destroy, event leaks), `flags` (host-shared-flag), `ordering`
+  (async-order), `contract` (runtime-contract), `completeness`
+  (lowering-complete), `differential` (runs programs, see `oracles/`).
 
 `lowering-no-crash` is decided from the lowering's status, before any checker
-runs (see `verify.pipeline`); `differential` runs programs (see `oracles/`).
+runs (see `pipeline`).
 """
 
 from __future__ import annotations
@@ -16,7 +24,7 @@ from verify.invariants.flags import check_host_shared_flag
 from verify.invariants.handles import check_event_no_leak, check_use_after_destroy
 from verify.invariants.ordering import check_async_order
 from verify.invariants.streams import check_stream_no_leak, check_sync_alloc_no_stream
-from verify.verdicts import CheckResult
+from verify.model.verdicts import CheckResult
 
 Checker = Callable[[CheckContext], CheckResult]
 

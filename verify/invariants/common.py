@@ -4,11 +4,12 @@ from __future__ import annotations
 
 import z3
 
-from verify import fold, solver
-from verify.extract import Call, LoweredFacts
-from verify.extract_values import source_unknown_why, unknown_vars
+from verify.extract.calls import Call, LoweredFacts
+from verify.invariants import solver
 from verify.invariants.context import CheckContext
-from verify.verdicts import CheckResult, Violation
+from verify.model import fold
+from verify.model.values import source_unknown_why, unknown_vars
+from verify.model.verdicts import CheckResult, Violation
 
 SHOWN_REASONS = 4  # reasons an `unknown` verdict gives in full
 

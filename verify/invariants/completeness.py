@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from verify.invariants.common import Findings
 from verify.invariants.context import CheckContext
-from verify.verdicts import CheckResult
+from verify.model.verdicts import CheckResult
 
 
 def check_lowering_complete(ctx: CheckContext) -> CheckResult:

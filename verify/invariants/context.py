@@ -5,10 +5,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from verify.extract import LoweredFacts
-from verify.program import Program
-from verify.solver import DEFAULT_TIMEOUT_MS
-from verify.source_facts import SourceFacts
+from verify.extract.calls import LoweredFacts
+from verify.invariants.solver import DEFAULT_TIMEOUT_MS
+from verify.ir.source_facts import SourceFacts
+from verify.model.program import Program
 
 
 @dataclass

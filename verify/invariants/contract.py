@@ -9,11 +9,11 @@ host_shared, no host access to a buffer the source allocated host_shared.
 
 from __future__ import annotations
 
-from verify.fold import conj, disj, eq, one_of
 from verify.invariants.common import Findings, describe_path
 from verify.invariants.context import CheckContext
-from verify.runtime_api import PROFILES, roles
-from verify.verdicts import CheckResult, Violation
+from verify.model.fold import conj, disj, eq, one_of
+from verify.model.runtime_api import PROFILES, roles
+from verify.model.verdicts import CheckResult, Violation
 
 _AN = {"stream": "a stream", "event": "an event"}
 

@@ -5,12 +5,12 @@ The work is in `oracles/`; this adapts it to the checker interface."""
 from __future__ import annotations
 
 from verify.invariants.context import CheckContext
-from verify.verdicts import CheckResult
+from verify.model.verdicts import CheckResult
 
 
 def check_differential(ctx: CheckContext) -> CheckResult:
     from oracles.differential import check, simulated
-    from verify.lowered_ir import opaque_pointers
+    from verify.ir.lowered_ir import opaque_pointers
 
     if ctx.program is None:
         return CheckResult("differential", "not-applicable",

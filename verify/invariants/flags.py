@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import z3
 
-from verify.fold import conj, ne, value_of
 from verify.invariants.common import Findings
 from verify.invariants.context import CheckContext
-from verify.runtime_api import ALLOC_CALLEES, arg_of
-from verify.verdicts import CheckResult
+from verify.model.fold import conj, ne, value_of
+from verify.model.runtime_api import ALLOC_CALLEES, arg_of
+from verify.model.verdicts import CheckResult
 
 
 def check_host_shared_flag(ctx: CheckContext) -> CheckResult:
@@ -53,7 +53,7 @@ def _opaque(term: z3.ExprRef, unknown: set[int]) -> bool:
 
 
 def _no_flag(callee: str, op_id: str):  # type: ignore[no-untyped-def]
-    from verify.verdicts import Violation
+    from verify.model.verdicts import Violation
 
     return Violation("host-shared-flag",
                      f"{callee} for gpu.alloc {op_id} has no host_shared argument",

@@ -4,13 +4,14 @@ from __future__ import annotations
 
 import z3
 
-from verify import fold, solver
-from verify.extract import Call
-from verify.extract_values import literal, may_be_handle, unknown_vars
+from verify.extract.calls import Call
+from verify.invariants import solver
 from verify.invariants.common import Findings, check_destroyed_once, describe_path
 from verify.invariants.context import CheckContext
-from verify.runtime_api import DESTROYERS, roles
-from verify.verdicts import CheckResult
+from verify.model import fold
+from verify.model.runtime_api import DESTROYERS, roles
+from verify.model.values import literal, may_be_handle, unknown_vars
+from verify.model.verdicts import CheckResult
 
 
 def handle_args(call: Call) -> list[tuple[str, z3.ArithRef]]:

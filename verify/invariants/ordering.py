@@ -18,14 +18,15 @@ from dataclasses import dataclass
 
 import z3
 
-from verify import fold, solver
-from verify.extract import Call
-from verify.extract_values import unknown_vars
+from verify.extract.calls import Call
+from verify.invariants import solver
 from verify.invariants.common import Findings, describe_path
 from verify.invariants.context import CheckContext
-from verify.schedule import Item, Schedule, describe, encode
-from verify.source_read import SourceOp
-from verify.verdicts import CheckResult, Violation
+from verify.invariants.schedule import Item, Schedule, describe, encode
+from verify.ir.source_read import SourceOp
+from verify.model import fold
+from verify.model.values import unknown_vars
+from verify.model.verdicts import CheckResult, Violation
 
 
 def _host_ordered(op: SourceOp) -> bool:

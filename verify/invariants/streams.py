@@ -4,12 +4,12 @@ from __future__ import annotations
 
 import z3
 
-from verify import fold
-from verify.extract import Call
-from verify.extract_values import unknown_vars
+from verify.extract.calls import Call
 from verify.invariants.common import Findings, check_destroyed_once, describe_path
 from verify.invariants.context import CheckContext
-from verify.verdicts import CheckResult
+from verify.model import fold
+from verify.model.values import unknown_vars
+from verify.model.verdicts import CheckResult
 
 # Allocation entry points and the position of their stream argument.
 ALLOC_STREAM_ARG = {"mgpuMemAlloc": 1, "mgpuMemAllocAsync": 1}

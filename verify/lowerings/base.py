@@ -6,10 +6,10 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Literal, Protocol
 
-from verify.program import Program
+from verify.model.program import Program
 
 if TYPE_CHECKING:
-    from verify.source_module import SourceModule
+    from verify.ir.source_module import SourceModule
 
 # ok: lowered; rejected: declined with a diagnostic (e.g. failed to legalize);
 # crash: signal, assertion, garbage or empty output; timeout: did not finish.

@@ -15,7 +15,6 @@ from __future__ import annotations
 import contextlib
 import os
 import re
-import shutil
 import signal
 import subprocess
 from collections.abc import Sequence
@@ -23,15 +22,15 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from verify.errors import EnvironmentProblem
+from verify.ir.tools import find_mlir_opt, tool_version
 from verify.lowerings.base import LoweringOutcome
-from verify.program import Program
+from verify.model.errors import EnvironmentProblem
+from verify.model.program import Program
 
 if TYPE_CHECKING:
-    from verify.source_module import SourceModule
+    from verify.ir.source_module import SourceModule
 
 SPLIT = "// -----"
-KNOWN_VERSIONS = (22, 21, 20, 19, 18, 17, 16)
 # Kernels need their gpu.module converted before gpu-to-llvm: without it, 19
 # and 22 refuse every gpu.launch_func ("got 5 kernel operands but expected
 # 1").  On a module without kernels the nested pass does nothing, so the
@@ -53,29 +52,6 @@ _PRINT_FLAGS = (
     "--mlir-print-debuginfo",
     "--mlir-print-local-scope",
 )
-
-
-def find_mlir_opt(version: int | None = None) -> str | None:
-    """Path of `mlir-opt-N` (or the newest mlir-opt when version is None)."""
-    versions = KNOWN_VERSIONS if version is None else (version,)
-    for v in versions:
-        for candidate in (shutil.which(f"mlir-opt-{v}"), f"/usr/lib/llvm-{v}/bin/mlir-opt"):
-            if candidate and os.access(candidate, os.X_OK):
-                return candidate
-    if version is None:
-        return shutil.which("mlir-opt")
-    return None
-
-
-def tool_version(path: str) -> int | None:
-    try:
-        out = subprocess.run(
-            [path, "--version"], capture_output=True, text=True, timeout=30
-        ).stdout
-    except (OSError, subprocess.TimeoutExpired):
-        return None
-    m = re.search(r"LLVM version (\d+)", out)
-    return int(m.group(1)) if m else None
 
 
 @dataclass

@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
-from verify.errors import EnvironmentProblem
+from verify.ir.tools import find_mlir_opt
 from verify.lowerings.base import Lowering
-from verify.lowerings.mlir_opt import DEFAULT_PIPELINE, find_mlir_opt, resolve_mlir_opt
+from verify.lowerings.mlir_opt import DEFAULT_PIPELINE, resolve_mlir_opt
+from verify.model.errors import EnvironmentProblem
 
 EMBEDDED_DEFAULT = "xdsl:pr69969"
 
@@ -36,7 +37,7 @@ def default_spec() -> tuple[str, str]:
     """The newest real mlir-opt found, else the embedded xDSL lowering; and why."""
     path = find_mlir_opt()
     if path is not None:
-        from verify.lowerings.mlir_opt import tool_version
+        from verify.ir.tools import tool_version
 
         version = tool_version(path)
         spec = f"mlir-opt-{version}" if version and find_mlir_opt(version) else f"mlir-opt:{path}"

@@ -1,6 +1,6 @@
 """Build the xDSL source module of a `Program`, without going through text.
 
-The module has the same shape as `verify.printer` prints: one `func.func`
+The module has the same shape as `verify.model.printer` prints: one `func.func`
 per function, its index and value constants hoisted to the entry block, then
 the gpu / memref / scf ops, each with location `loc("opN")` (a `NameLoc`),
 the key that ties every lowered runtime call back to its source op.  A
@@ -44,8 +44,8 @@ from xdsl.ir import Attribute, Block, Operation, Region, SSAValue
 from verify.lowerings.xdsl_fastir import append, attr_key, cached, op_from
 from verify.lowerings.xdsl_gpu_ops import MemsetOp
 from verify.lowerings.xdsl_kernels import kernel_module, kernel_symbol
-from verify.printer import constants_of
-from verify.program import (
+from verify.model.printer import constants_of
+from verify.model.program import (
     Alloc,
     Dealloc,
     Dim,
@@ -64,7 +64,7 @@ from verify.program import (
     Size,
     Wait,
 )
-from verify.program import MemRefType as ProgMemRefType
+from verify.model.program import MemRefType as ProgMemRefType
 
 _ELEM: dict[str, Attribute] = {
     "f32": Float32Type(),

@@ -6,7 +6,7 @@ the source module gets its kernels in that converted form.  By default each
 kernel is only its converted signature (an external `llvm.func @<name>`
 marked `gpu.kernel` and `nvvm.kernel`: the name says which catalogue kernel
 and buffer type it is); with `bodies`, it is built from the catalogue
-(`verify.kernels`) the way LLVM 19 prints it: an `llvm.func`
+(`verify.model.kernels`) the way LLVM 19 prints it: an `llvm.func`
 marked `gpu.kernel` and `nvvm.kernel` whose memref parameters are expanded
 into the descriptor's fields and put back together at entry, thread and
 block ids read from NVVM special registers, `memref.dim` / `load` / `store`
@@ -36,7 +36,6 @@ from xdsl.dialects.builtin import (
 )
 from xdsl.ir import Attribute, Block, Operation, Region, SSAValue
 
-from verify.kernels import SHAPES
 from verify.lowerings.xdsl_convert import (
     convert_type,
     dense_i64,
@@ -53,7 +52,8 @@ from verify.lowerings.xdsl_gpu_ops import (
     ThreadIdXOp,
     ThreadIdYOp,
 )
-from verify.program import FLOAT_TYPES, KernelRef
+from verify.model.kernels import SHAPES
+from verify.model.program import FLOAT_TYPES, KernelRef
 
 _ULT = 6  # llvm.icmp predicate
 

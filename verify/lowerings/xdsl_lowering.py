@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from xdsl.dialects.builtin import ModuleOp
 from xdsl.pattern_rewriter import RewritePattern
 
-from verify.errors import EnvironmentProblem
+from verify.ir.source_module import SourceModule
 from verify.lowerings.base import LoweringOutcome
 from verify.lowerings.xdsl_build import build_module
 from verify.lowerings.xdsl_convert import (
@@ -40,8 +40,8 @@ from verify.lowerings.xdsl_patterns import (
 from verify.lowerings.xdsl_print import print_generic
 from verify.lowerings.xdsl_split_api import split_api_patterns
 from verify.lowerings.xdsl_std import std_patterns
-from verify.program import Program
-from verify.source_module import SourceModule
+from verify.model.errors import EnvironmentProblem
+from verify.model.program import Program
 
 XDSL_VARIANTS: dict[str, str] = {
     "llvm16": "LLVM 16: async alloc with exactly one dependency only; sync or host_shared "

@@ -1,0 +1,54 @@
+"""`check FILE`: one user file, as written, through each lowering under test.
+
+Each `mlir-opt` lowering validates and reads the file itself, so a file
+valid for 16 but not for 22 is checked on 16 and is `not-applicable` on 22
+(with the tool's diagnostic); only a file no lowering can read is an input
+error (exit status 2).  In-process lowerings read it with the newest
+`mlir-opt` found.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from verify.invariants.pipeline import Judgement, judge
+from verify.invariants.solver import DEFAULT_TIMEOUT_MS
+from verify.ir.source_module import SourceModule, from_text, read_text
+from verify.ir.tools import find_mlir_opt
+from verify.lowerings.base import Lowering
+from verify.lowerings.mlir_opt import MlirOptLowering
+from verify.model.errors import SourceParseError
+from verify.model.verdicts import CheckResult
+
+
+def check_file(path: str, lowerings: Sequence[Lowering], invariants: Sequence[str],
+               runtime: str = "cuda", timeout_ms: int | None = None
+               ) -> tuple[str, dict[str, Judgement]]:
+    """The file as written and a judgement per lowering spec."""
+    written = read_text(path)
+    sources: dict[str | None, SourceModule | SourceParseError] = {}
+    row: dict[str, Judgement] = {}
+    errors: list[SourceParseError] = []
+    for lowering in lowerings:
+        tool = lowering.path if isinstance(lowering, MlirOptLowering) else find_mlir_opt()
+        if tool not in sources:
+            try:
+                sources[tool] = from_text(written, path, tool)
+            except SourceParseError as e:
+                sources[tool] = e
+        source = sources[tool]
+        if isinstance(source, SourceParseError):
+            errors.append(source)
+            row[lowering.spec] = _unreadable(lowering.spec, str(source), invariants)
+            continue
+        outcome = lowering.lower_batch([source])[0]
+        row[lowering.spec] = judge(source, outcome, lowering.spec, invariants, runtime,
+                                   timeout_ms or DEFAULT_TIMEOUT_MS)
+    if len(errors) == len(lowerings) and errors:
+        raise errors[0]
+    return written, row
+
+
+def _unreadable(spec: str, why: str, invariants: Sequence[str]) -> Judgement:
+    results = {i: CheckResult(i, "not-applicable", reason=why) for i in invariants}
+    return Judgement(spec, "rejected", results, diagnostics=why)

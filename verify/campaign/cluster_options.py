@@ -1,0 +1,88 @@
+"""The fuzz subcommand's cluster options (`--cluster`, `--shards`,
+`--shard-pipeline`, `--shard-config`) and what they ask for.
+
+Kept apart from the driver (`verify.campaign.cluster`) so that building the
+command line imports neither Hypothesis nor Dask.
+"""
+
+from __future__ import annotations
+
+import argparse
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+from verify.model.errors import UsageError
+
+if TYPE_CHECKING:
+    from generators.programs import GenConfig
+    from verify.campaign.fuzz import FuzzOptions
+
+
+@dataclass
+class ClusterOptions:
+    address: str  # "local:N" or a scheduler address
+    seeds: int | None = None  # seeds per (lowering, pipeline, configuration); None: auto
+    pipelines: list[str] = field(default_factory=list)  # empty: the campaign's --pipeline
+    configs: list[GenConfig] = field(default_factory=list)  # empty: the campaign's generator
+    lowering_timeout: float | None = None
+
+    @property
+    def local(self) -> bool:
+        return self.address == "local" or self.address.startswith("local:")
+
+
+def add_arguments(fz: argparse.ArgumentParser) -> None:
+    fz.add_argument("--cluster", metavar="ADDRESS",
+                    help="run the campaign on Dask distributed: tcp://HOST:PORT of a running "
+                    "scheduler, or local:N for N local worker processes; shards (seeds x "
+                    "lowerings x pipelines x configurations) run as tasks, this process "
+                    "writes the results (needs the [cluster] extra)")
+    fz.add_argument("--shards", type=int, metavar="N",
+                    help="with --cluster: seeds per (lowering, pipeline, configuration), "
+                    "each a shard with its share of --max-examples (default: about two "
+                    "shards per worker)")
+    fz.add_argument("--shard-pipeline", action="append", metavar="P",
+                    help="with --cluster: shard over these pipelines, repeatable "
+                    "(default: --pipeline; in-process xdsl lowerings ignore pipelines)")
+    fz.add_argument("--shard-config", action="append", metavar="SPEC",
+                    help="with --cluster: one generator configuration per use, e.g. "
+                    "'max_ops=12,linear_tokens' or 'supported=19' (default: the one "
+                    "--max-ops, --linear-tokens and --supported give)")
+
+
+def cluster_requested(args: argparse.Namespace, opts: FuzzOptions) -> bool:
+    """Whether this fuzz command runs on a cluster; UsageError for cluster
+    options without one, or for a resume that does not match how the
+    campaign ran."""
+    resumed_shards = opts.resume is not None and bool(opts.resume.setting("shards"))
+    if getattr(args, "cluster", None):
+        if opts.resume is not None and not resumed_shards:
+            raise UsageError(f"campaign {opts.resume.campaign} ran on one machine; resume it "
+                             "without --cluster")
+        return True
+    if opts.resume is not None and resumed_shards:
+        raise UsageError(f"campaign {opts.resume.campaign} ran on a cluster; resume it with "
+                         "--cluster tcp://HOST:PORT or --cluster local:N")
+    given = [flag for flag, value in (("--shards", getattr(args, "shards", None)),
+                                      ("--shard-pipeline", getattr(args, "shard_pipeline", None)),
+                                      ("--shard-config", getattr(args, "shard_config", None)))
+             if value]
+    if given:
+        raise UsageError(f"{', '.join(given)} only apply with --cluster")
+    return False
+
+
+def cluster_options(args: argparse.Namespace, opts: FuzzOptions) -> ClusterOptions:
+    from verify.campaign.shards import parse_gen_config
+
+    address = str(args.cluster)
+    if address.startswith("local"):
+        n = address.partition(":")[2]
+        if address != "local" and not (n.isdigit() and int(n) > 0):
+            raise UsageError(f"--cluster {address}: use local:N with N worker processes, "
+                             "or tcp://HOST:PORT")
+    if args.shards is not None and args.shards < 1:
+        raise UsageError("--shards must be at least 1")
+    configs = [parse_gen_config(c, opts.gen) for c in args.shard_config or []]
+    return ClusterOptions(address, args.shards, list(args.shard_pipeline or []), configs,
+                          getattr(args, "lowering_timeout", None))

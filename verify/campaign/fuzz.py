@@ -1,0 +1,409 @@
+"""A fuzz campaign in two phases.
+
+1. Search: Hypothesis generates programs; they are lowered in batches (one
+   `mlir-opt` process per batch) and judged.  Every distinct violated
+   (lowering, invariant) is noted with the first program that showed it.
+2. Shrink: for the violations found, a Hypothesis property that fails with
+   one exception class per (lowering, invariant) replays the same search
+   (same seed) one program at a time, and Hypothesis's multiple-bug
+   reporting shrinks each distinct failure to its own minimal program.
+
+Durability: with a results file every judged program is one fsynced line,
+so a killed campaign keeps every program it finished, and `resume` (a
+`ResumeState` from `verify.campaign.resume`) continues it under the same id:
+the same seed regenerates the same programs, recorded ones are skipped by
+text, tallies and violations found are rebuilt from the file.  A time budget
+stops generation cleanly: the pending batch is judged, shrinking runs over
+the programs the search drew, and campaign-end is written.
+
+Example database (`db`): both phases use one database key per campaign
+configuration (lowerings, generator settings, invariants, runtime,
+pipeline).  The shrink phase reads and writes it (Hypothesis saves each
+shrunk counterexample there); the search phase reads it through
+`ReadOnlyDatabase`, so yesterday's counterexamples are replayed (and
+recorded) before anything new is generated, and the search, which never
+fails, cannot delete them.  Without a database, or with an empty one, the
+search draws exactly the programs the seed gives; stored examples come
+first and count towards max_examples, and may change what is drawn after
+them.  The seed stays the campaign's (recorded in campaign-start).
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from hypothesis import Phase
+from hypothesis.database import ReadOnlyDatabase
+
+from generators.features import features
+from generators.programs import GenConfig
+from verify.campaign.example_db import open_database
+from verify.campaign.progress import Progress
+from verify.campaign.resume import ResumeState, add_to_tally, found_keys
+from verify.campaign.shrink import (
+    Found,
+    Key,
+    campaign_key,
+    campaign_property,
+    current_choices,
+    hypothesis_settings,
+    in_baseline,
+    seeded,
+    shrink,
+)
+from verify.invariants.pipeline import Judgement, Tally, check_batch
+from verify.invariants.solver import DEFAULT_TIMEOUT_MS
+from verify.lowerings.base import Lowering
+from verify.lowerings.mlir_opt import DEFAULT_PIPELINE
+from verify.model.program import Program
+from verify.model.results import ResultsWriter
+
+
+@dataclass
+class FuzzOptions:
+    lowerings: Sequence[Lowering]
+    invariants: Sequence[str]
+    max_examples: int = 200
+    time_budget: float | None = None
+    seed: int | None = 0
+    db: str | None = None
+    runtime: str = "cuda"
+    pipeline: str = DEFAULT_PIPELINE
+    gen: GenConfig = field(default_factory=GenConfig)
+    batch_size: int = 100
+    shrink: bool = True
+    results: str | None = None
+    progress: Callable[[Progress], None] | None = None
+    # Regression mode: a violation counts only where this lowering (e.g. the
+    # released mlir-opt) does not violate the same invariant on the program.
+    baseline: Lowering | None = None
+    solver_timeout_ms: int = DEFAULT_TIMEOUT_MS
+    jobs: int = 1  # worker processes judging each batch (verify.campaign.parallel)
+    resume: ResumeState | None = None  # continue this unfinished campaign
+    # Every record also goes here (a cluster shard streams them to its driver).
+    record_sink: Callable[[dict[str, Any]], None] | None = None
+
+
+@dataclass
+class FuzzReport:
+    tally: Tally
+    found: dict[Key, Found]
+    coverage: dict[str, int]
+    elapsed: float
+    first_seen: dict[Key, int]
+    campaign: str = ""
+    stopped_by: str = "max-examples"  # or "time-budget"
+    resumed: int = 0  # programs taken over from the file by --resume
+    unknown: list[dict[str, Any]] = field(default_factory=list)
+    oracle_coverage: list[dict[str, Any]] = field(default_factory=list)
+
+    def summary(self) -> dict[str, Any]:
+        return {
+            "examples": self.tally.examples,
+            "lowerings": list(self.tally.by_lowering),
+            "by_invariant": self.tally.by_invariant,
+            "by_lowering": self.tally.by_lowering,
+            "violations": [f.to_json() for f in self.found.values()],
+            "unknown": self.unknown,
+            "campaign": self.campaign,
+            "stopped_by": self.stopped_by,
+            "resumed": self.resumed,
+            "oracle_coverage": self.oracle_coverage,
+        }
+
+
+class _Stop(Exception):
+    """Raised inside the search property when the time budget is spent."""
+
+
+@dataclass
+class _First:
+    index: int
+    text: str
+    program: Program | None = None  # None: recorded by an earlier run, not seen again yet
+    judgement: Judgement | None = None
+
+
+def new_campaign_id() -> str:
+    # Seconds alone collide when two campaigns start together on one file.
+    return f"c{int(time.time())}-{os.getpid()}"
+
+
+def run_fuzz(opts: FuzzOptions) -> FuzzReport:
+    """Run (or, with `opts.resume`, continue) a campaign.  KeyboardInterrupt
+    propagates after the results file is closed: every line in it is whole,
+    and the campaign, which has no campaign-end, can be resumed."""
+    writer = ResultsWriter(opts.results) if opts.results else None
+    try:
+        return _Campaign(opts, writer).run()
+    finally:
+        if writer:
+            writer.close()
+
+
+class _Campaign:
+    def __init__(self, opts: FuzzOptions, writer: ResultsWriter | None) -> None:
+        self.opts = opts
+        self.writer = writer
+        self.start = time.monotonic()
+        self.key = campaign_key(opts)
+        self.tally = Tally()
+        self.coverage: dict[str, int] = {}
+        self.first: dict[Key, _First] = {}
+        # Hypothesis choices behind each program, so the shrink phase can
+        # start from the very example the search found (see campaign_shrink).
+        self.choices: dict[str, tuple[Any, ...]] = {}
+        self.uncaptured: dict[str, list[Key]] = {}  # text -> resumed keys it was first for
+        self.unknown: dict[tuple[str, str, str], dict[str, Any]] = {}
+        # (lowering, invariant, "exhaustive"/"sampled") -> programs whose
+        # testing-oracle "holds" covered that much
+        self.oracle_cov: dict[tuple[str, str, str], int] = {}
+        self.pending: list[Program] = []
+        self.seen: set[str] = set()
+        self.generated = 0  # search calls in this run
+        self.judged = 0  # programs judged in this run
+        self.stopped_by = "max-examples"
+        self.phase = "search"
+        self._last_tick = 0.0
+        resume = opts.resume
+        self.id = resume.campaign if resume else new_campaign_id()
+        self.resumed = resume.recorded if resume else 0
+
+    # -- records ---------------------------------------------------------
+    def _write(self, record: dict[str, Any]) -> None:
+        if self.writer:
+            self.writer.write(record)
+        if self.opts.record_sink is not None:
+            self.opts.record_sink(record)
+
+    def begin(self) -> None:
+        opts = self.opts
+        if opts.resume is not None:
+            self._load(opts.resume)
+            self._write({"kind": "campaign-resume", "campaign": self.id,
+                         "recorded": self.resumed, "resumes": opts.resume.resumes + 1,
+                         "violations_so_far": len(self.first)})
+            return
+        self._write({
+            "kind": "campaign-start", "campaign": self.id,
+            "lowerings": [lw.spec for lw in opts.lowerings], "seed": opts.seed,
+            "runtime": opts.runtime, "pipeline": opts.pipeline,
+            "config": vars(opts.gen) | {"max_examples": opts.max_examples},
+            "invariants": list(opts.invariants),
+            "baseline": opts.baseline.spec if opts.baseline else None,
+            "solver_timeout_ms": opts.solver_timeout_ms, "time_budget": opts.time_budget,
+            "shrink": opts.shrink, "db": opts.db,
+        })
+
+    def _load(self, resume: ResumeState) -> None:
+        for rec in resume.programs:
+            add_to_tally(self.tally, rec)
+            text = rec["program"]
+            self.seen.add(text)
+            for feat in rec.get("features") or []:
+                self.coverage[feat] = self.coverage.get(feat, 0) + 1
+            for key in found_keys(rec):
+                if key not in self.first:
+                    self.first[key] = _First(self.tally.examples, text)
+                    self.uncaptured.setdefault(text, []).append(key)
+            for spec, res in (rec.get("results") or {}).items():
+                for inv, reason in ((res or {}).get("reasons") or {}).items():
+                    self._note_unknown(spec, inv, str(reason), text)
+                for inv, cov in ((res or {}).get("coverage") or {}).items():
+                    self._note_coverage(spec, inv, str(cov))
+
+    def _note_coverage(self, spec: str, inv: str, coverage: str) -> None:
+        key = (spec, inv, coverage.split(":")[0].split(" ")[0])
+        self.oracle_cov[key] = self.oracle_cov.get(key, 0) + 1
+
+    def _note_unknown(self, spec: str, inv: str, reason: str, text: str) -> None:
+        short = reason.strip().splitlines()[0] if reason.strip() else "solver gave up"
+        entry = self.unknown.setdefault((spec, inv, short), {
+            "lowering": spec, "invariant": inv, "reason": short, "count": 0, "program": text})
+        entry["count"] += 1
+
+    # -- search ----------------------------------------------------------
+    def out_of_time(self) -> bool:
+        budget = self.opts.time_budget
+        return budget is not None and time.monotonic() - self.start > budget
+
+    def body(self, program: Program) -> None:
+        if self.out_of_time():
+            self.stopped_by = "time-budget"
+            raise _Stop
+        self.generated += 1
+        text = program.to_mlir()
+        choices = current_choices()
+        if choices is not None:
+            self.choices.setdefault(text, choices)
+        if text in self.seen:
+            for key in self.uncaptured.pop(text, []):
+                self.first[key].program = program
+        else:
+            self.seen.add(text)
+            self.pending.append(program)
+            if len(self.pending) >= self.opts.batch_size:
+                self.flush()
+        self.tick()
+
+    def judge_batch(self, batch: list[Program],
+                    lowerings: Sequence[Lowering]) -> list[dict[str, Judgement]]:
+        opts = self.opts
+        if opts.jobs > 1 and len(batch) > 1:
+            from verify.campaign.parallel import check_batch_parallel
+
+            return check_batch_parallel(batch, lowerings, opts.invariants, opts.runtime,
+                                        opts.solver_timeout_ms, opts.jobs)
+        return check_batch(batch, lowerings, opts.invariants, opts.runtime,
+                           timeout_ms=opts.solver_timeout_ms)
+
+    def flush(self) -> None:
+        opts = self.opts
+        batch, self.pending = self.pending, []
+        if not batch:
+            return
+        rows = self.judge_batch(batch, opts.lowerings)
+        base_rows = (self.judge_batch(batch, [opts.baseline])
+                     if opts.baseline else [{} for _ in batch])
+        for program, row, base in zip(batch, rows, base_rows, strict=True):
+            self.tally.add(row)
+            self.judged += 1
+            feats = features(program)
+            for feat in feats:
+                self.coverage[feat] = self.coverage.get(feat, 0) + 1
+            text = program.to_mlir()
+            counted: list[Key] = []
+            for spec, j in row.items():
+                for v in j.violations():
+                    key = (spec, v.invariant)
+                    if key in counted or in_baseline(base, v.invariant):
+                        continue
+                    counted.append(key)
+                    if key not in self.first:
+                        self.first[key] = _First(self.tally.examples, text, program, j)
+            results: dict[str, Any] = {}
+            for spec, j in row.items():
+                entry: dict[str, Any] = {"status": j.status, "verdicts": j.verdicts()}
+                reasons = {inv: r.reason or "solver gave up" for inv, r in j.results.items()
+                           if r.verdict == "unknown"}
+                for inv, reason in reasons.items():
+                    self._note_unknown(spec, inv, reason, text)
+                if reasons:
+                    entry["reasons"] = reasons
+                covered = {inv: r.coverage for inv, r in j.results.items()
+                           if r.verdict == "holds" and r.coverage}
+                for inv, cov in covered.items():
+                    self._note_coverage(spec, inv, cov)
+                if covered:
+                    entry["coverage"] = covered
+                if j.status in ("crash", "timeout") and j.diagnostics:
+                    entry["detail"] = j.diagnostics.strip()[:500]
+                results[spec] = entry
+            self._write({
+                "kind": "program", "campaign": self.id,
+                "id": f"{self.id}-p{self.tally.examples}", "program": text,
+                "features": feats, "results": results, "found": [list(k) for k in counted],
+            })
+        self.tick(force=True)
+
+    # -- progress --------------------------------------------------------
+    def progress(self, final: bool = False) -> Progress:
+        elapsed = time.monotonic() - self.start
+        parts = [self.generated / max(1, self.opts.max_examples)]
+        if self.opts.time_budget:
+            parts.append(elapsed / self.opts.time_budget)
+        return Progress(self.phase, self.tally.examples, self.generated,
+                        self.judged / max(1e-9, elapsed), len(self.first), elapsed,
+                        min(1.0, max(parts)), final)
+
+    def tick(self, force: bool = False, final: bool = False) -> None:
+        if self.opts.progress is None:
+            return
+        now = time.monotonic()
+        if not (force or final) and now - self._last_tick < 0.5:
+            return
+        self._last_tick = now
+        self.opts.progress(self.progress(final))
+
+    # -- the whole campaign -----------------------------------------------
+    def run(self) -> FuzzReport:
+        opts = self.opts
+        self.begin()
+        db = open_database(opts.db, check=True)  # a directory, or redis://HOST:PORT/N
+        phases = [Phase.reuse, Phase.generate] if db is not None else [Phase.generate]
+        read_only = ReadOnlyDatabase(db) if db is not None else None
+        search = hypothesis_settings(opts, phases, read_only, opts.max_examples,
+                                     multiple_bugs=False)(
+            seeded(opts, campaign_property(opts.gen, self.body, self.key)))
+        try:
+            search()
+        except _Stop:
+            pass
+        self.flush()
+        self.tick(final=True)
+
+        found: dict[Key, Found] = {}
+        if opts.shrink and self.first:
+            self.phase = "shrink"
+            # Replay no further than the search went (all of it when it ran to
+            # max_examples): a time budget bounds the replay too.
+            replay = (max(1, self.generated) if self.stopped_by == "time-budget"
+                      else opts.max_examples)
+            seeds = {k: self.choices[f.text] for k, f in self.first.items()
+                     if f.text in self.choices}
+            found = shrink(opts, set(self.first), self.key, db, replay,
+                            lambda: self.tick(force=True), seeds)
+        for key, first in self.first.items():
+            if key not in found:
+                f = self._unshrunk(key, first)
+                if f is not None:
+                    found[key] = f
+        # A campaign killed while writing its violations keeps those written.
+        written = opts.resume.violations if opts.resume else []
+        done = {(r.get("lowering"), r.get("invariant")) for r in written}
+        for k, f in enumerate(f for key, f in found.items() if key not in done):
+            self._write({"kind": "violation", "campaign": self.id,
+                         "id": f"{self.id}-v{k + len(written)}", **self._replay_settings(),
+                         **f.to_json()})
+        report = FuzzReport(self.tally, found, self.coverage, time.monotonic() - self.start,
+                            {k: v.index for k, v in self.first.items()}, self.id,
+                            self.stopped_by, self.resumed, list(self.unknown.values()),
+                            [{"lowering": s, "invariant": i, "coverage": c, "count": n}
+                             for (s, i, c), n in sorted(self.oracle_cov.items())])
+        self._write({"kind": "campaign-end", "campaign": self.id,
+                     "summary": report.summary(), "coverage": self.coverage,
+                     "stopped_by": self.stopped_by, "elapsed": report.elapsed})
+        return report
+
+    def _replay_settings(self) -> dict[str, Any]:
+        """What `replay` needs, besides lowering and invariant, to judge a
+        violation as this campaign did."""
+        return {"pipeline": self.opts.pipeline, "runtime": self.opts.runtime,
+                "solver_timeout_ms": self.opts.solver_timeout_ms}
+
+    def _unshrunk(self, key: Key, first: _First) -> Found | None:
+        """The first program that showed `key`, judged (again, if it came from
+        the file and the search did not draw it in this run)."""
+        program, j = first.program, first.judgement
+        if program is None:
+            from verify.ir.source_reader import program_from_text
+
+            try:
+                program = program_from_text(first.text, f"{self.id} program {first.index}")
+            except Exception as e:  # noqa: BLE001 - report, do not lose the campaign
+                print(f"cannot re-read recorded program {first.index} for {key}: {e}",
+                      file=sys.stderr)
+                return None
+        if j is None:
+            by_spec = {lw.spec: lw for lw in self.opts.lowerings}
+            if key[0] not in by_spec:
+                return None
+            j = check_batch([program], [by_spec[key[0]]], self.opts.invariants,
+                            self.opts.runtime, timeout_ms=self.opts.solver_timeout_ms
+                            )[0][key[0]]
+        return Found(key[0], key[1], program, j, shrunk=False)

@@ -1,0 +1,175 @@
+"""What a cluster campaign's driver has written, and the writing of it.
+
+The driver is the only writer of the results file.  Every program record
+is keyed by (campaign, shard, program text): a record already written, sent
+again by a shard Dask ran a second time after its worker died (or by a
+resumed shard), is dropped and counted, never written twice.  A shard's
+`shard-done` record says it finished (its violations with it), so a killed
+driver's `--resume` re-submits only the shards without one; the tallies,
+coverage, unknown verdicts and violations found are rebuilt from the
+records, exactly as they were counted when written.
+
+Records are written one `write` each (whole lines, O_APPEND) and fsynced
+once per batch received, not per record: a killed driver loses nothing it
+wrote (the page cache outlives the process); a machine crash may lose the
+last batch, which the resumed shard then sends again.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+from collections.abc import Iterable
+from pathlib import Path
+from typing import Any
+
+from verify.campaign.resume import add_to_tally, found_keys
+from verify.campaign.shards import Shard
+from verify.invariants.pipeline import Tally
+from verify.model.results import ResultsWriter
+
+Record = dict[str, Any]
+Key = tuple[str, str]  # (lowering label, invariant)
+
+
+class BatchWriter(ResultsWriter):
+    """A results writer that fsyncs when told (`sync`), not after every record."""
+
+    def __init__(self, path: str | Path) -> None:
+        super().__init__(path, fsync=False)
+        self._dirty = False
+
+    def write(self, record: Record) -> None:
+        super().write(record)
+        self._dirty = True
+
+    def sync(self) -> None:
+        if self._dirty and self._fd is not None:
+            os.fsync(self._fd)
+        self._dirty = False
+
+
+def _digest(text: str) -> bytes:
+    return hashlib.blake2b(text.encode("utf-8"), digest_size=16).digest()
+
+
+class Ledger:
+    def __init__(self, writer: BatchWriter | None, campaign: str, shards: Iterable[Shard]
+                 ) -> None:
+        self.writer = writer
+        self.campaign = campaign
+        self.shards = {s.index: s for s in shards}
+        self.seen: dict[int, set[bytes]] = {k: set() for k in self.shards}
+        self.count: dict[int, int] = dict.fromkeys(self.shards, 0)
+        self.done: dict[int, Record] = {}
+        self.violations_written: set[str] = set()  # ids of violation records in the file
+        self.tally = Tally()
+        self.coverage: dict[str, int] = {}
+        self.first: dict[Key, int] = {}  # first example index that showed each violation
+        self.unknown: dict[tuple[str, str, str], Record] = {}
+        self.duplicates = 0  # program records received again and dropped
+        self.written = 0  # program records written by this driver
+
+    # -- writing ----------------------------------------------------------
+    def write(self, record: Record) -> None:
+        if self.writer is not None:
+            self.writer.write(record)
+
+    def sync(self) -> None:
+        if self.writer is not None:
+            self.writer.sync()
+
+    def program(self, rec: Record) -> bool:
+        """Write a program record a shard sent, unless written already."""
+        shard = rec.get("shard")
+        text = rec.get("program")
+        if not isinstance(shard, int) or shard not in self.shards or not isinstance(text, str):
+            return False
+        digest = _digest(text)
+        if digest in self.seen[shard]:
+            self.duplicates += 1
+            return False
+        self.seen[shard].add(digest)
+        n = self.count[shard]
+        self.count[shard] = n + 1
+        out: Record = {"kind": "program", "campaign": self.campaign,
+                       "id": f"{self.campaign}-s{shard}-p{n}", "shard": shard, "program": text,
+                       "features": rec.get("features") or [], "results": rec.get("results") or {},
+                       "found": rec.get("found") or []}
+        self._account(out)
+        self.write(out)
+        self.written += 1
+        return True
+
+    def shard_done(self, shard: int, result: Record) -> Record:
+        rec: Record = {
+            "kind": "shard-done", "campaign": self.campaign, "shard": shard,
+            "programs": self.count.get(shard, 0), "examples": result.get("examples"),
+            "stopped_by": result.get("stopped_by"), "elapsed": result.get("elapsed"),
+            "worker": result.get("worker"), "pid": result.get("pid"),
+            "violations": result.get("violations") or []}
+        self.done[shard] = rec
+        self.write(rec)
+        self.sync()
+        return rec
+
+    # -- counting -----------------------------------------------------------
+    def _account(self, rec: Record) -> None:
+        add_to_tally(self.tally, rec)
+        for feat in rec.get("features") or []:
+            self.coverage[feat] = self.coverage.get(feat, 0) + 1
+        for key in found_keys(rec):
+            self.first.setdefault(key, self.tally.examples)
+        for spec, res in (rec.get("results") or {}).items():
+            for inv, reason in ((res or {}).get("reasons") or {}).items():
+                self._note_unknown(spec, inv, str(reason), rec["program"])
+
+    def _note_unknown(self, spec: str, inv: str, reason: str, text: str) -> None:
+        short = reason.strip().splitlines()[0] if reason.strip() else "solver gave up"
+        entry = self.unknown.setdefault((spec, inv, short), {
+            "lowering": spec, "invariant": inv, "reason": short, "count": 0, "program": text})
+        entry["count"] += 1
+
+    # -- resuming -------------------------------------------------------------
+    def load(self, records: Iterable[Record]) -> dict[int, list[Record]]:
+        """Take over what an earlier driver of this campaign wrote; each
+        unfinished shard's program records (to hand to it again)."""
+        recorded: dict[int, list[Record]] = {}
+        for rec in records:
+            if rec.get("campaign") != self.campaign:
+                continue
+            kind = rec.get("kind")
+            shard = rec.get("shard")
+            if kind == "program" and isinstance(shard, int) and shard in self.shards:
+                text = rec.get("program")
+                if not isinstance(text, str) or _digest(text) in self.seen[shard]:
+                    continue
+                self.seen[shard].add(_digest(text))
+                self.count[shard] += 1
+                self._account(rec)
+                recorded.setdefault(shard, []).append(
+                    {k: rec[k] for k in ("program", "features", "results", "found") if k in rec})
+            elif kind == "shard-done" and isinstance(shard, int):
+                self.done.setdefault(shard, rec)
+            elif kind == "violation" and isinstance(rec.get("id"), str):
+                self.violations_written.add(rec["id"])
+        return {k: v for k, v in recorded.items() if k not in self.done}
+
+    # -- the campaign's violations ---------------------------------------------
+    def best_violations(self) -> list[tuple[Shard, Record]]:
+        """One violation per (lowering label, invariant) over all finished
+        shards: shrunk before unshrunk, then the fewest ops."""
+        best: dict[Key, tuple[tuple[bool, int, int], Shard, Record]] = {}
+        for k in sorted(self.done):
+            for v in self.done[k].get("violations") or []:
+                if not isinstance(v, dict):
+                    continue
+                key = (str(v.get("lowering")), str(v.get("invariant")))
+                ops = v.get("ops")
+                rank = (not v.get("shrunk", True), ops if isinstance(ops, int) else 1 << 30, k)
+                if key not in best or rank < best[key][0]:
+                    best[key] = (rank, self.shards[k], v)
+        order = {label: n for n, label in enumerate(
+            dict.fromkeys(s.label for s in self.shards.values()))}
+        keys = sorted(best, key=lambda key: (order.get(key[0], len(order)), key[1]))
+        return [(best[key][1], best[key][2]) for key in keys]

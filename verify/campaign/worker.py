@@ -1,0 +1,170 @@
+"""One shard of a cluster campaign, run as a Dask task on a worker.
+
+`run_shard` runs the shard as a local campaign (`verify.campaign.fuzz.run_fuzz`: the
+search, lowering, judging and shrinking all happen here) with no results
+file: its program records go to the driver instead, a batch at a time on
+the campaign's Dask queue as they are judged, the last ones with the
+task's result.  The driver is the only writer of the results file.
+
+A shard is deterministic under its seed (with an unchanged example
+database), so a shard Dask runs again after its worker died sends the
+programs it sent before; the driver keeps the first of each.  A shard the
+driver resumes gets its recorded programs (`ShardTask.recorded`) and skips
+them, as `fuzz --resume` does.
+
+Shards of one worker process run one at a time (Hypothesis and the Z3
+context are per process), whatever the worker's thread count.
+"""
+
+from __future__ import annotations
+
+import os
+import threading
+import time
+import warnings
+from dataclasses import dataclass, field
+from typing import Any
+
+from verify.campaign.progress import Progress
+from verify.campaign.shards import Shard, relabel
+
+# Fewer queue puts than this apart would cost the scheduler more than they save.
+STREAM_INTERVAL_S = 0.1
+_one_at_a_time = threading.Lock()
+
+
+@dataclass
+class ShardTask:
+    """Everything a worker needs to run one shard (pickled to it)."""
+
+    campaign: str
+    shard: dict[str, Any]  # Shard.to_json()
+    invariants: list[str]
+    runtime: str = "cuda"
+    solver_timeout_ms: int = 10_000
+    baseline: str | None = None
+    lowering_timeout: float | None = None
+    db: str | None = None
+    shrink: bool = True
+    batch_size: int = 100
+    deadline: float | None = None  # wall-clock time (time.time()) the campaign stops
+    queue: str | None = None  # Dask queue the records stream on (None: all with the result)
+    recorded: list[dict[str, Any]] = field(default_factory=list)  # from the results file
+
+
+class _Stream:
+    """Program records of the shard, on their way to the driver."""
+
+    def __init__(self, queue_name: str | None, shard: Shard) -> None:
+        self.shard = shard
+        self.queue: Any = None
+        if queue_name is not None:
+            from distributed import Queue, get_client
+
+            self.queue = Queue(queue_name, client=get_client())
+        self.buffer: list[dict[str, Any]] = []
+        self.sent = 0
+        self._last = 0.0
+
+    def record(self, rec: dict[str, Any]) -> None:
+        if rec.get("kind") != "program":
+            return  # campaign-start, violations, campaign-end: the driver writes its own
+        out: dict[str, Any] = {k: rec[k] for k in ("program", "features", "results", "found")
+                               if k in rec}
+        out = relabel(out, self.shard.lowering, self.shard.label)
+        out["shard"] = self.shard.index
+        self.buffer.append(out)
+
+    def progress(self, p: Progress) -> None:
+        # Called after every judged batch (and at most twice a second otherwise).
+        now = time.monotonic()
+        if self.queue is not None and self.buffer and now - self._last >= STREAM_INTERVAL_S:
+            self.queue.put(self.buffer)
+            self.sent += len(self.buffer)
+            self.buffer = []
+            self._last = now
+
+    def rest(self) -> list[dict[str, Any]]:
+        rest, self.buffer = self.buffer, []
+        return rest
+
+    def close(self) -> None:
+        if self.queue is not None:
+            self.queue.close()  # the driver's reference keeps the queue
+
+
+def _worker_address() -> str:
+    try:
+        from distributed import get_worker
+
+        return str(get_worker().address)
+    except (ImportError, ValueError):
+        return "in-process"
+
+
+def _resolve(spec: str, pipeline: str, timeout: float | None) -> Any:
+    from verify.lowerings.mlir_opt import MlirOptLowering
+    from verify.lowerings.registry import resolve
+
+    lowering = resolve(spec, pipeline)
+    if timeout is not None and isinstance(lowering, MlirOptLowering):
+        lowering.timeout_s = timeout
+    return lowering
+
+
+def run_shard(task: ShardTask) -> dict[str, Any]:
+    """Run one shard; its summary, violations and last records."""
+    with _one_at_a_time:
+        return _run(task)
+
+
+def _run(task: ShardTask) -> dict[str, Any]:
+    import z3
+
+    from verify.campaign.example_db import shared_databases
+    from verify.campaign.fuzz import FuzzOptions, run_fuzz
+    from verify.campaign.resume import ResumeState
+
+    z3.z3.Z3_DEBUG = False  # as in verify.campaign.parallel's workers
+    shard = Shard.from_json(task.shard)
+    base = {"shard": shard.index, "worker": _worker_address(), "pid": os.getpid()}
+    budget = None if task.deadline is None else task.deadline - time.time()
+    if budget is not None and budget <= 0:
+        return {**base, "sent": 0, "tail": [], "examples": len(task.recorded),
+                "resumed": len(task.recorded), "stopped_by": "time-budget", "elapsed": 0.0,
+                "violations": []}
+    stream = _Stream(task.queue, shard)
+    resume = None
+    if task.recorded:
+        programs = [relabel(r, shard.label, shard.lowering) for r in task.recorded]
+        resume = ResumeState(f"{task.campaign}-s{shard.index}", {},
+                             {r["program"] for r in programs}, programs)
+    opts = FuzzOptions(
+        lowerings=[_resolve(shard.lowering, shard.pipeline, task.lowering_timeout)],
+        invariants=list(task.invariants), max_examples=shard.max_examples,
+        time_budget=budget, seed=shard.seed, db=task.db, runtime=task.runtime,
+        pipeline=shard.pipeline, gen=shard.gen(), batch_size=task.batch_size,
+        shrink=task.shrink, progress=stream.progress,
+        baseline=(_resolve(task.baseline, shard.pipeline, task.lowering_timeout)
+                  if task.baseline else None),
+        solver_timeout_ms=task.solver_timeout_ms, jobs=1, resume=resume,
+        record_sink=stream.record,
+    )
+    # Shards running side by side must not delete each other's examples.
+    try:
+        with shared_databases(), warnings.catch_warnings():
+            # The worker's own threads (heartbeats, comms) use the `random` module
+            # while a program is drawn; Hypothesis would blame the strategy.
+            warnings.filterwarnings("ignore", message="Do not use the `random` module")
+            report = run_fuzz(opts)
+    finally:
+        stream.close()
+    violations = []
+    for found in report.found.values():
+        v = found.to_json()
+        v["lowering"] = shard.label
+        violations.append(v)
+    return {**base, "sent": stream.sent, "tail": stream.rest(),
+            "examples": report.tally.examples, "resumed": report.resumed,
+            "stopped_by": report.stopped_by, "elapsed": report.elapsed,
+            "violations": violations}

@@ -1,0 +1,430 @@
+"""Runtime-call events of a lowered module, with path conditions.
+
+Every SSA value becomes a Z3 integer term (see `verify.model.values`):
+`llvm.mlir.zero` is 0, each executed `mgpuStreamCreate` / `mgpuEventCreate`
+a fresh handle, integer constants their value, integer arithmetic and
+comparisons Z3 arithmetic, casts pass their operand through, and values
+that merge control flow (`llvm.select`, `scf.if` results, block arguments,
+loop-carried values) become `If` terms.  Each call gets a guard: the
+conjunction of branch conditions under which it runs.
+
+Handles are followed where the code puts them: through stack slots
+(`llvm.alloca` + `llvm.store` + `llvm.load`, forwarded within a function),
+through struct fields (`llvm.insertvalue` / `llvm.extractvalue`), and into
+functions of the same module, which are inlined (up to `MAX_INLINE` deep).
+Where a handle leaves what the analysis follows (stored through a pointer it
+does not track, passed to an external function or an op it does not model,
+returned from a root function) the extractor records an *escape*, a
+pseudo-call the checkers read as "may destroy or use it here".  A pointer
+it cannot follow back is an unknown value.
+
+Loops (`scf.for`, `scf.while`, back edges of `cf`/`llvm` branches) are
+unrolled up to `loop_bound` iterations (`verify.extract.cfg`); the paths
+past the bound are *cuts*.  Checkers report violations only on explored
+paths and say `unknown` while a cut is reachable: no approximation is
+silent.
+
+Calls are listed in an order consistent with execution: if two calls both
+run on one path, the earlier-listed one runs first.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+import z3
+
+from verify.extract.control import ControlFlow
+from verify.extract.facts import (
+    GPU_RUNTIME_OPS,
+    HANDLE_CREATORS,
+    HOST_ACCESS,
+    Call,
+    Cut,
+    LoweredFacts,
+    Residue,
+)
+from verify.extract.memory import Memory
+from verify.ir.attrs import (
+    attr_of,
+    callee_name,
+    func_name,
+    has_body,
+    int_tuple,
+    int_value,
+    source_loc,
+    type_text,
+    where,
+)
+from verify.ir.lowered_ir import op_name
+from verify.model import fold
+from verify.model.fold import ite, lit
+from verify.model.runtime_api import LAUNCH
+from verify.model.values import HANDLE_BASE, literal, may_be_handle
+
+__all__ = ["HANDLE_BASE", "HOST_ACCESS", "Call", "Cut", "LoweredFacts", "Residue",
+           "callee_name", "extract", "source_loc"]
+
+_CASTS = {
+    "builtin.unrealized_conversion_cast",
+    "llvm.bitcast",
+    "llvm.addrspacecast",
+    "llvm.ptrtoint",
+    "llvm.inttoptr",
+    "arith.index_cast",
+    "arith.index_castui",
+    "llvm.zext",
+    "llvm.sext",
+    "llvm.trunc",
+    "arith.extui",
+    "arith.extsi",
+    "arith.trunci",
+}
+_HOST_OPS = {"memref.load": "host.load", "memref.store": "host.store",
+             "llvm.load": "host.load", "llvm.store": "host.store"}
+_ARITH = {"llvm.add": "+", "arith.addi": "+", "llvm.sub": "-", "arith.subi": "-",
+          "llvm.mul": "*", "arith.muli": "*"}
+_COMPARE = {"llvm.icmp", "arith.cmpi"}
+_RETURNS = {"llvm.return", "func.return"}
+_CALLS = {"llvm.call", "func.call"}
+# Ops whose results are never a handle unless an operand is.
+_NOOPS = {"llvm.mlir.addressof", "llvm.getelementptr", "memref.dim"}
+# C library functions host buffers lower to (`memref.alloc` -> @malloc): they
+# neither make nor take a stream or event.
+_LIBC = {"malloc", "free", "aligned_alloc", "calloc", "_mlir_memref_to_llvm_alloc",
+         "_mlir_memref_to_llvm_free"}
+DEFAULT_LOOP_BOUND = 4
+MAX_INLINE = 4
+
+
+class _Extractor(ControlFlow, Memory):
+    """Walks a lowered module's functions and records what `LoweredFacts` holds."""
+
+    def root(self, op: Any) -> None:
+        self.func = func_name(op)
+        entry = op.regions[0].blocks[0]
+        names = self.arg_names.get(self.func, [])
+        for i, arg in enumerate(entry.args):
+            label = names[i] if i < len(names) else f"%arg{i}"
+            t = type_text(arg)
+            if t == "i1":
+                self.conds[arg] = fold.branch(f"{self.func}:{label}")
+            elif t in ("index",) or re.fullmatch(r"i\d+", t):
+                term = z3.Int(f"{self.func}:{label}")
+                term._taint = False  # type: ignore[attr-defined]
+                self.env[arg] = term
+            else:
+                self.env[arg] = self.fresh()  # the caller's value: not a handle made here
+                self.structs[arg] = ({}, "data")
+        self.region(op.regions[0], self.true)
+
+    def op(self, op: Any, guard: z3.BoolRef) -> None:
+        name = op_name(op)
+        if name in _CALLS:
+            self.call(op, guard)
+        elif name == "llvm.mlir.zero" or name == "llvm.mlir.null":
+            self.define(op.results[0], lit(0), guard)
+        elif name in ("llvm.mlir.constant", "arith.constant"):
+            self.constant(op, guard)
+        elif name in _CASTS and len(op.operands) == 1 and len(op.results) == 1:
+            self.cast(op, guard)
+        elif name in ("llvm.select", "arith.select"):
+            c = self.cond(op.operands[0])
+            a, b = op.operands[1], op.operands[2]
+            self.define(op.results[0], ite(c, self.val(a), self.val(b)), guard)  # type: ignore[arg-type]
+            if a in self.conds or b in self.conds:
+                self.define_cond(op.results[0], ite(c, self.cond(a), self.cond(b)), guard)  # type: ignore[arg-type]
+        elif name in _ARITH and len(op.operands) == 2:
+            self.arith(op, guard, _ARITH[name])
+        elif name in _COMPARE and len(op.operands) == 2:
+            self.compare(op, guard)
+        elif name == "llvm.alloca":
+            slot = self.fresh()
+            self.slots.add(literal(slot))  # type: ignore[arg-type]
+            self.define(op.results[0], slot, guard)
+        elif name in ("llvm.store", "llvm.load") and self.memory(op, guard):
+            pass
+        elif name in ("llvm.mlir.undef", "llvm.mlir.poison"):
+            self.define(op.results[0], self.fresh(), guard)
+            self.structs[op.results[0]] = ({}, "undef")
+        elif name == "llvm.insertvalue":
+            self.insert_value(op, guard)
+        elif name == "llvm.extractvalue":
+            self.extract_value(op, guard)
+        elif name in _RETURNS:
+            self.ret(op, guard)
+        elif name == "scf.if":
+            self.scf_if(op, guard)
+        elif name == "scf.for":
+            self.scf_for(op, guard)
+        elif name == "scf.while":
+            self.scf_while(op, guard)
+        elif name == LAUNCH and self.launch(op, guard):
+            pass
+        elif name == "async.execute" and op.regions and len(op.regions[0].blocks) == 1:
+            self.async_execute(op, guard)
+        elif name == "async.await":
+            for r in op.results:
+                self.define(r, self.val(op.operands[0]), guard)
+        elif name in GPU_RUNTIME_OPS:
+            self.residue(name, op, guard)
+            self.not_modelled(op, guard, f"{name} left unconverted")
+        elif name in _HOST_OPS and source_loc(op) is not None:
+            self.host_access(op, guard)
+        elif name in _NOOPS and not any(may_be_handle(self.val(v)) for v in op.operands):
+            for r in op.results:
+                self.define(r, self.fresh(), guard)
+        else:
+            self.not_modelled(op, guard, name)
+        if name not in GPU_RUNTIME_OPS:
+            for r in op.results:
+                if "gpu.async.token" in type_text(r) and name not in _CASTS:
+                    self.residue(f"!gpu.async.token result of {name}", op, guard)
+
+    def not_modelled(self, op: Any, guard: z3.BoolRef, what: str) -> None:
+        """An op the analysis does not model: handles given to it escape, its
+        pointer results are unknown, and its regions run an unknown number
+        of times (a cut if they do anything the checkers see)."""
+        def place() -> str:  # put in words only where it is needed
+            return f"{what} at {where(op)}"
+
+        tainted = self.escape_operands(op, guard, lambda: f"passed to {place()}")
+        for r in op.results:
+            # A leftover gpu op's token may be a stream or event (its memref
+            # is memory); so may a pointer a function we cannot see returns.
+            may_carry = tainted or what.startswith("call to @") or (
+                what.startswith("gpu.") and "token" in type_text(r))
+            self.define(r, self.opaque_result(r, lambda: f"result of {place()}", may_carry),
+                        guard)
+            if type_text(r) == "i1":
+                self.define_cond(r, self.new_branch(op), guard)
+        if op.regions and op_name(op) != "gpu.launch":  # a kernel body is device code
+            before = (len(self.facts.calls), len(self.facts.residue))
+            for region in op.regions:
+                if region.blocks:
+                    self.region(region, guard)
+            if (len(self.facts.calls), len(self.facts.residue)) != before:
+                self.cut(guard, f"the regions of {place()} run an unknown number of times")
+
+    def launch(self, op: Any, guard: z3.BoolRef) -> bool:
+        """A converted `gpu.launch_func`: kernel work on the stream given as
+        its async object (the last operand segment), or synchronous work
+        when it has none.  False for one still on tokens (left unconverted)."""
+        if any("gpu.async.token" in type_text(v) for v in [*op.operands, *op.results]):
+            return False
+        seg = int_tuple(attr_of(op, "operandSegmentSizes")
+                        or attr_of(op, "operand_segment_sizes"))
+        if not seg or sum(seg) != len(op.operands):
+            return False
+        has_stream = len(seg) >= 12 and seg[-1] == 1
+        # Kernel arguments are not escapes: device code can neither destroy
+        # nor use a host's stream or event handle.
+        args = (self.val(op.operands[-1]),) if has_stream else ()
+        self.facts.calls.append(Call(len(self.facts.calls), self.func, LAUNCH, args, guard,
+                                     source_loc(op), iters=self.iters))
+        return True
+
+    def async_execute(self, op: Any, guard: z3.BoolRef) -> None:
+        """The body runs once: handles flow in through its operands and out
+        through `async.yield` (when it runs is the source's concern: the
+        source reader leaves the order of such code undecided)."""
+        seg = int_tuple(attr_of(op, "operandSegmentSizes")
+                        or attr_of(op, "operand_segment_sizes")) or (0, len(op.operands))
+        body = op.regions[0].blocks[0]
+        for arg, value in zip(body.args, op.operands[seg[0]:], strict=False):
+            self.define(arg, self.val(value), guard)
+        yielded = self.block_ops(body, guard) or []
+        if op.results:
+            self.define(op.results[0], self.fresh(), guard)  # the !async.token
+        for r, v in zip(op.results[1:], yielded, strict=False):
+            self.define(r, self.val(v), guard)
+
+    def residue(self, what: str, op: Any, guard: z3.BoolRef) -> None:
+        self.facts.residue.append(Residue(what, self.func, source_loc(op), guard))
+
+    def constant(self, op: Any, guard: z3.BoolRef) -> None:
+        value = int_value(attr_of(op, "value"))
+        result = op.results[0]
+        if value is None:
+            self.define(result, self.fresh("c"), guard)
+            return
+        self.define(result, lit(value), guard)
+        if type_text(result) == "i1":
+            self.define_cond(result, fold.boolean(bool(value)), guard)
+
+    def cast(self, op: Any, guard: z3.BoolRef) -> None:
+        src, res = op.operands[0], op.results[0]
+        if src in self.conds:
+            self.define_cond(res, self.conds[src], guard)
+        value = self.val(src)
+        self.define(res, value, guard)
+        if src in self.structs:
+            self.structs[res] = self.structs[src]
+        elif not may_be_handle(value):
+            self.structs[res] = ({}, "data")  # e.g. a memref's descriptor: no handle in it
+        if "gpu.async.token" in type_text(res):
+            self.residue("unresolved cast to !gpu.async.token", op, guard)
+
+    def arith(self, op: Any, guard: z3.BoolRef, sym: str) -> None:
+        a, b = self.val(op.operands[0]), self.val(op.operands[1])
+        if may_be_handle(a) or may_be_handle(b):
+            self.not_modelled(op, guard, op_name(op))
+            return
+        la, lb = literal(a), literal(b)
+        stand_ins = self.facts.unknown_values
+        if (la is not None and la in stand_ins) or (lb is not None and lb in stand_ins):
+            self.define(op.results[0], self.fresh(), guard)  # arithmetic on a stand-in
+        elif la is not None and lb is not None:
+            value = la + lb if sym == "+" else la - lb if sym == "-" else la * lb
+            self.define(op.results[0], lit(value), guard)
+        else:
+            term = a + b if sym == "+" else a - b if sym == "-" else a * b
+            self.define(op.results[0], fold.tag(term, a, b), guard)  # type: ignore[arg-type]
+
+    def compare(self, op: Any, guard: z3.BoolRef) -> None:
+        a, b = self.val(op.operands[0]), self.val(op.operands[1])
+        pred = int_value(attr_of(op, "predicate"))
+        res = op.results[0]
+        self.define(res, self.fresh(), guard)
+        la, lb = literal(a), literal(b)
+        stand_in = any(x is not None and x in self.facts.unknown_values for x in (la, lb))
+        handle = any(x is not None and x >= HANDLE_BASE for x in (la, lb))
+        c: z3.BoolRef | None = None
+        if pred in (0, 1) and (a is b or not stand_in or handle):
+            # A stand-in is never a handle, but two stand-ins may be equal.
+            c = fold.eq(a, b) if pred == 0 else fold.ne(a, b)
+        elif pred is not None and 2 <= pred <= 9 and not stand_in and not handle \
+                and not may_be_handle(a) and not may_be_handle(b):
+            signed = pred <= 5
+            k = pred - 2 if signed else pred - 6
+            if la is not None and lb is not None and (signed or min(la, lb) >= 0):
+                c = fold.boolean([la < lb, la <= lb, la > lb, la >= lb][k])
+            elif signed:
+                c = fold.tag([a < b, a <= b, a > b, a >= b][k], a, b)  # type: ignore[assignment]
+        self.define_cond(res, c if c is not None else self.new_branch(op), guard)
+
+    # -- memory and structs --------------------------------------------------
+    def call(self, op: Any, guard: z3.BoolRef) -> None:
+        callee = callee_name(op) or "<indirect>"
+        target = self.funcs.get(callee)
+        if target is not None and has_body(target) and callee not in self.inlining \
+                and len(self.inlining) < MAX_INLINE:
+            self.inline(op, target, guard)
+            return
+        if callee in _LIBC and (target is None or not has_body(target)):
+            # The C library's allocator: a fresh pointer, never a handle.
+            for r in op.results:
+                self.define(r, self.fresh("r"), guard)
+            return
+        if not callee.startswith("mgpu"):
+            if target is not None and has_body(target):
+                # Code of this module the analysis did not follow.
+                why = "recursion" if callee in self.inlining else \
+                    f"calls nested deeper than {MAX_INLINE}"
+                self.cut(guard, f"call to @{callee} at {where(op)} not followed ({why})")
+                self.not_modelled(op, guard, f"call to @{callee} ({why})")
+            else:
+                self.not_modelled(op, guard, f"call to @{callee} (external function)")
+            return
+        args = tuple(self.val(a) for a in op.operands)
+        if callee == "mgpuMemAlloc" and len(args) == 2 and "ptr" in type_text(op.operands[1]):
+            # LLVM 16's mgpuMemAlloc(size, stream): device memory, no flag.
+            args = (*args, lit(0))
+        call = Call(len(self.facts.calls), self.func, callee, args, guard, source_loc(op),
+                    iters=self.iters)
+        if callee in HANDLE_CREATORS:
+            call.handle = self.next_handle
+            self.next_handle += 1
+            self.facts.handles[call.handle] = (HANDLE_CREATORS[callee], call)
+            self.define(op.results[0], lit(call.handle), guard)
+        else:
+            from verify.model.runtime_api import roles
+
+            if roles(callee, len(args)) is None:
+                # A runtime entry point the checkers do not know: what it does
+                # with a handle is not modelled.
+                for a in args:
+                    self.escape(a, guard, f"passed to @{callee}", source_loc(op))
+            for r in op.results:
+                self.define(r, self.fresh("r"), guard)
+        self.facts.calls.append(call)
+
+    def inline(self, op: Any, target: Any, guard: z3.BoolRef) -> None:
+        entry = target.regions[0].blocks[0]
+        for param, arg in zip(entry.args, op.operands, strict=False):
+            self.define(param, self.val(arg), guard)
+            if arg in self.conds or type_text(param) == "i1":
+                self.define_cond(param, self.cond(arg), guard)
+            if arg in self.structs:
+                self.structs[param] = self.structs[arg]
+        self.inlining.append(func_name(target))
+        self.returns.append([])
+        self.region(target.regions[0], guard)
+        rets = self.returns.pop()
+        self.inlining.pop()
+        for i, r in enumerate(op.results):
+            vals = [(g, v[i], c[i]) for g, v, c in rets if i < len(v)]
+            if not vals:
+                self.define(r, self.fresh(), guard)
+                continue
+            term = vals[-1][1]
+            c = vals[-1][2]
+            for g, v, cv in reversed(vals[:-1]):
+                term = ite(g, v, term)  # type: ignore[assignment]
+                c = ite(g, cv, c)  # type: ignore[assignment]
+            self.define(r, term, guard)
+            if type_text(r) == "i1":
+                self.define_cond(r, c, guard)
+
+    def ret(self, op: Any, guard: z3.BoolRef) -> None:
+        if self.returns:
+            self.returns[-1].append((guard, [self.val(v) for v in op.operands],
+                                     [self.cond(v) if type_text(v) == "i1" else fold.FALSE
+                                      for v in op.operands]))
+            return
+        for v in op.operands:
+            self.escape(self.val(v), guard, f"returned from @{self.func}", source_loc(op))
+
+    def host_access(self, op: Any, guard: z3.BoolRef) -> None:
+        name = op_name(op)
+        if name == "llvm.store" or name == "memref.store":
+            self.escape(self.val(op.operands[0]), guard, f"stored to memory at "
+                        f"{source_loc(op)}", source_loc(op))
+        self.facts.calls.append(Call(len(self.facts.calls), self.func, _HOST_OPS[name], (),
+                                     guard, source_loc(op), iters=self.iters))
+        for r in op.results:
+            self.define(r, self.opaque_result(r, f"{name} at {source_loc(op)}", True), guard)
+            if type_text(r) == "i1":
+                self.define_cond(r, self.new_branch(op), guard)
+
+    # -- structured control flow ----------------------------------------------
+
+def extract(module: Any, arg_names: dict[str, list[str]] | None = None,
+            loop_bound: int = DEFAULT_LOOP_BOUND) -> LoweredFacts:
+    """Facts of a lowered module (xDSL's or `verify.ir.fastparse`'s objects);
+    `arg_names` gives source names of args.  Every function no other
+    function of the module calls is a root; the others are inlined."""
+    funcs = {func_name(op): op for op in module.body.blocks[0].ops
+             if op_name(op) in ("llvm.func", "func.func")}
+    called: set[str] = set()
+    for fn in funcs.values():
+        for region in fn.regions:
+            for block in region.blocks:
+                stack = list(block.ops)
+                while stack:
+                    o = stack.pop()
+                    if op_name(o) in _CALLS:
+                        name = callee_name(o)
+                        if name is not None and name in funcs and name != func_name(fn):
+                            called.add(name)
+                    for r in o.regions:
+                        for b in r.blocks:
+                            stack.extend(b.ops)
+    roots = [f for n, f in funcs.items() if has_body(f) and n not in called]
+    if not roots:  # every function is called by another: each is a root
+        roots = [f for f in funcs.values() if has_body(f)]
+    ex = _Extractor(arg_names or {}, loop_bound, funcs)
+    for fn in roots:
+        ex.root(fn)
+    return ex.facts

@@ -1,0 +1,203 @@
+"""Control flow for the extractor: regions, unstructured branches unrolled
+per natural loop (`verify.extract.cfg`), `scf.if`, `scf.for`, `scf.while`.
+Paths past the loop bound are cuts."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import z3
+
+from verify.extract import cfg as extract_cfg
+from verify.extract.state import WalkerState
+from verify.ir.attrs import attr_of, int_tuple, type_text, where
+from verify.ir.lowered_ir import op_name
+from verify.model import fold
+from verify.model.fold import conj, ite, lit, neg
+from verify.model.values import literal
+
+
+class ControlFlow(WalkerState):
+    """Walks regions: one block in order, several as an unrolled DAG of block
+    copies whose guards are exact path conditions."""
+
+    def region(self, region: Any, guard: z3.BoolRef) -> list[Any] | None:
+        """Walk a region; returns the operands its terminator yields (if any)."""
+        blocks = list(region.blocks)
+        if len(blocks) == 1:
+            return self.block_ops(blocks[0], guard)
+        self.cfg(blocks, guard)
+        return None
+
+    def block_ops(self, block: Any, guard: z3.BoolRef) -> list[Any] | None:
+        yielded: list[Any] | None = None
+        for op in block.ops:
+            if op_name(op) in ("scf.yield", "scf.condition", "async.yield"):
+                yielded = list(op.operands)
+            else:
+                self.op(op, guard)
+        return yielded
+
+    def cfg(self, blocks: list[Any], guard: z3.BoolRef) -> None:
+        succ: dict[Any, list[Any]] = {}
+        for b in blocks:
+            ops = list(b.ops)
+            succ[b] = list(ops[-1].successors) if ops else []
+        plan = extract_cfg.plan(blocks, succ, self.loop_bound)
+        if plan.failure is not None:
+            self.cut(guard, plan.failure)
+            return
+        incoming: dict[extract_cfg.Node, list[tuple[z3.BoolRef, list[Any]]]] = {}
+        outer = self.iters
+        for node in plan.order:
+            block = node.block
+            if node == plan.order[0]:
+                g = guard
+            else:
+                edges = incoming.get(node, [])
+                g = fold.disj(e for e, _ in edges)
+                if g is fold.FALSE:
+                    continue
+                for i, arg in enumerate(block.args):  # type: ignore[attr-defined]
+                    self.merge_block_arg(arg, [(e, ops[i]) for e, ops in edges if i < len(ops)], g)
+            self.iters = (*outer, *node.counters)
+            ops = list(block.ops)  # type: ignore[attr-defined]
+            for op in ops[:-1]:
+                self.op(op, g)
+            if not ops:
+                continue
+            term = ops[-1]
+            if not term.successors:
+                self.op(term, g)
+                continue
+            for (cond, operands), target in zip(self.edges(term, g), plan.out[node], strict=True):
+                e = conj(g, cond)
+                if target is None:
+                    self.cut(e, f"loop at {where(term)} runs more than "
+                             f"{self.loop_bound} iterations")
+                elif e is not fold.FALSE:
+                    incoming.setdefault(target, []).append((e, operands))
+        self.iters = outer
+
+    def merge_block_arg(self, arg: Any, vals: list[tuple[z3.BoolRef, Any]],
+                        guard: z3.BoolRef) -> None:
+        if not vals:
+            self.define(arg, self.fresh(), guard)
+            return
+        if type_text(arg) == "i1":
+            c = self.cond(vals[-1][1])
+            for e, v in reversed(vals[:-1]):
+                c = ite(e, self.cond(v), c)  # type: ignore[assignment]
+            self.define_cond(arg, c, guard)
+        term = self.val(vals[-1][1])
+        for e, v in reversed(vals[:-1]):
+            term = ite(e, self.val(v), term)  # type: ignore[assignment]
+        self.define(arg, term, guard)
+        self.structs.pop(arg, None)  # struct fields are not merged
+
+    def edges(self, term: Any, guard: z3.BoolRef) -> list[tuple[z3.BoolRef, list[Any]]]:
+        succs = list(term.successors)
+        name = op_name(term)
+        if name in ("cf.cond_br", "llvm.cond_br") and len(succs) == 2:
+            c = self.cond(term.operands[0])
+            sizes = int_tuple(attr_of(term, "operandSegmentSizes")) or ()
+            rest = list(term.operands[1:])
+            if len(sizes) == 3:
+                t_ops, f_ops = rest[: sizes[1]], rest[sizes[1]:]
+            else:
+                n = len(succs[0].args)
+                t_ops, f_ops = rest[:n], rest[n:]
+            return [(c, t_ops), (neg(c), f_ops)]
+        if len(succs) == 1:
+            return [(self.true, list(term.operands))]
+        # A switch or another multi-way branch: not modelled.
+        self.cut(guard, f"{name} at {where(term)} is not modelled")
+        return [(fold.FALSE, []) for _ in succs]
+
+    def scf_if(self, op: Any, guard: z3.BoolRef) -> None:
+        c = self.cond(op.operands[0])
+        then_ops = self.region(op.regions[0], conj(guard, c)) or []
+        else_ops: list[Any] = []
+        if len(op.regions) > 1 and op.regions[1].blocks:
+            else_ops = self.region(op.regions[1], conj(guard, neg(c))) or []
+        for i, r in enumerate(op.results):
+            t = self.val(then_ops[i]) if i < len(then_ops) else self.fresh()
+            e = self.val(else_ops[i]) if i < len(else_ops) else self.fresh()
+            self.define(r, ite(c, t, e), guard)  # type: ignore[arg-type]
+            if type_text(r) == "i1":
+                tc = self.cond(then_ops[i]) if i < len(then_ops) else self.new_branch(op)
+                ec = self.cond(else_ops[i]) if i < len(else_ops) else self.new_branch(op)
+                self.define_cond(r, ite(c, tc, ec), guard)  # type: ignore[arg-type]
+
+    def scf_for(self, op: Any, guard: z3.BoolRef) -> None:
+        lb, ub, step = (self.val(v) for v in op.operands[:3])
+        carried = [self.val(v) for v in op.operands[3:]]
+        body = op.regions[0].blocks[0]
+        loop = f"loop at {where(op)}"
+        ls, ll, lu = literal(step), literal(lb), literal(ub)
+        if ls is None or ls <= 0 or any(x is not None and x in self.facts.unknown_values
+                                        for x in (ll, lu)):
+            self.cut(guard, f"{loop} has a step or bounds the analysis cannot read")
+            for r in op.results:
+                self.define(r, self.fresh(), guard)
+            return
+
+        def runs(i: int) -> z3.BoolRef:
+            if ll is not None and lu is not None:
+                return fold.boolean(ll + i * ls < lu)
+            return fold.tag(lb + i * ls < ub, lb, ub)  # type: ignore[return-value, operator]
+
+        for i in range(self.loop_bound + 1):
+            ran = runs(i)
+            if i == self.loop_bound:
+                self.cut(conj(guard, ran), f"{loop} runs more than {self.loop_bound} "
+                         "iterations")
+                break
+            g = conj(guard, ran)
+            if g is fold.FALSE:
+                break
+            iv = fold.tag(lb + i * ls, lb) if ll is None else lit(ll + i * ls)
+            self.define(body.args[0], iv, g)  # type: ignore[arg-type]
+            for arg, v in zip(body.args[1:], carried, strict=False):
+                self.define(arg, v, g)
+            outer = self.iters
+            self.iters = (*outer, i)
+            out = self.block_ops(body, g) or []
+            self.iters = outer
+            carried = [ite(ran, self.val(new), old)  # type: ignore[misc]
+                       for new, old in zip(out, carried, strict=False)]
+        for r, v in zip(op.results, carried, strict=False):
+            self.define(r, v, guard)
+
+    def scf_while(self, op: Any, guard: z3.BoolRef) -> None:
+        before, after = op.regions[0].blocks[0], op.regions[1].blocks[0]
+        args = [self.val(v) for v in op.operands]
+        exits: list[tuple[z3.BoolRef, list[z3.ArithRef]]] = []
+        g = guard
+        for i in range(self.loop_bound + 1):
+            for a, v in zip(before.args, args, strict=False):
+                self.define(a, v, g)
+            outer = self.iters
+            self.iters = (*outer, i)
+            yielded = self.block_ops(before, g) or []
+            c = self.cond(yielded[0]) if yielded else self.new_branch(op)
+            forwarded = [self.val(v) for v in yielded[1:]]
+            exits.append((conj(g, neg(c)), forwarded))
+            if i == self.loop_bound:
+                self.iters = outer
+                self.cut(conj(g, c), f"loop at {where(op)} runs more than "
+                         f"{self.loop_bound} iterations")
+                break
+            g = conj(g, c)
+            for a, v in zip(after.args, forwarded, strict=False):
+                self.define(a, v, g)
+            args = [self.val(v) for v in (self.block_ops(after, g) or [])]
+            self.iters = outer
+            if g is fold.FALSE:
+                break
+        for k, r in enumerate(op.results):
+            vals = [(e, f[k]) for e, f in exits if k < len(f) and e is not fold.FALSE]
+            term = vals[-1][1] if vals else self.fresh()
+            for e, v in reversed(vals[:-1]):
+                term = ite(e, v, term)  # type: ignore[assignment]
+            self.define(r, term, guard)

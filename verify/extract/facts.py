@@ -1,0 +1,98 @@
+"""What `verify.extract.calls` finds in a lowered module (runtime calls with their
+guards, handles, leftovers of the gpu dialect, unexplored paths), and how it
+reads an op's name-independent parts: location, attributes, types."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+
+import z3
+
+from verify.model.fold import conj, neg
+
+HANDLE_CREATORS = {"mgpuStreamCreate": "stream", "mgpuEventCreate": "event"}
+GPU_RUNTIME_OPS = {"gpu.alloc", "gpu.dealloc", "gpu.wait", "gpu.memcpy", "gpu.memset",
+                   "gpu.launch_func", "gpu.launch", "gpu.host_register",
+                   "gpu.host_unregister"}
+ESCAPE = "<escape>"
+# Host reads and writes of buffers are listed among the calls: they are
+# points in host order that async-order needs.
+HOST_ACCESS = ("host.load", "host.store")
+
+
+
+
+@dataclass
+class Call:
+    index: int
+    func: str
+    callee: str
+    args: tuple[z3.ArithRef, ...]
+    guard: z3.BoolRef
+    source_op: str | None
+    handle: int | None = None  # the handle this call creates, if any
+    iters: tuple[int, ...] = ()  # iteration numbers of the enclosing unrolled loops
+    note: str = ""  # an escape: where the value went
+    flags: tuple[z3.BoolRef, z3.BoolRef] | None = None  # an escape: (destroys, uses)
+
+    @property
+    def is_host_access(self) -> bool:
+        return self.callee in HOST_ACCESS
+
+    @property
+    def is_escape(self) -> bool:
+        return self.callee == ESCAPE
+
+
+@dataclass
+class Residue:
+    """A gpu runtime op or a `!gpu.async.token` value left by the lowering."""
+
+    what: str
+    func: str
+    source_op: str | None
+    guard: z3.BoolRef
+
+
+@dataclass
+class Cut:
+    """Paths the extractor did not explore, and why."""
+
+    guard: z3.BoolRef
+    reason: str
+
+
+@dataclass
+class LoweredFacts:
+    calls: list[Call] = field(default_factory=list)
+    handles: dict[int, tuple[str, Call]] = field(default_factory=dict)
+    residue: list[Residue] = field(default_factory=list)
+    cuts: list[Cut] = field(default_factory=list)
+    unknown_values: set[int] = field(default_factory=set)  # distinct non-handle stand-ins
+    unknowns: dict[str, str] = field(default_factory=dict)  # "?n" -> what produced it
+    _explored: z3.BoolRef | None = None
+
+    @property
+    def explored(self) -> z3.BoolRef:
+        """The paths every loop and call was followed on to the end."""
+        if self._explored is None:
+            self._explored = conj(*(neg(c.guard) for c in self.cuts))
+        return self._explored
+
+    def handles_of(self, kind: str) -> Iterable[tuple[int, Call]]:
+        return ((h, c) for h, (k, c) in self.handles.items() if k == kind)
+
+    def calls_to(self, *callees: str) -> list[Call]:
+        return [c for c in self.calls if c.callee in callees]
+
+    def escapes(self) -> list[Call]:
+        return [c for c in self.calls if c.is_escape]
+
+
+# A reason text, or a function that writes it: most are never shown.
+Words = str | Callable[[], str]
+
+
+def words(text: Words) -> str:
+    return text() if callable(text) else text

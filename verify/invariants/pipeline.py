@@ -1,0 +1,187 @@
+"""One run: lower a batch of programs with each lowering, then judge every
+invariant on every (program, lowering)."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from verify.extract.calls import LoweredFacts, extract
+from verify.invariants import CHECKERS, CheckContext
+from verify.invariants.solver import DEFAULT_TIMEOUT_MS
+from verify.ir.fastparse import Unsupported
+from verify.ir.lowered_ir import LoweredParseError, parse_lowered, read_lowered
+from verify.ir.source_facts import source_facts
+from verify.ir.source_module import SourceModule
+from verify.ir.source_read import read_source
+from verify.ir.source_text import parse_source
+from verify.lowerings.base import Lowering, LoweringOutcome, Status
+from verify.model.errors import SourceParseError
+from verify.model.program import Program
+from verify.model.verdicts import VERDICTS, CheckResult, Violation
+
+NO_CRASH = "lowering-no-crash"
+# Invariants about what gpu-to-llvm does with the ops it is given.
+ENTRY_JUDGED = ("sync-alloc-no-stream", "host-shared-flag")
+
+
+def active_invariants(selected: Sequence[str] | None = None) -> list[str]:
+    known = [NO_CRASH, *CHECKERS]
+    if not selected:
+        return known
+    return [i for i in known if i in selected]
+
+
+@dataclass
+class Judgement:
+    """The verdicts of one lowering on one program."""
+
+    spec: str
+    status: Status
+    results: dict[str, CheckResult]
+    lowered: str = ""
+    diagnostics: str = ""
+    notes: list[str] = field(default_factory=list)  # how the verdicts were reached
+
+    def violations(self) -> list[Violation]:
+        return [v for r in self.results.values() for v in r.violations]
+
+    def verdicts(self) -> dict[str, str]:
+        return {k: r.verdict for k, r in self.results.items()}
+
+
+def judge(program: Program | SourceModule, outcome: LoweringOutcome, spec: str,
+          invariants: Sequence[str], runtime: str = "cuda",
+          timeout_ms: int = DEFAULT_TIMEOUT_MS, parser: str | None = None,
+          timings: dict[str, float] | None = None) -> Judgement:
+    """`parser`: see `verify.ir.lowered_ir.read_lowered`.  `timings`, if given,
+    gets the seconds spent in "parse", "extract" and each invariant added."""
+    results: dict[str, CheckResult] = {}
+    rest = [i for i in invariants if i != NO_CRASH]
+    if outcome.status in ("crash", "timeout"):
+        results[NO_CRASH] = CheckResult(NO_CRASH, "violated", [Violation(
+            NO_CRASH, f"the lowering {'hung' if outcome.status == 'timeout' else 'crashed'}"
+            f" on a valid program: {_first_line(outcome.diagnostics)}",
+            {"diagnostics": outcome.diagnostics})])
+        for i in rest:
+            results[i] = CheckResult(i, "not-applicable", reason=f"lowering {outcome.status}")
+        return Judgement(spec, outcome.status, _ordered(results, invariants),
+                         diagnostics=outcome.diagnostics)
+    if outcome.not_applicable:  # the lowering cannot take this input at all
+        for i in invariants:
+            results[i] = CheckResult(i, "not-applicable", reason=outcome.not_applicable)
+        return Judgement(spec, outcome.status, _ordered(results, invariants),
+                         diagnostics=outcome.not_applicable)
+    results[NO_CRASH] = CheckResult(NO_CRASH, "holds")
+    if outcome.status == "rejected":
+        for i in rest:
+            results[i] = CheckResult(i, "rejected", reason=_error_line(outcome.diagnostics))
+        return Judgement(spec, "rejected", _ordered(results, invariants),
+                         diagnostics=outcome.diagnostics)
+    clock = time.perf_counter()
+    try:
+        src = source_facts(program)
+    except SourceParseError as e:  # valid for the tool, unreadable to the harness
+        for i in rest:
+            results[i] = CheckResult(i, "unknown", reason=f"the source is not read: {e}")
+        return Judgement(spec, "ok", _ordered(results, invariants), outcome.lowered,
+                         outcome.diagnostics)
+    try:
+        module: Any = read_lowered(outcome.lowered, parser, outcome.module)
+        parsed = time.perf_counter()
+        facts = _extract(module, outcome, src.arg_names)
+    except LoweredParseError as e:
+        results[NO_CRASH] = CheckResult(NO_CRASH, "violated", [Violation(
+            NO_CRASH, f"the lowering reported success but printed unreadable IR: {e}")])
+        for i in rest:
+            results[i] = CheckResult(i, "not-applicable", reason="unreadable output")
+        return Judgement(spec, "crash", _ordered(results, invariants), outcome.lowered,
+                         outcome.diagnostics)
+    if outcome.module is not None:
+        module = outcome.module  # checkers see the in-process lowering's own module
+    model = program if isinstance(program, Program) else program.program()
+    ctx = CheckContext(model, src, facts, module, outcome.lowered, runtime, timeout_ms)
+    notes: list[str] = []
+    if outcome.entry:
+        try:
+            ctx.entry = read_source(parse_source(outcome.entry, "entry IR"))
+            notes.append(f"{', '.join(ENTRY_JUDGED)} judged against the IR entering "
+                         "gpu-to-llvm (the pipeline rewrites the source before it); the "
+                         "others against the program as written")
+        except SourceParseError as e:
+            for i in ENTRY_JUDGED:
+                if i in rest:
+                    results[i] = CheckResult(i, "unknown",
+                                             reason=f"the IR entering gpu-to-llvm is not read: {e}")
+            rest = [i for i in rest if i not in ENTRY_JUDGED]
+    if timings is None:
+        for i in rest:
+            results[i] = CHECKERS[i](ctx)
+    else:
+        now = time.perf_counter()
+        timings["parse"] = timings.get("parse", 0.0) + parsed - clock
+        timings["extract"] = timings.get("extract", 0.0) + now - parsed
+        for i in rest:
+            results[i] = CHECKERS[i](ctx)
+            clock, now = now, time.perf_counter()
+            timings[i] = timings.get(i, 0.0) + now - clock
+    return Judgement(spec, "ok", _ordered(results, invariants), outcome.lowered,
+                     outcome.diagnostics, notes)
+
+
+def _extract(module: Any, outcome: LoweringOutcome, arg_names: dict[str, list[str]]
+             ) -> LoweredFacts:
+    try:
+        return extract(module, arg_names)
+    except Unsupported:  # an attribute the fast reader reads on demand: xDSL reads all
+        module = outcome.module if outcome.module is not None else parse_lowered(outcome.lowered)
+        return extract(module, arg_names)
+
+
+def _error_line(text: str) -> str:
+    """The first diagnostic line that says `error:` (the tool may print the
+    failing op and notes around it), else the first line."""
+    lines = [ln.strip() for ln in text.splitlines() if ln.strip()]
+    return next((ln for ln in lines if "error:" in ln), lines[0] if lines else "")
+
+
+def _first_line(text: str) -> str:
+    return text.strip().splitlines()[0] if text.strip() else ""
+
+
+def _ordered(results: dict[str, CheckResult], order: Sequence[str]) -> dict[str, CheckResult]:
+    return {i: results[i] for i in order if i in results}
+
+
+def check_batch(programs: Sequence[Program | SourceModule], lowerings: Sequence[Lowering],
+                invariants: Sequence[str], runtime: str = "cuda",
+                timeout_ms: int = DEFAULT_TIMEOUT_MS,
+                parser: str | None = None) -> list[dict[str, Judgement]]:
+    """Judgements per program, keyed by lowering spec (on several processes:
+    `verify.campaign.parallel.check_batch_parallel`)."""
+    table: list[dict[str, Judgement]] = [{} for _ in programs]
+    for lowering in lowerings:
+        outcomes = lowering.lower_batch(programs)
+        for row, program, outcome in zip(table, programs, outcomes, strict=False):
+            row[lowering.spec] = judge(program, outcome, lowering.spec, invariants,
+                                       runtime, timeout_ms, parser)
+    return table
+
+
+@dataclass
+class Tally:
+    """Verdict counts per invariant and per (lowering, invariant)."""
+
+    examples: int = 0
+    by_invariant: dict[str, dict[str, int]] = field(default_factory=dict)
+    by_lowering: dict[str, dict[str, dict[str, int]]] = field(default_factory=dict)
+
+    def add(self, row: dict[str, Judgement]) -> None:
+        self.examples += 1
+        for spec, j in row.items():
+            for inv, r in j.results.items():
+                self.by_invariant.setdefault(inv, dict.fromkeys(VERDICTS, 0))[r.verdict] += 1
+                per = self.by_lowering.setdefault(spec, {})
+                per.setdefault(inv, dict.fromkeys(VERDICTS, 0))[r.verdict] += 1

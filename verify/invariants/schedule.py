@@ -1,0 +1,264 @@
+"""Every schedule the stream and event semantics allow.
+
+Host calls run in list order at increasing times H[i].  A call that puts
+work on a stream gets a start and an end after its issue time; work on one
+stream runs in FIFO order; an event record completes after the work its
+stream had before it; `mgpuStreamWaitEvent` holds later work of a stream
+until the event completes; `mgpuStreamSynchronize` / `mgpuEventSynchronize`
+hold the host.  Work the wrapper finishes before returning (allocation, a
+free on the null stream) ends before the next host call.  Anything else the
+device is free to reorder: a model of the constraints is a schedule.
+
+Every constraint is an order `p < q` or `p <= q` between two time
+variables, under a guard (the paths on which it applies).  They are kept as
+a graph as well as Z3 formulas: when a chain of constraints whose guards a
+query's path condition implies leads from `p` to `q`, then `p <= q` in
+every schedule of those paths and no solver is needed (`ordered`).  Z3 is
+asked only what the chains cannot prove, and gives the counterexample.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import z3
+
+from verify.extract.calls import Call
+from verify.model import fold
+from verify.model.runtime_api import arg_of, host_synchronous, is_work
+from verify.model.values import unknown_vars
+
+
+@dataclass
+class Item:
+    """A point or span on the timeline: a work item or a host access.
+    `start` and `end` name time variables of the schedule."""
+
+    call: Call
+    start: str
+    end: str
+    stream: z3.ArithRef | None  # None for host accesses
+
+
+@dataclass
+class Order:
+    """`earlier < later` (strict) or `earlier <= later`, when `guard` holds."""
+
+    guard: z3.BoolRef
+    earlier: str
+    later: str
+    strict: bool
+
+
+@dataclass
+class Schedule:
+    items: dict[int, Item] = field(default_factory=dict)  # by call index
+    host: dict[int, str] = field(default_factory=dict)
+    orders: list[Order] = field(default_factory=list)
+    # Orders that apply only if a stream or event the analysis could not
+    # follow is a given one: left out of the encoding (a schedule may take it
+    # to be another), kept, as if it were, for `strengthened`.
+    hidden_orders: list[Order] = field(default_factory=list)
+    _vars: dict[str, z3.ArithRef] = field(default_factory=dict)
+    _constraints: list[z3.BoolRef] | None = None
+    _succ: dict[str, list[tuple[str, frozenset[int]]]] | None = None
+    _reach: dict[tuple[str, frozenset[int]], set[str]] = field(default_factory=dict)
+
+    def order(self, guard: z3.BoolRef, earlier: str, later: str, strict: bool = False) -> None:
+        if guard is not fold.FALSE:
+            self.orders.append(Order(guard, earlier, later, strict))
+
+    def order_if_same(self, guards: tuple[z3.BoolRef, ...],
+                      same: tuple[tuple[z3.ArithRef, z3.ArithRef], ...],
+                      earlier: str, later: str) -> None:
+        """`earlier <= later` on the paths `guards` when each pair in `same`
+        is one value."""
+        eqs: list[z3.BoolRef] = []
+        hidden = False
+        for x, y in same:
+            if x is y:
+                continue
+            if fold.unknown_only(x) or fold.unknown_only(y):
+                hidden = True
+            else:
+                eqs.append(fold.eq(x, y))
+        guard = fold.conj(*guards, *eqs)
+        if guard is fold.FALSE:
+            return
+        if hidden:
+            self.hidden_orders.append(Order(guard, earlier, later, False))
+        else:
+            self.orders.append(Order(guard, earlier, later, False))
+
+    def var(self, name: str) -> z3.ArithRef:
+        v = self._vars.get(name)
+        if v is None:
+            v = self._vars[name] = z3.Int(name)
+        return v
+
+    @property
+    def constraints(self) -> list[z3.BoolRef]:
+        return self.encoding()
+
+    def encoding(self) -> list[z3.BoolRef]:
+        """The Z3 encoding, built on first use."""
+        if self._constraints is None:
+            out = []
+            for o in self.orders:
+                a, b = self.var(o.earlier), self.var(o.later)
+                rel = a < b if o.strict else a <= b
+                out.append(rel if o.guard is fold.TRUE else z3.Implies(o.guard, rel))
+            self._constraints = out
+        return self._constraints
+
+    def strengthened(self) -> list[z3.BoolRef] | None:
+        """The encoding with every order that hinges on a value the analysis
+        could not follow (`x == ?n` in its guard) made to hold as if that
+        value were the one it is compared with.  More orders leave fewer
+        schedules: a schedule of this encoding is one whatever those values
+        are.  None when such a value occurs other than in a positive
+        equality."""
+        out: list[z3.BoolRef] = []
+        for o in self.orders + self.hidden_orders:
+            guard = o.guard
+            if unknown_vars(guard):
+                guard = _assume_equal(guard)
+                if guard is None:
+                    return None
+            a, b = self.var(o.earlier), self.var(o.later)
+            rel = a < b if o.strict else a <= b
+            out.append(rel if fold.truth(guard) is True else z3.Implies(guard, rel))
+        return out
+
+    def ordered(self, earlier: str, later: str, path: frozenset[int]) -> bool:
+        """Is `earlier <= later` in every schedule of every path on which the
+        conjuncts `path` (ids, see `fold.atoms`) hold?  True only when a
+        chain of constraints proves it; False means "not proved"."""
+        if self._succ is None:
+            self._succ = {}
+            for o in self.orders:
+                self._succ.setdefault(o.earlier, []).append((o.later, fold.atoms(o.guard)))
+        key = (earlier, path)
+        seen = self._reach.get(key)
+        if seen is None:
+            seen = {earlier}
+            stack = [earlier]
+            while stack:
+                for nxt, needs in self._succ.get(stack.pop(), ()):
+                    if nxt not in seen and needs <= path:
+                        seen.add(nxt)
+                        stack.append(nxt)
+            self._reach[key] = seen
+        return later in seen
+
+
+def _assume_equal(guard: z3.BoolRef) -> z3.BoolRef | None:
+    """`guard` with each equality on an unknown value replaced by true; None
+    if an unknown value occurs anywhere else (under a negation, say)."""
+    atoms: list[tuple[z3.ExprRef, z3.BoolRef]] = []
+    stack: list[tuple[z3.ExprRef, bool]] = [(guard, True)]
+    while stack:
+        e, positive = stack.pop()
+        if z3.is_eq(e) and unknown_vars(e):
+            if not positive or any(unknown_vars(c) and not z3.is_const(c) for c in e.children()):
+                return None
+            atoms.append((e, z3.BoolVal(True)))
+        elif z3.is_and(e) or z3.is_or(e):
+            stack.extend((c, positive) for c in e.children())
+        elif z3.is_not(e):
+            stack.append((e.children()[0], not positive))
+        elif unknown_vars(e):
+            return None
+    return z3.simplify(z3.substitute(guard, *atoms)) if atoms else guard  # type: ignore[return-value]
+
+
+def _is_null(stream: z3.ArithRef) -> bool:
+    known = fold.value_of(stream)
+    if known is not None:
+        return known == 0
+    return z3.is_int_value(stream) and stream.as_long() == 0  # type: ignore[attr-defined]
+
+
+def encode(calls: list[Call]) -> Schedule:
+    """The schedule constraints of one function's calls (in list order)."""
+    sch = Schedule()
+    if not calls:
+        return sch
+    true = fold.TRUE
+    prefix = f"{calls[0].func}:"
+    times = [f"{prefix}H{c.index}" for c in calls] + [f"{prefix}H_end"]
+    for a, b in zip(times, times[1:], strict=False):
+        sch.order(true, a, b, strict=True)
+    after = {c.index: times[k + 1] for k, c in enumerate(calls)}
+    for k, c in enumerate(calls):
+        sch.host[c.index] = times[k]
+        if c.is_host_access:
+            sch.items[c.index] = Item(c, times[k], times[k], None)
+        elif is_work(c.callee, len(c.args)):
+            s, e = f"{prefix}s{c.index}", f"{prefix}e{c.index}"
+            stream = arg_of(c.callee, c.args, "stream")
+            stream = fold.lit(0) if stream is None else stream
+            sch.order(true, times[k], s)
+            sch.order(true, s, e, strict=True)
+            if host_synchronous(c.callee, len(c.args), _is_null(stream)):
+                sch.order(true, e, after[c.index], strict=True)
+            sch.items[c.index] = Item(c, s, e, stream)
+    work = [it for it in sch.items.values() if it.stream is not None]
+    for i, w1 in enumerate(work):
+        for w2 in work[i + 1:]:
+            sch.order_if_same((w1.call.guard, w2.call.guard),
+                              ((w1.stream, w2.stream),), w1.end, w2.start)  # type: ignore[arg-type]
+    records: list[tuple[Call, str]] = []
+    waits: list[Call] = []
+    for c in calls:
+        if c.callee == "mgpuEventRecord" and len(c.args) == 2:
+            t = f"{prefix}T{c.index}"
+            sch.order(true, sch.host[c.index], t)
+            for w in work:
+                if w.call.index < c.index:
+                    sch.order_if_same((w.call.guard, c.guard), ((w.stream, c.args[1]),),  # type: ignore[arg-type]
+                                      w.end, t)
+            # The stream also waited for the events it was told to wait on.
+            for wt in waits:
+                for r, tr in records:
+                    sch.order_if_same((wt.guard, r.guard, c.guard),
+                                      ((wt.args[0], c.args[1]), (r.args[0], wt.args[1])), tr, t)
+            records.append((c, t))
+        elif c.callee == "mgpuStreamWaitEvent" and len(c.args) == 2:
+            waits.append(c)
+            for r, t in records:
+                for w in work:
+                    if w.call.index > c.index:
+                        sch.order_if_same((r.guard, c.guard, w.call.guard),
+                                          ((r.args[0], c.args[1]), (w.stream, c.args[0])),  # type: ignore[arg-type]
+                                          t, w.start)
+        elif c.callee == "mgpuEventSynchronize" and len(c.args) == 1:
+            for r, t in records:
+                sch.order_if_same((r.guard, c.guard), ((r.args[0], c.args[0]),), t,
+                                  after[c.index])
+        elif c.callee == "mgpuStreamSynchronize" and len(c.args) == 1:
+            for w in work:
+                if w.call.index < c.index:
+                    sch.order_if_same((w.call.guard, c.guard), ((w.stream, c.args[0]),),  # type: ignore[arg-type]
+                                      w.end, after[c.index])
+    return sch
+
+
+def describe(sch: Schedule, model: z3.ModelRef) -> list[str]:
+    """The schedule a model picked: what ran when, on the path it took."""
+    rows = []
+    for it in sch.items.values():
+        if not z3.is_true(model.eval(it.call.guard, model_completion=True)):
+            continue
+        start = model.eval(sch.var(it.start), model_completion=True).as_long()
+        end = model.eval(sch.var(it.end), model_completion=True).as_long()
+        if it.stream is None:
+            where = "host"
+        else:
+            sid = model.eval(it.stream, model_completion=True).as_long()
+            where = ("null stream" if sid == 0 else f"stream#{sid & 0xFFFF}" if sid > 0
+                     else "an opaque stream (from an unconverted op)")
+        span = f"t={start}" if start == end else f"t={start}..{end}"
+        rows.append((start, end, f"{span}: {it.call.callee} from {it.call.source_op or '?'} "
+                     f"on {where}"))
+    return [r for _, _, r in sorted(rows)]

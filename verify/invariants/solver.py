@@ -1,0 +1,168 @@
+"""Every Z3 query of the harness goes through here: one solver per thread,
+reused incrementally (push/pop), a timeout per query, and `unknown` kept
+apart from `unsat` so that a solver that gives up never reads as `holds`."""
+
+from __future__ import annotations
+
+import re
+import threading
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Literal
+
+import z3
+
+from verify.model import fold
+
+DEFAULT_TIMEOUT_MS = 2000
+# An integer argument of a lowered function (`f0:%size0`), as `verify.extract.calls` names it.
+_ARG_RE = re.compile(r"[^:?!]+:%")
+_local = threading.local()
+
+
+@dataclass
+class SatResult:
+    status: Literal["sat", "unsat", "unknown"]
+    model: z3.ModelRef | None = None
+    reason: str = ""
+    path: dict[str, bool | int] | None = None  # branch values, when decided without Z3
+
+
+def _solver(timeout_ms: int) -> z3.Solver:
+    solver = getattr(_local, "solver", None)
+    if solver is None:
+        solver = z3.SolverFor("QF_LIA")
+        _local.solver = solver
+    solver.set("timeout", timeout_ms)
+    return solver
+
+
+def _trivial_model() -> z3.ModelRef:
+    model = getattr(_local, "trivial_model", None)
+    if model is None:
+        model = _local.trivial_model = z3.Model()  # the empty model: no solver call
+    return model
+
+
+def check(formula: z3.BoolRef, timeout_ms: int = DEFAULT_TIMEOUT_MS) -> SatResult:
+    """Is `formula` satisfiable?  A model comes with `sat`."""
+    decided = fold.path_of(formula)
+    if decided is False:
+        return SatResult("unsat")
+    if isinstance(decided, dict):
+        return SatResult("sat", _trivial_model() if not decided else None, path=dict(decided))
+    if z3.is_false(formula) or z3.is_false(z3.simplify(formula)):
+        return SatResult("unsat")
+    if z3.is_true(formula):
+        return SatResult("sat", _trivial_model())
+    solver = _solver(timeout_ms)
+    solver.push()
+    try:
+        solver.add(formula)
+        return _outcome(solver)
+    finally:
+        solver.pop()
+
+
+def _outcome(solver: z3.Solver) -> SatResult:
+    """Check what `solver` holds; `unknown` keeps the solver's reason."""
+    answer = solver.check()
+    if answer == z3.sat:
+        return SatResult("sat", solver.model())
+    if answer == z3.unsat:
+        return SatResult("unsat")
+    return SatResult("unknown", reason=solver.reason_unknown() or "solver gave up")
+
+
+def check_forall(formula: z3.BoolRef, hidden: list[z3.ExprRef],
+                 timeout_ms: int = DEFAULT_TIMEOUT_MS) -> SatResult:
+    """Is there an assignment of the other variables under which `formula`
+    holds for every value of `hidden` (values the analysis could not follow)?
+    `sat` means the violation is shown whatever those values are."""
+    solver = z3.Solver()
+    solver.set("timeout", timeout_ms)
+    solver.add(z3.ForAll(hidden, formula) if hidden else formula)
+    return _outcome(solver)
+
+
+def bool_assignment(model: z3.ModelRef, formula: z3.ExprRef) -> dict[str, bool | int]:
+    """Values of the branch variables and integer arguments (`f:%n`) that
+    `formula` mentions, by name: the program inputs of a counterexample."""
+    names: dict[str, bool | int] = {}
+    for var in free_bools(formula):
+        value = model.eval(var, model_completion=True)
+        if z3.is_bool(var):
+            if not str(var).startswith("!"):
+                names[str(var)] = bool(z3.is_true(value))
+        elif z3.is_int_value(value):
+            names[str(var)] = value.as_long()  # type: ignore[attr-defined]
+    return dict(sorted(names.items()))
+
+
+def free_bools(formula: z3.ExprRef) -> list[z3.ExprRef]:
+    seen: dict[int, z3.ExprRef] = {}
+    stack = [formula]
+    visited: set[int] = set()
+    while stack:
+        e = stack.pop()
+        if e.get_id() in visited:
+            continue
+        visited.add(e.get_id())
+        if z3.is_const(e) and e.decl().kind() == z3.Z3_OP_UNINTERPRETED and (
+                z3.is_bool(e) or _ARG_RE.match(str(e))):
+            seen[e.get_id()] = e
+        stack.extend(e.children())
+    return list(seen.values())
+
+
+class Session:
+    """Many queries over one base (e.g. a schedule encoding): the base is
+    asserted once, on the first query, and each query is pushed and popped
+    on top of it.  `base` may be a callable, so that a base no query needs
+    is never built.  `own=True` gives the session a solver of its own, for
+    one open beside another (the thread's solver holds one base at a time)."""
+
+    def __init__(self, base: list[z3.BoolRef] | Callable[[], list[z3.BoolRef]],
+                 timeout_ms: int = DEFAULT_TIMEOUT_MS, own: bool = False) -> None:
+        self.base = base
+        self.timeout_ms = timeout_ms
+        self.own = own
+        self.solver: z3.Solver | None = None
+
+    def __enter__(self) -> Session:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        if self.solver is not None:
+            self.solver.pop()
+            self.solver = None
+
+    def _open(self) -> z3.Solver:
+        if self.solver is None:
+            if self.own:
+                self.solver = z3.SolverFor("QF_LIA")
+                self.solver.set("timeout", self.timeout_ms)
+            else:
+                self.solver = _solver(self.timeout_ms)
+            self.solver.push()
+            self.solver.add(*(self.base() if callable(self.base) else self.base))
+        return self.solver
+
+    def check(self, formula: z3.BoolRef) -> SatResult:
+        if formula is fold.FALSE:
+            return SatResult("unsat")
+        solver = self._open()
+        solver.push()
+        try:
+            solver.add(formula)
+            return _outcome(solver)
+        finally:
+            solver.pop()
+
+
+def cannot_equal(term: z3.ExprRef, value: int) -> bool:
+    """True when `term` is an integer literal other than `value` (no solver needed)."""
+    known = fold.value_of(term)
+    if known is not None:
+        return known != value
+    return z3.is_int_value(term) and term.as_long() != value  # type: ignore[attr-defined]

@@ -1,0 +1,95 @@
+"""Facts of one op as parsed IR gives them, for xDSL's ops and
+`verify.ir.fastparse`'s alike: attributes by name, integers, callees, types,
+and the source position an op came from (its location)."""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+_LOC_RE = re.compile(r'loc\("([^"]*)"')
+
+
+def source_loc(op: Any) -> str | None:
+    """The key of the source op `op` came from: its name location (`opN`),
+    or `file:line:col` for a file location; None without either."""
+    loc = getattr(op, "location", None)
+    if loc is None:
+        return None
+    text = str(loc)
+    m = _LOC_RE.search(text)
+    if m is None:
+        return None
+    f = _FILE_LOC_RE.match(text, m.start())
+    return f"{f.group(1)}:{f.group(2)}:{f.group(3)}" if f else m.group(1)
+
+
+_FILE_LOC_RE = re.compile(r'loc\("([^"]*)":(\d+):(\d+)\)')
+
+
+def where(op: Any) -> str:
+    """The op's location for a reason text: `name` or `file:line:col`."""
+    text = str(getattr(op, "location", "") or "")
+    m = _FILE_LOC_RE.search(text)
+    if m is not None:
+        return f"{m.group(1)}:{m.group(2)}:{m.group(3)}"
+    return source_loc(op) or "?"
+
+
+def attr_of(op: Any, name: str) -> Any:
+    props = getattr(op, "properties", {}) or {}
+    if name in props:
+        return props[name]
+    return (getattr(op, "attributes", {}) or {}).get(name)
+
+
+def int_value(attr: Any) -> int | None:
+    value = getattr(attr, "value", None)
+    data = getattr(value, "data", None)
+    if isinstance(data, bool):
+        return int(data)
+    if isinstance(data, int):
+        return data
+    return None
+
+
+def int_tuple(attr: Any) -> tuple[int, ...] | None:
+    for getter in ("as_tuple", "get_values"):
+        fn = getattr(attr, getter, None)
+        if fn is not None:
+            try:
+                return tuple(int(v) for v in fn())
+            except (TypeError, ValueError):
+                return None
+    return None
+
+
+def callee_name(op: Any) -> str | None:
+    attr = attr_of(op, "callee")
+    if attr is None:
+        return None
+    root = getattr(attr, "root_reference", None)
+    if root is not None:
+        return str(root.data)
+    text = str(attr)
+    return text.lstrip("@") if text else None
+
+
+def type_text(value: Any) -> str:
+    return str(getattr(value, "type", ""))
+
+
+def pointer_like(value: Any) -> bool:
+    """Could a value of this type hold a handle?  Pointers, structs of them,
+    tokens and types the reader did not give."""
+    t = type_text(value)
+    return not t or "ptr" in t or "token" in t or "struct" in t or t.startswith("!")
+
+
+def func_name(op: Any) -> str:
+    name = attr_of(op, "sym_name")
+    return str(getattr(name, "data", name))
+
+
+def has_body(op: Any) -> bool:
+    return bool(op.regions) and bool(op.regions[0].blocks)

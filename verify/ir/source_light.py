@@ -1,0 +1,259 @@
+"""The source module of a `Program` as `verify.ir.fastparse`'s small objects.
+
+`verify.ir.source_read.read_source` reads generic IR objects, xDSL's or the
+fast reader's.  For a generated `Program` the facts used to be read from the
+xDSL module `verify.lowerings.xdsl_build.build_module` makes; building that
+module (and printing every xDSL type back to text as the reader asks for it)
+was most of the cost of a program's source facts.  `light_module` builds the
+same module op for op, value for value, in the fast reader's objects: the
+same ops in the same order, the same operands (each SSA value one object, used
+wherever the xDSL module uses it), result and argument types as the text xDSL
+prints for them, the same locations (`loc("opN")` on the program's ops,
+`loc(unknown)` elsewhere) and the attributes the reader asks for (`sym_name`,
+an integer constant's `value`, `hostShared`).  So `read_source` walks the
+same structure and gives the same facts; `tests/test_source_read.py` checks
+that on generated programs.
+
+Device code (`gpu.module @kernels`) is left empty: the reader never walks it.
+"""
+
+from __future__ import annotations
+
+from verify.ir.fastparse import (
+    UNKNOWN_LOC,
+    Block,
+    IntegerAttr,
+    Op,
+    OpaqueAttr,
+    Region,
+    StrAttr,
+    Value,
+)
+from verify.model.printer import constants_of
+from verify.model.program import (
+    FLOAT_TYPES,
+    Alloc,
+    Dealloc,
+    Dim,
+    For,
+    Function,
+    HostAlloc,
+    HostDealloc,
+    HostLoad,
+    HostStore,
+    If,
+    Launch,
+    Memcpy,
+    MemRefType,
+    Memset,
+    Program,
+    Size,
+    Wait,
+)
+from verify.model.program import Op as ProgOp
+
+TOKEN = "!gpu.async.token"
+_UNIT = OpaqueAttr("unit")  # a unit attribute (`hostShared`), as the fast reader reads one
+_locs: dict[str, str] = {}
+_types: dict[MemRefType, str] = {}
+
+
+def _loc(op_id: str) -> str:
+    loc = _locs.get(op_id)
+    if loc is None:
+        loc = _locs[op_id] = f'loc("{op_id}")'
+    return loc
+
+
+def memref_text(t: MemRefType) -> str:
+    """The type as xDSL prints it (a memory space as an `i64` integer)."""
+    text = _types.get(t)
+    if text is None:
+        dims = "".join(("?" if d is None else str(d)) + "x" for d in t.shape)
+        space = "" if t.space is None else f", {t.space} : i64"
+        text = _types[t] = f"memref<{dims}{t.elem}{space}>"
+    return text
+
+
+def _type(t: str | MemRefType) -> str:
+    return memref_text(t) if isinstance(t, MemRefType) else t
+
+
+def _op(name: str, operands: list[Value], result_types: tuple[str, ...] = (),
+        loc: str = UNKNOWN_LOC) -> Op:
+    op = Op(name)
+    op.operands = operands
+    op.results = [Value("", t) for t in result_types]
+    op.location = loc
+    op._props = {}
+    op._attrs = {}
+    return op
+
+
+def _region(block: Block | None) -> Region:
+    region = Region()
+    if block is not None:
+        region.blocks.append(block)
+    return region
+
+
+def _block(args: list[Value]) -> Block:
+    block = Block(None)
+    block.args = args
+    block.defined = True
+    return block
+
+
+class _FunctionBuilder:
+    """`verify.lowerings.xdsl_build._FunctionBuilder`, in small objects."""
+
+    def __init__(self, fn: Function) -> None:
+        self.fn = fn
+        self.values: dict[str, Value] = {}
+        args = []
+        for arg in fn.args:
+            value = Value(arg.name, _type(arg.type))
+            self.values[arg.name] = value
+            args.append(value)
+        self.entry = _block(args)
+        self.index_consts: dict[int, Value] = {}
+        self.value_consts: dict[tuple[int, str], Value] = {}
+
+    def build(self) -> Op:
+        self.constants()
+        self.body(self.fn.body, self.entry)
+        self.entry.ops.append(_op("func.return", [self.values[r.name] for r in self.fn.results]))
+        fn = _op("func.func", [])
+        fn._props = {"sym_name": StrAttr(self.fn.name)}
+        fn.regions = [_region(self.entry)]
+        return fn
+
+    def constants(self) -> None:
+        index_values, values = constants_of(self.fn)
+        for n in sorted(index_values):
+            c = _op("arith.constant", [], ("index",))
+            c._props = {"value": IntegerAttr(n, "index")}
+            self.entry.ops.append(c)
+            self.index_consts[n] = c.results[0]
+        for value, elem in sorted(values):
+            c = _op("arith.constant", [], (elem,))
+            if elem not in FLOAT_TYPES:  # a float constant has no integer value
+                c._props = {"value": IntegerAttr(value, elem)}
+            self.entry.ops.append(c)
+            self.value_consts[(value, elem)] = c.results[0]
+
+    def body(self, ops: tuple[ProgOp, ...], block: Block) -> None:
+        for op in ops:
+            block.ops.append(self.op(op, _loc(op.id)))
+
+    def bind(self, name: str | None, value: Value) -> None:
+        if name is not None:
+            self.values[name] = value
+
+    def async_op(self, name: str, token: str | None, operands: list[Value], loc: str,
+                 results: tuple[str, ...] = ()) -> Op:
+        is_async = token is not None
+        op = _op(name, operands, (*results, TOKEN) if is_async else results, loc)
+        if is_async:
+            self.bind(token, op.results[-1])
+        return op
+
+    def op(self, op: ProgOp, loc: str) -> Op:
+        v = self.values
+        if isinstance(op, Wait):
+            return self.async_op("gpu.wait", op.token, [v[n] for n in op.deps], loc)
+        if isinstance(op, Alloc):
+            alloc = self.async_op("gpu.alloc", op.token,
+                                  [*(v[n] for n in op.deps), *(v[n] for n in op.dyn_sizes)],
+                                  loc, (memref_text(op.type),))
+            if op.host_shared:
+                alloc._props = {"hostShared": _UNIT}
+            self.bind(op.result, alloc.results[0])
+            return alloc
+        if isinstance(op, Dealloc):
+            return self.async_op("gpu.dealloc", op.token,
+                                 [*(v[n] for n in op.deps), v[op.memref]], loc)
+        if isinstance(op, Memset):
+            return self.async_op("gpu.memset", op.token,
+                                 [*(v[n] for n in op.deps), v[op.dst],
+                                  self.value_consts[(op.value, op.type.elem)]], loc)
+        if isinstance(op, Memcpy):
+            return self.async_op("gpu.memcpy", op.token,
+                                 [*(v[n] for n in op.deps), v[op.dst], v[op.src]], loc)
+        if isinstance(op, HostStore):
+            idx = [self.index_consts[0]] * len(op.type.shape)
+            return _op("memref.store",
+                       [self.value_consts[(op.value, op.type.elem)], v[op.memref], *idx],
+                       (), loc)
+        if isinstance(op, HostLoad):
+            idx = [self.index_consts[0]] * len(op.type.shape)
+            load = _op("memref.load", [v[op.memref], *idx], (op.type.elem,), loc)
+            self.bind(op.result, load.results[0])
+            return load
+        if isinstance(op, Launch):
+            return self.launch(op, loc)
+        if isinstance(op, HostAlloc):
+            halloc = _op("memref.alloc", [v[n] for n in op.dyn_sizes],
+                         (memref_text(op.type),), loc)
+            self.bind(op.result, halloc.results[0])
+            return halloc
+        if isinstance(op, HostDealloc):
+            return _op("memref.dealloc", [v[op.memref]], (), loc)
+        if isinstance(op, Dim):
+            dim = _op("memref.dim", [v[op.memref], self.index_consts[op.index]], ("index",), loc)
+            self.bind(op.result, dim.results[0])
+            return dim
+        if isinstance(op, If):
+            then_block = _block([])
+            self.body(op.then, then_block)
+            then_block.ops.append(_op("scf.yield", []))
+            else_block = None
+            if op.orelse:
+                else_block = _block([])
+                self.body(op.orelse, else_block)
+                else_block.ops.append(_op("scf.yield", []))
+            if_op = _op("scf.if", [v[op.cond]], (), loc)
+            if_op.regions = [_region(then_block), _region(else_block)]
+            return if_op
+        if isinstance(op, For):
+            iv = Value(op.iv, "index")
+            body = _block([iv])
+            self.bind(op.iv, iv)
+            self.body(op.body, body)
+            body.ops.append(_op("scf.yield", []))
+            for_op = _op("scf.for", [self.index_consts[0], self.index_consts[op.trip_count],
+                                     self.index_consts[1]], (), loc)
+            for_op.regions = [_region(body)]
+            return for_op
+        raise TypeError(f"unknown op {op!r}")  # pragma: no cover - the Op union is closed
+
+    def size(self, size: Size) -> Value:
+        return self.index_consts[size] if isinstance(size, int) else self.values[size]
+
+    def launch(self, op: Launch, loc: str) -> Op:
+        args = [self.values[b] for b in op.buffers]
+        if isinstance(op.scalar, int):
+            args.append(self.value_consts[(op.scalar, op.kernel.type.elem)])
+        elif op.scalar is not None:
+            args.append(self.values[op.scalar])
+        return self.async_op("gpu.launch_func", op.token,
+                             [*(self.values[n] for n in op.deps),
+                              *(self.size(s) for s in op.grid),
+                              *(self.size(s) for s in op.block), *args], loc)
+
+
+def light_module(program: Program) -> Op:
+    """The source module of `program`, as `build_module` makes it, in the fast
+    reader's objects (what `verify.ir.source_read.read_source` walks)."""
+    block = _block([])
+    if program.kernels:
+        block.ops.append(_op("gpu.module", []))  # device code: never read
+    block.ops += [_FunctionBuilder(fn).build() for fn in program.functions]
+    module = _op("builtin.module", [])
+    module.regions = [_region(block)]
+    if program.kernels:
+        module._attrs = {"gpu.container_module": _UNIT}
+    return module
+
+
+__all__ = ["light_module", "memref_text"]

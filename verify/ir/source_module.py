@@ -1,0 +1,113 @@
+"""A user's `.mlir` file as the harness checks it: as written.
+
+The file is validated and printed in generic form, with every op's location
+(`loc("FILE":line:col)`), by the `mlir-opt` under test (a file valid for 16
+but not for 22 is checked on 16; see `verify.campaign.check_file`).  That text is what
+gets lowered, and what source facts are read from, so every verdict names
+the user's `file:line:col`.  Without any `mlir-opt` (an in-process lowering
+only), the file must be in generic form, which xDSL reads directly.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from verify.ir.source_read import SourceFacts, read_source
+from verify.ir.source_text import normalize, parse_source
+from verify.model.errors import SourceParseError
+from verify.model.program import Program
+
+_LOC_STRING = 'loc("'
+
+
+def read_text(path: str | Path) -> str:
+    """The file's text; SourceParseError (exit status 2) with one line saying
+    what is wrong and what to do."""
+    path = Path(path)
+    if not path.exists():
+        raise SourceParseError(f"{path}: no such file; give the path of a .mlir file")
+    if path.is_dir():
+        raise SourceParseError(f"{path}: is a directory; give a .mlir file inside it")
+    try:
+        data = path.read_bytes()
+    except OSError as e:
+        raise SourceParseError(f"{path}: cannot read it ({e.strerror or e}); check its "
+                               "permissions") from e
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as e:
+        line = data.count(b"\n", 0, e.start) + 1
+        col = e.start - (data.rfind(b"\n", 0, e.start) + 1) + 1
+        raise SourceParseError(
+            f"{path}:{line}:{col}: byte 0x{data[e.start]:02x} is not UTF-8; MLIR files are "
+            "UTF-8: re-save the file as UTF-8 (e.g. iconv -f latin1 -t utf-8)") from None
+    if not text.strip():
+        raise SourceParseError(f"{path}: the file is empty; give a module with a func.func "
+                               "holding gpu ops")
+    return text
+
+
+@dataclass
+class SourceModule:
+    """One source module: `text` is what the lowerings lower."""
+
+    name: str  # the file as the user named it
+    written: str  # the file as written
+    text: str  # generic form with locations (what `tool` printed)
+    tool: str | None  # the mlir-opt that validated it; None: read by xDSL
+    tags: frozenset[str] = frozenset()
+    _module: Any = field(default=None, repr=False)
+    _facts: SourceFacts | None = field(default=None, repr=False)
+    _program: Program | None | str = field(default="", repr=False)
+
+    def to_mlir(self, loc_prefix: str = "") -> str:
+        """The text to lower; `loc_prefix` prefixes every location's name,
+        as `Program.to_mlir` does, so batched diagnostics map back."""
+        if not loc_prefix:
+            return self.text
+        return self.text.replace(_LOC_STRING, _LOC_STRING + loc_prefix)
+
+    def module(self) -> Any:
+        if self._module is None:
+            self._module = parse_source(self.text, self.name)
+        return self._module
+
+    def facts(self) -> SourceFacts:
+        if self._facts is None:
+            self._facts = read_source(self.module())
+        return self._facts
+
+    def program(self) -> Program | None:
+        """The generator's model of this module, when it has one (the
+        in-process lowerings and the differential oracle need it); None
+        when the file uses what the model does not hold."""
+        if self._program == "":
+            from verify.ir.source_reader import model_of
+
+            self._program = model_of(self.text, self.name)
+        return self._program if isinstance(self._program, Program) else None
+
+    def model_gap(self) -> str:
+        """Why `program()` is None."""
+        from verify.ir.source_reader import model_gap
+
+        return model_gap(self.text, self.name)
+
+    def op_count(self) -> int:
+        return sum(1 for _ in self.module().walk())
+
+
+def load(path: str | Path, tool: str | None) -> SourceModule:
+    """The file validated and printed by `tool` (an mlir-opt path)."""
+    written = read_text(path)
+    return from_text(written, str(path), tool)
+
+
+def from_text(written: str, name: str, tool: str | None) -> SourceModule:
+    if tool is None:  # read by xDSL: an unreadable file is an input error now
+        source = SourceModule(name, written, written, None)
+        source.module()
+        return source
+    return SourceModule(name, written, normalize(written, name, tool), tool)

@@ -1,0 +1,548 @@
+"""Source facts read from a parsed source module, any valid MLIR as written.
+
+The reader walks the host code of every `func.func` with a body (generic
+form objects: xDSL's, or `verify.ir.fastparse`'s) and records the async GPU
+surface `gpu-to-llvm` lowers: `gpu.wait`, `gpu.alloc`, `gpu.dealloc`,
+`gpu.memcpy`, `gpu.memset`, `gpu.launch_func` (and an un-outlined
+`gpu.launch`), host reads and writes of buffers, with the branch conditions
+under which each runs.  Every op is keyed by its location (`opN` for a name
+location, `file:line:col` for a file one), the key lowered calls carry.
+
+Everything else is read, not refused.  Ops that cannot change a verdict
+(arith, index math, `memref.dim`, host `memref.alloc`) are skipped.  Where
+the reader cannot follow something, it says so in the facts, and the
+checkers it could mislead say `unknown` instead of deciding:
+- a token used where the reader does not follow it (a call, a return, a
+  region result, `async.*`, an unknown op) *escapes*: whether the work
+  behind it is awaited becomes an unknown condition, and the order of that
+  function is not decided;
+- an unknown op touching a buffer may read or write it on the host, so the
+  order of a function with GPU work is not decided;
+- code under a condition the reader does not read (a computed `i1`, a loop
+  with bounds it cannot fold, a `cf` block past the entry) runs under an
+  unknown condition, never a made-up one.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+from dataclasses import dataclass, field, replace
+from typing import Any
+
+import z3
+
+from verify.ir.attrs import attr_of, callee_name, int_tuple, int_value, type_text, where
+from verify.ir.lowered_ir import op_name
+from verify.model import fold
+from verify.model.values import source_unknown
+
+GPU_KINDS = ("wait", "alloc", "dealloc", "memset", "memcpy", "launch")
+HOST_KINDS = ("host.load", "host.store")
+
+# Host ops that touch no GPU state and no buffer contents: nothing to record.
+_INERT_PREFIXES = ("arith.", "index.", "math.", "complex.", "llvm.mlir.", "ub.")
+_INERT = {
+    "func.return", "scf.yield", "scf.condition", "memref.dim", "memref.alloc",
+    "memref.alloca", "memref.dealloc", "memref.cast", "memref.subview",
+    "memref.reinterpret_cast", "memref.extract_strided_metadata", "memref.rank",
+    "memref.view", "memref.collapse_shape", "memref.expand_shape", "memref.get_global",
+    "memref.assume_alignment", "gpu.host_register", "gpu.host_unregister",
+    "builtin.unrealized_conversion_cast", "affine.apply", "affine.min", "affine.max",
+    "cf.assert", "func.constant",
+}
+_HOST_ACCESS = {"memref.load": "host.load", "memref.store": "host.store",
+                "affine.load": "host.load", "affine.store": "host.store"}
+
+
+@dataclass(frozen=True)
+class SourceOp:
+    """One op of the source the checkers reason about."""
+
+    id: str  # the location key lowered calls carry
+    kind: str  # one of GPU_KINDS or HOST_KINDS
+    token: str | None = None  # the token it produces (async ops)
+    deps: tuple[str, ...] = ()
+    buffers: tuple[str, ...] = ()  # the buffers it reads or writes
+    result: str | None = None  # the buffer a gpu.alloc makes
+    host_shared: bool = False
+    where: str = ""  # `file:line:col` or the name location
+
+    @property
+    def is_gpu(self) -> bool:
+        return self.kind in GPU_KINDS
+
+    @property
+    def is_sync(self) -> bool:
+        return self.kind in GPU_KINDS and self.token is None
+
+    @property
+    def is_host_access(self) -> bool:
+        return self.kind in HOST_KINDS
+
+    def describe(self) -> str:
+        names = {"launch": "gpu.launch_func", "host.load": "host read",
+                 "host.store": "host write"}
+        return f"{names.get(self.kind, 'gpu.' + self.kind)} {self.id}"
+
+
+def branch_var(func: str, arg: str) -> z3.BoolRef:
+    """The branch value of an i1 argument: the same variable on both sides."""
+    return fold.branch(f"{func}:{arg}")
+
+
+@dataclass
+class SourceFacts:
+    ops: dict[str, SourceOp] = field(default_factory=dict)  # in program order
+    guards: dict[str, z3.BoolRef] = field(default_factory=dict)  # op id -> when it runs
+    # op id -> when the token it produces is awaited by a host gpu.wait
+    awaited: dict[str, z3.BoolRef] = field(default_factory=dict)
+    func_of: dict[str, str] = field(default_factory=dict)
+    arg_names: dict[str, list[str]] = field(default_factory=dict)
+    # function -> why the order of its work cannot be decided
+    order_unknown: dict[str, list[str]] = field(default_factory=dict)
+    # host accesses the reader could not see (ops it does not model on buffers)
+    hidden_host_access: list[str] = field(default_factory=list)
+    unmodelled: list[str] = field(default_factory=list)  # "op at file:line:col"
+
+    def sync_allocs(self) -> list[SourceOp]:
+        return [op for op in self.ops.values() if op.kind == "alloc" and op.token is None]
+
+    def allocs(self) -> list[SourceOp]:
+        return [op for op in self.ops.values() if op.kind == "alloc"]
+
+
+def read_source(module: Any) -> SourceFacts:
+    """The facts of a parsed source module (never raises for a valid one)."""
+    funcs = [op for op in _top_ops(module)
+             if op_name(op) == "func.func" and op.regions and op.regions[0].blocks]
+    reader = _Reader({_sym(f): f for f in funcs}, _call_sites(funcs))
+    reader.returned = {id(r) for f in funcs if (r := reader.followed_return(f)) is not None}
+    for fn in funcs:
+        reader.function(fn)
+    reader.finish()
+    return reader.facts
+
+
+def _sym(fn: Any) -> str:
+    return str(getattr(attr_of(fn, "sym_name"), "data", attr_of(fn, "sym_name")))
+
+
+def _calls_itself(fn: Any) -> bool:
+    return any(op_name(op) == "func.call" and callee_name(op) == _sym(fn)
+               for b in fn.regions[0].blocks for op in _walk_ops(b))
+
+
+def _call_sites(funcs: list[Any]) -> dict[str, int]:
+    """How many `func.call`s name each function."""
+    count: dict[str, int] = {}
+    for fn in funcs:
+        for block in fn.regions[0].blocks:
+            for op in _walk_ops(block):
+                if op_name(op) == "func.call":
+                    callee = callee_name(op) or ""
+                    count[callee] = count.get(callee, 0) + 1
+    return count
+
+
+def _top_ops(module: Any) -> Iterable[Any]:
+    """The ops of the module body, and of nested `builtin.module`s."""
+    for op in module.body.blocks[0].ops:
+        if op_name(op) == "builtin.module" and op.regions and op.regions[0].blocks:
+            yield from _top_ops(op)
+        else:
+            yield op
+
+
+_SAFE_NAME = re.compile(r"%[A-Za-z_][\w$.-]*")
+
+
+class _Reader:
+    """Names every value it meets (`%tN` tokens, `%mN` buffers); values that
+    are provably the same (a parameter and the one operand passed to it, an
+    awaited value and the one yielded) share one name through `alias`.
+    Awaited conditions are computed once all functions are read."""
+
+    def __init__(self, funcs: dict[str, Any], call_sites: dict[str, int]) -> None:
+        self.funcs = funcs
+        self.call_sites = call_sites
+        self.facts = SourceFacts()
+        self.names: dict[Any, str] = {}
+        self.parent: dict[str, str] = {}  # union-find over names
+        self.arg_label: dict[Any, str] = {}  # entry arguments: their branch-variable label
+        self.order: list[SourceOp] = []  # every function's ops, in walk order
+        self.escaped: dict[str, str] = {}  # token -> where it escapes
+        self.hidden_buffers: dict[str, list[str]] = {}  # function -> places
+        self.returned: set[int] = set()  # func.return ops whose values a call follows
+        self.flags: dict[str, z3.BoolRef] = {}
+        self.consts: dict[Any, int] = {}
+        self.count = 0
+        self.used: set[str] = set()
+        self.inside = 0  # depth inside the regions of ops the reader does not model
+
+    # -- naming ----------------------------------------------------------
+
+    def name(self, value: Any, prefix: str) -> str:
+        known = self.names.get(value)
+        if known is None:
+            self.count += 1
+            known = self.names[value] = f"%{prefix}{self.count}"
+        return self.find(known)
+
+    def find(self, name: str) -> str:
+        while name in self.parent:
+            name = self.parent[name]
+        return name
+
+    def alias(self, a: Any, b: Any) -> None:
+        """`a` and `b` are the same value."""
+        x, y = self.name(a, "v"), self.name(b, "v")
+        if x != y:
+            self.parent[x] = y
+
+    def op_id(self, op: Any) -> str:
+        """The op's location key; a fresh `?N` when it has none or shares one."""
+        from verify.ir.attrs import source_loc
+
+        key = source_loc(op)
+        if key is None or key in self.used:
+            self.count += 1
+            key = f"?{self.count}"
+        self.used.add(key)
+        return key
+
+    # -- functions and regions ---------------------------------------------
+
+    def function(self, fn: Any) -> None:
+        self.func = _sym(fn)
+        entry = fn.regions[0].blocks[0]
+        labels = []
+        for i, arg in enumerate(entry.args):
+            hint = getattr(arg, "name_hint", None) or getattr(arg, "name", None)
+            label = str(hint) if hint else f"%arg{i}"
+            if not label.startswith("%"):
+                label = "%" + label
+            if not _SAFE_NAME.fullmatch(label) or label in labels:
+                label = f"%arg{i}"
+            labels.append(label)
+            self.arg_label[arg] = label
+        self.facts.arg_names[self.func] = labels
+        for k, b in enumerate(fn.regions[0].blocks):
+            self.block(b, fold.TRUE if k == 0 else
+                       self.unknown(f"block {k} of @{self.func} (cf branches)"))
+
+    def unknown(self, why: str) -> z3.BoolRef:
+        return source_unknown(f"{self.func}:{why}")
+
+    def region(self, region: Any, guard: z3.BoolRef, why: str) -> None:
+        for k, b in enumerate(region.blocks):
+            self.block(b, guard if k == 0 else fold.conj(guard, self.unknown(why)))
+
+    def block(self, block: Any, guard: z3.BoolRef) -> None:
+        for op in block.ops:
+            self.op(op, guard)
+
+    # -- ops ---------------------------------------------------------------
+
+    def op(self, op: Any, guard: z3.BoolRef) -> None:
+        name = op_name(op)
+        if name in ("arith.constant", "llvm.mlir.constant"):
+            value = int_value(attr_of(op, "value"))
+            if value is not None and op.results:
+                self.consts[op.results[0]] = value
+            return
+        if name in GPU_OPS:
+            GPU_OPS[name](self, op, guard)
+            return
+        if name in _HOST_ACCESS:
+            buf = op.operands[0 if name.endswith("load") else 1]
+            self.record(op, _HOST_ACCESS[name], guard, buffers=(self.name(buf, "m"),))
+            return
+        if name == "async.execute":
+            self.async_execute(op, guard)
+            return
+        if name == "async.await":
+            for r in op.results:  # the awaited value is the one yielded
+                self.alias(r, op.operands[0])
+            return
+        if name == "func.call" and self.call(op):
+            return
+        if name == "func.return" and id(op) in self.returned:
+            return
+        if name == "scf.if":
+            self.scf_if(op, guard)
+        elif name == "scf.for":
+            self.scf_for(op, guard)
+        elif name in _INERT or name.startswith(_INERT_PREFIXES):
+            self.flows(op, name)
+            return
+        else:
+            self.other(op, name, guard)
+            return
+        self.flows(op, name)
+
+    def record(self, op: Any, kind: str, guard: z3.BoolRef, **fields: Any) -> SourceOp:
+        rec = SourceOp(self.op_id(op), kind, where=where(op), **fields)
+        self.facts.guards[rec.id] = guard
+        self.facts.func_of[rec.id] = self.func
+        self.order.append(rec)
+        return rec
+
+    def tokens_in(self, values: Iterable[Any]) -> tuple[str, ...]:
+        return tuple(self.name(v, "t") for v in values if _is_token(v))
+
+    def token_out(self, op: Any) -> str | None:
+        toks = [r for r in op.results if _is_token(r)]
+        return self.name(toks[0], "t") if toks else None
+
+    def flows(self, op: Any, name: str) -> None:
+        """Tokens an op passes on without the reader following them escape."""
+        for v in op.operands:
+            if _is_token(v) or "async." in type_text(v):
+                self.escape(v, f"{name} at {where(op)}")
+        for r in op.results:
+            if _is_token(r) and name not in GPU_OPS:
+                self.order_unknown(f"a token comes out of {name} at {where(op)}")
+
+    def escape(self, value: Any, place: str) -> None:
+        tok = self.name(value, "t")
+        self.escaped.setdefault(tok, place)
+        self.order_unknown(f"a token is passed to {place}")
+
+    def order_unknown(self, why: str) -> None:
+        self.facts.order_unknown.setdefault(self.func, [])
+        if why not in self.facts.order_unknown[self.func]:
+            self.facts.order_unknown[self.func].append(why)
+
+    def other(self, op: Any, name: str, guard: z3.BoolRef) -> None:
+        """An op the reader does not model: its tokens escape, its buffers
+        may be accessed on the host, its regions run an unknown number of
+        times (and are read for the GPU ops inside)."""
+        place = f"{name} at {where(op)}"
+        if not self.inside:  # ops in its regions are its own business
+            self.facts.unmodelled.append(place)
+        self.flows(op, name)
+        if any("memref" in type_text(v) for v in op.operands):
+            self.hidden_buffers.setdefault(self.func, []).append(place)
+        if name.startswith("gpu.") and name not in ("gpu.module", "gpu.func"):
+            self.order_unknown(f"{place} is not modelled")
+        if name in ("gpu.module", "gpu.func", "gpu.binary"):
+            return  # device code: not host code
+        if not op.regions:
+            return
+        self.inside += 1
+        for region in op.regions:
+            self.region(region, fold.conj(guard, self.unknown(f"regions of {place}")),
+                        f"blocks of {place}")
+        self.inside -= 1
+
+    def scf_if(self, op: Any, guard: z3.BoolRef) -> None:
+        cond = op.operands[0]
+        label = self.arg_label.get(cond)
+        if label is not None and label in self.facts.arg_names.get(self.func, []):
+            c = branch_var(self.func, label)
+        else:
+            c = self.unknown(f"condition of scf.if at {where(op)}")
+        self.region(op.regions[0], fold.conj(guard, c), f"scf.if at {where(op)}")
+        if len(op.regions) > 1 and op.regions[1].blocks:
+            self.region(op.regions[1], fold.conj(guard, fold.neg(c)), f"scf.if at {where(op)}")
+        for r in op.results:
+            if _is_token(r):
+                self.escape(r, f"the results of scf.if at {where(op)}")
+
+    def async_execute(self, op: Any, guard: z3.BoolRef) -> None:
+        """Its body runs once, concurrently with the host code after it:
+        values flow in and out exactly (same names), the order is not modelled."""
+        place = f"async.execute at {where(op)}"
+        self.order_unknown(f"{place} runs its body concurrently with the host")
+        seg = int_tuple(attr_of(op, "operandSegmentSizes")
+                        or attr_of(op, "operand_segment_sizes")) or (0, len(op.operands))
+        body = op.regions[0].blocks[0] if op.regions and op.regions[0].blocks else None
+        if body is None:
+            return
+        for arg, value in zip(body.args, op.operands[seg[0]:], strict=False):
+            self.alias(arg, value)
+        self.inside += 1
+        for inner in body.ops:
+            if op_name(inner) == "async.yield":
+                for r, v in zip(op.results[1:], inner.operands, strict=False):
+                    self.alias(r, v)
+            else:
+                self.op(inner, guard)
+        self.inside -= 1
+
+    def followed_return(self, target: Any) -> Any:
+        """The one `func.return` of a function with one call site (from
+        another function): its values are the call's results.  None otherwise."""
+        if self.call_sites.get(_sym(target), 0) != 1 or _calls_itself(target):
+            return None
+        returns = [o for b in target.regions[0].blocks for o in b.ops
+                   if op_name(o) == "func.return"]
+        return returns[0] if len(returns) == 1 else None
+
+    def call(self, op: Any) -> bool:
+        """A call of a function of the module with this one call site: its
+        parameters are the operands and its one `func.return`'s values the
+        results (the same values: the reader follows tokens through).
+        False for any other call (its tokens escape)."""
+        target = self.funcs.get(callee_name(op) or "")
+        if target is None or _sym(target) == self.func:
+            return False
+        ret = self.followed_return(target)
+        if ret is None:
+            return False
+        for param, arg in zip(target.regions[0].blocks[0].args, op.operands, strict=False):
+            self.alias(param, arg)
+        for r, v in zip(op.results, ret.operands, strict=False):
+            self.alias(r, v)
+        return True
+
+    def scf_for(self, op: Any, guard: z3.BoolRef) -> None:
+        lb, ub, step = (self.consts.get(v) for v in op.operands[:3])
+        if lb is not None and ub is not None and step:
+            runs = fold.boolean(ub > lb)
+        else:
+            runs = self.unknown(f"trip count of scf.for at {where(op)}")
+        body = op.regions[0].blocks[0]
+        place = f"the loop-carried values of scf.for at {where(op)}"
+        # A loop-carried token is, in the first iteration, the initial one, and
+        # after the loop the initial one or a token made from it: whoever awaits
+        # either awaits the initial token.  So the three share its name.  What
+        # the body yields is awaited only if a later iteration or the code
+        # after the loop awaits it: that is not followed (it escapes).
+        for init, arg, res in zip(op.operands[3:], body.args[1:], op.results, strict=False):
+            if _is_token(init):
+                self.alias(arg, init)
+                self.alias(res, init)
+                self.order_unknown(f"a token is carried by {place}")
+        self.region(op.regions[0], fold.conj(guard, runs), f"scf.for at {where(op)}")
+        term = next((o for o in body.ops if op_name(o) == "scf.yield"), None)
+        for v in (term.operands if term is not None else ()):
+            if _is_token(v):
+                self.escape(v, place)
+
+    # -- the GPU surface -----------------------------------------------------
+
+    def gpu_wait(self, op: Any, guard: z3.BoolRef) -> None:
+        self.record(op, "wait", guard, token=self.token_out(op), deps=self.tokens_in(op.operands))
+
+    def gpu_alloc(self, op: Any, guard: z3.BoolRef) -> None:
+        mem = next((r for r in op.results if "memref" in type_text(r)), None)
+        shared = attr_of(op, "hostShared") is not None
+        self.record(op, "alloc", guard, token=self.token_out(op),
+                    deps=self.tokens_in(op.operands), host_shared=shared,
+                    result=self.name(mem, "m") if mem is not None else None)
+
+    def gpu_buffer_op(self, op: Any, guard: z3.BoolRef) -> None:
+        kind = op_name(op).split(".", 1)[1]
+        bufs = tuple(self.name(v, "m") for v in op.operands if "memref" in type_text(v))
+        self.record(op, kind, guard, token=self.token_out(op),
+                    deps=self.tokens_in(op.operands), buffers=bufs)
+
+    def gpu_launch(self, op: Any, guard: z3.BoolRef) -> None:
+        """`gpu.launch_func`, or a `gpu.launch` whose body is device code:
+        work on the launch's buffers, ordered by its tokens."""
+        bufs = [v for v in op.operands if "memref" in type_text(v)]
+        if op_name(op) == "gpu.launch":  # buffers the body uses from outside
+            inner: set[Any] = set()
+            for region in op.regions:
+                for block in region.blocks:
+                    inner.update(block.args)
+                    for o in _walk_ops(block):
+                        inner.update(o.results)
+                        bufs.extend(v for v in o.operands
+                                    if "memref" in type_text(v) and v not in inner)
+        names = tuple(dict.fromkeys(self.name(v, "m") for v in bufs))
+        self.record(op, "launch", guard, token=self.token_out(op),
+                    deps=self.tokens_in(op.operands), buffers=names)
+
+    # -- after a function ----------------------------------------------------
+
+    def finish(self) -> None:
+        """Awaited conditions, over every function: a token is awaited when a
+        host wait depends on it, directly or through the tokens of the ops
+        that consume it; a token that escapes may be awaited elsewhere."""
+        ops = [self.canonical(op) for op in self.order]
+        for op in ops:
+            self.facts.ops[op.id] = op
+        consumers: dict[str, list[SourceOp]] = {}
+        for op in ops:
+            for dep in op.deps if op.is_gpu else ():
+                consumers.setdefault(dep, []).append(op)
+        escaped = {self.find(t): place for t, place in self.escaped.items()}
+        memo: dict[str, z3.BoolRef] = {}
+
+        def awaited(token: str, seen: frozenset[str]) -> z3.BoolRef:
+            if token not in memo:
+                parts = [self.escape_flag(token, escaped[token])] if token in escaped else []
+                for c in consumers.get(token, []):
+                    if c.token is None and c.kind == "wait":
+                        parts.append(self.facts.guards[c.id])
+                    elif c.token is not None and c.token not in seen:
+                        parts.append(awaited(c.token, seen | {c.token}))
+                memo[token] = fold.disj(parts)
+            return memo[token]
+
+        for op in ops:
+            if op.is_gpu and op.token is not None:
+                via = awaited(op.token, frozenset({op.token}))
+                self.facts.awaited[op.id] = via if fold.truth(via) is not None else _source(
+                    z3.simplify(via))
+        for func, places in self.hidden_buffers.items():
+            self.facts.hidden_host_access.extend(places)
+            if any(self.facts.func_of[op.id] == func for op in ops if op.is_gpu):
+                self.func = func
+                for place in places:
+                    self.order_unknown(f"{place} may read or write a buffer on the host")
+
+    def canonical(self, op: SourceOp) -> SourceOp:
+        """`op` with every name replaced by its alias class's name."""
+        return replace(op, token=self.find(op.token) if op.token else None,
+                       deps=tuple(self.find(d) for d in op.deps),
+                       buffers=tuple(self.find(b) for b in op.buffers),
+                       result=self.find(op.result) if op.result else None)
+
+    def escape_flag(self, token: str, place: str) -> z3.BoolRef:
+        flag = self.flags.get(token)
+        if flag is None:
+            flag = self.flags[token] = source_unknown(
+                f"whether the token passed to {place} is awaited")
+        return flag
+
+
+GPU_OPS = {
+    "gpu.wait": _Reader.gpu_wait,
+    "gpu.alloc": _Reader.gpu_alloc,
+    "gpu.dealloc": _Reader.gpu_buffer_op,
+    "gpu.memset": _Reader.gpu_buffer_op,
+    "gpu.memcpy": _Reader.gpu_buffer_op,
+    "gpu.launch_func": _Reader.gpu_launch,
+    "gpu.launch": _Reader.gpu_launch,
+}
+
+
+def _is_token(value: Any) -> bool:
+    return "gpu.async.token" in type_text(value) and "async.value" not in type_text(value)
+
+
+def _walk_ops(block: Any) -> Iterable[Any]:
+    for op in block.ops:
+        yield op
+        for region in op.regions:
+            for b in region.blocks:
+                yield from _walk_ops(b)
+
+
+def _source(term: z3.ExprRef) -> z3.BoolRef:
+    """A source-side formula: mentions no value of the lowered code (its
+    unknowns are the source's own, tagged as such by `source_unknown`)."""
+    if not getattr(term, "_taint", None):
+        term._taint = bool(_has_source_unknown(term))  # type: ignore[attr-defined]
+    return term  # type: ignore[return-value]
+
+
+def _has_source_unknown(term: z3.ExprRef) -> bool:
+    return "!s" in term.sexpr()
+
+
+__all__ = ["GPU_KINDS", "HOST_KINDS", "SourceFacts", "SourceOp", "branch_var", "read_source"]

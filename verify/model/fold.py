@@ -1,0 +1,230 @@
+"""Z3 terms built with literal folding done in Python.
+
+Most terms the extractor and the checkers build are literals: handle
+numbers, the null pointer, the `true` guard of straight-line code.  Each
+operation of Z3's Python API costs microseconds (argument coercion,
+reference counting), and a checked program needs thousands of them.  The
+constructors here decide on Python values whatever they can and build a Z3
+term only for what stays symbolic, so the solver sees the same formulas,
+only smaller.
+
+Literals are interned: `lit(n)` returns one object per value, tagged with
+its value, so recognising a literal is an attribute read.
+
+Terms built here also carry `_taint`: whether a value the analysis could not
+follow (`verify.model.values`: an unknown `?n` or an escape flag) occurs
+in them, and `_choosable` on an equality with such a value (or a
+disjunction of them): a condition a counterexample cannot rely on, since
+that value may as well be something else.  Terms built elsewhere have no
+tag, and are asked by their text.  Conjunctions
+remember their conjuncts (`atoms`), which lets the schedule check decide
+which guarded constraints a query's path condition switches on.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+import z3
+
+TRUE: z3.BoolRef = z3.BoolVal(True)
+FALSE: z3.BoolRef = z3.BoolVal(False)
+TRUE._lit = True  # type: ignore[attr-defined]
+FALSE._lit = False  # type: ignore[attr-defined]
+_ints: dict[int, z3.ArithRef] = {}
+
+
+def lit(value: int) -> z3.ArithRef:
+    """The one interned integer literal for `value`."""
+    term = _ints.get(value)
+    if term is None:
+        term = _ints[value] = z3.IntVal(value)
+        term._lit = value  # type: ignore[attr-defined]
+    return term
+
+
+def boolean(value: bool) -> z3.BoolRef:
+    return TRUE if value else FALSE
+
+
+def value_of(term: object) -> int | None:
+    """The integer an interned literal stands for; None for anything else
+    (a symbolic term, or a literal built outside this module)."""
+    value = getattr(term, "_lit", None)
+    return value if isinstance(value, int) and not isinstance(value, bool) else None
+
+
+def truth(term: object) -> bool | None:
+    """True/False for the interned boolean literals, None otherwise."""
+    value = getattr(term, "_lit", None)
+    return value if isinstance(value, bool) else None
+
+
+def taint(*terms: object) -> bool | None:
+    """Does a value the analysis could not follow occur in any of `terms`?
+    None when some term carries no tag."""
+    out = False
+    for t in terms:
+        if getattr(t, "_lit", None) is not None:
+            continue
+        v = getattr(t, "_taint", None)
+        if v is None:
+            return None
+        out = out or v
+    return out
+
+
+def tag(term: z3.ExprRef, *parts: object, choosable: bool = False) -> z3.ExprRef:
+    t = taint(*parts)
+    if t is not None:
+        term._taint = t  # type: ignore[attr-defined]
+    if choosable:
+        term._choosable = True  # type: ignore[attr-defined]
+    return term
+
+
+def eq(a: z3.ArithRef, b: z3.ArithRef | int) -> z3.BoolRef:
+    vb = b if isinstance(b, int) else value_of(b)
+    va = value_of(a)
+    if va is not None and vb is not None:
+        return boolean(va == vb)
+    if a is b:
+        return TRUE
+    other = lit(b) if isinstance(b, int) else b
+    if vb is not None and getattr(a, "_cond", None) is not None and not unknown_only(a):
+        # `If(c, x, y) == k` is `If(c, x == k, y == k)`: with literal leaves
+        # it folds to `c`, `not c` or a literal, which paths decide at once.
+        return _bool_ite(a._cond, eq(a._then, other), eq(a._else, other))  # type: ignore[attr-defined]
+    ua, ub = unknown_only(a), unknown_only(other)
+    choosable = (ua or ub) and (ua or va is not None) and (ub or vb is not None)
+    return tag(a == other, a, other, choosable=choosable)  # type: ignore[return-value]
+
+
+def _bool_ite(c: z3.BoolRef, then: z3.BoolRef, orelse: z3.BoolRef) -> z3.BoolRef:
+    t, e = truth(then), truth(orelse)
+    if t is not None and e is not None:
+        return c if t and not e else neg(c) if e and not t else boolean(t)
+    if e is False:
+        return conj(c, then)
+    if t is False:
+        return conj(neg(c), orelse)
+    return disj((conj(c, then), conj(neg(c), orelse)))
+
+
+def ne(a: z3.ArithRef, b: z3.ArithRef | int) -> z3.BoolRef:
+    return neg(eq(a, b))
+
+
+def branch(name: str) -> z3.BoolRef:
+    """A branch variable, tagged so that `path_of` can read it without Z3."""
+    term = z3.Bool(name)
+    term._branch = (name, True)  # type: ignore[attr-defined]
+    term._taint = False  # type: ignore[attr-defined]
+    return term
+
+
+def neg(a: z3.BoolRef) -> z3.BoolRef:
+    t = truth(a)
+    if t is not None:
+        return boolean(not t)
+    term = tag(z3.Not(a), a)
+    branch_of = getattr(a, "_branch", None)
+    if branch_of is not None:
+        term._branch = (branch_of[0], not branch_of[1])  # type: ignore[attr-defined]
+    return term
+
+
+def atoms(term: z3.BoolRef) -> frozenset[int]:
+    """Ids of the conjuncts of a guard (empty for `true`)."""
+    if term is TRUE:
+        return frozenset()
+    known = getattr(term, "_atoms", None)
+    if known is not None:
+        return known  # type: ignore[no-any-return]
+    return frozenset((term.get_id(),))
+
+
+def conj(*parts: z3.BoolRef) -> z3.BoolRef:
+    kept: list[z3.BoolRef] = []
+    for p in parts:
+        t = truth(p)
+        if t is False:
+            return FALSE
+        if t is None and not any(p is k for k in kept):
+            kept.append(p)
+    if not kept:
+        return TRUE
+    if len(kept) == 1:
+        return kept[0]
+    term = tag(z3.And(*kept), *kept)
+    term._atoms = frozenset().union(*(atoms(k) for k in kept))  # type: ignore[attr-defined]
+    term._parts = tuple(a for k in kept for a in getattr(k, "_parts", (k,)))  # type: ignore[attr-defined]
+    return term
+
+
+def path_of(term: z3.BoolRef) -> dict[str, bool] | bool | None:
+    """Decide, without Z3, a conjunction of branch variables and their
+    negations: the one assignment of its variables it requires (sat),
+    False when it contradicts itself (unsat), None when `term` is
+    anything else."""
+    t = truth(term)
+    if t is not None:
+        return {} if t else False
+    need: dict[str, bool] = {}
+    for part in getattr(term, "_parts", (term,)):
+        tag = getattr(part, "_branch", None)
+        if tag is None:
+            return None
+        name, value = tag
+        if need.setdefault(name, value) != value:
+            return False
+    return dict(sorted(need.items()))
+
+
+def disj(parts: Iterable[z3.BoolRef]) -> z3.BoolRef:
+    kept: list[z3.BoolRef] = []
+    for p in parts:
+        t = truth(p)
+        if t is True:
+            return TRUE
+        if t is None and not any(p is k for k in kept):
+            kept.append(p)
+    if not kept:
+        return FALSE
+    if len(kept) == 1:
+        return kept[0]
+    return tag(z3.Or(*kept), *kept,  # type: ignore[return-value]
+                choosable=all(getattr(k, "_choosable", False) for k in kept))
+
+
+def ite(c: z3.BoolRef, then: z3.ExprRef, orelse: z3.ExprRef) -> z3.ExprRef:
+    t = truth(c)
+    if t is not None:
+        return then if t else orelse
+    if then is orelse:
+        return then
+    # `If(c, If(c, a, b), d)` is `If(c, a, d)`: merges of merges stay small.
+    if getattr(then, "_cond", None) is c:
+        then = then._then  # type: ignore[attr-defined]
+    if getattr(orelse, "_cond", None) is c:
+        orelse = orelse._else  # type: ignore[attr-defined]
+    if then is orelse:
+        return then
+    term = tag(z3.If(c, then, orelse), c, then, orelse)
+    term._cond, term._then, term._else = c, then, orelse  # type: ignore[attr-defined]
+    if unknown_only(then) and unknown_only(orelse):
+        term._unknown_leaves = True  # type: ignore[attr-defined]
+    return term
+
+
+def unknown_only(term: object) -> bool:
+    """Is every value `term` may stand for one the analysis could not follow?"""
+    return getattr(term, "_unknown", None) is not None or getattr(term, "_unknown_leaves", False)
+
+
+def one_of(value: z3.ArithRef, handles: Iterable[int]) -> z3.BoolRef:
+    """`value` is one of `handles`."""
+    v = value_of(value)
+    if v is not None:
+        return boolean(v in set(handles))
+    return disj(eq(value, h) for h in handles)

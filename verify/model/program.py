@@ -1,0 +1,261 @@
+"""Typed model of the source GPU programs the harness generates and checks.
+
+A program is a module of functions; a function body is a tree of ops (`If`
+and `For` hold nested bodies).  Every op has a stable id ("op3"), printed as
+its MLIR location, so that a lowered runtime call can be traced back to the
+source op it came from (`mlir-opt` keeps locations through conversion).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from typing import Any
+
+# Buffer element types the generator uses (16 lowers a memset of f32 / i32
+# only, 18-22 also of 16-bit types, none of 64-bit).  bf16 prints and lowers
+# too (19 and 22: mgpuMemset16), but the lowered-IR interpreter does not
+# read bf16 values yet (`oracles.fast_ir.FLOAT_FMT`).
+ELEMENT_TYPES = ("f32", "i32", "f16", "i64", "i16", "f64")
+FLOAT_TYPES = ("f16", "bf16", "f32", "f64")
+SCALAR_TYPES = ("f32", "i32")  # types of the scalar function arguments
+
+
+@dataclass(frozen=True)
+class MemRefType:
+    shape: tuple[int | None, ...]  # None is a dynamic dimension
+    elem: str = "f32"
+    space: int | None = None  # memory space, as in `memref<4xf32, 1>`
+
+    def __str__(self) -> str:
+        dims = "".join(("?" if d is None else str(d)) + "x" for d in self.shape)
+        space = "" if self.space is None else f", {self.space}"
+        return f"memref<{dims}{self.elem}{space}>"
+
+    @property
+    def num_dynamic(self) -> int:
+        return sum(1 for d in self.shape if d is None)
+
+    def mangled(self) -> str:
+        """The type in a symbol name: `Dx4xf32_s1` for `memref<?x4xf32, 1>`."""
+        dims = "".join(("D" if d is None else str(d)) + "x" for d in self.shape)
+        return dims + self.elem + ("" if self.space is None else f"_s{self.space}")
+
+
+@dataclass(frozen=True)
+class Wait:
+    """`gpu.wait`: async (returns a token) or a host synchronization point."""
+
+    id: str
+    token: str | None
+    deps: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class Alloc:
+    id: str
+    result: str
+    token: str | None
+    deps: tuple[str, ...]
+    host_shared: bool
+    type: MemRefType
+    dyn_sizes: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class Dealloc:
+    id: str
+    token: str | None
+    deps: tuple[str, ...]
+    memref: str
+    type: MemRefType
+
+
+@dataclass(frozen=True)
+class Memset:
+    id: str
+    token: str | None
+    deps: tuple[str, ...]
+    dst: str
+    type: MemRefType
+    value: int
+
+
+@dataclass(frozen=True)
+class Memcpy:
+    id: str
+    token: str | None
+    deps: tuple[str, ...]
+    dst: str
+    src: str
+    type: MemRefType
+
+
+@dataclass(frozen=True)
+class HostStore:
+    """`memref.store` from the host into a host_shared buffer (element 0)."""
+
+    id: str
+    memref: str
+    type: MemRefType
+    value: int
+
+
+@dataclass(frozen=True)
+class HostLoad:
+    """`memref.load` on the host from a host_shared buffer (element 0)."""
+
+    id: str
+    result: str
+    memref: str
+    type: MemRefType
+
+
+# A launch size: a constant, or the name of an index value.
+Size = int | str
+
+
+@dataclass(frozen=True)
+class KernelRef:
+    """One kernel of the catalogue (`verify.model.kernels`): a shape at a buffer type."""
+
+    shape: str  # a key of verify.model.kernels.SHAPES
+    type: MemRefType
+
+    @property
+    def name(self) -> str:
+        return f"{self.shape}_{self.type.mangled()}"
+
+
+@dataclass(frozen=True)
+class Launch:
+    """`gpu.launch_func @kernels::@<kernel>`: sync (the host waits for the
+    kernel) or async (returns a token), on buffers of one type."""
+
+    id: str
+    token: str | None
+    deps: tuple[str, ...]
+    kernel: KernelRef
+    buffers: tuple[str, ...]  # the shape's buffer operands, in order
+    scalar: int | str | None = None  # a constant value or a scalar value's name
+    grid: tuple[Size, Size, Size] = (1, 1, 1)
+    block: tuple[Size, Size, Size] = (1, 1, 1)
+
+
+@dataclass(frozen=True)
+class HostAlloc:
+    """`memref.alloc`: a host buffer (plain host memory, `malloc`)."""
+
+    id: str
+    result: str
+    type: MemRefType
+    dyn_sizes: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class HostDealloc:
+    """`memref.dealloc` of a host buffer."""
+
+    id: str
+    memref: str
+    type: MemRefType
+
+
+@dataclass(frozen=True)
+class Dim:
+    """`memref.dim`: the size of dimension `index` of a buffer (an index value)."""
+
+    id: str
+    result: str
+    memref: str
+    type: MemRefType
+    index: int = 0
+
+
+@dataclass(frozen=True)
+class If:
+    id: str
+    cond: str  # an i1 function argument
+    then: tuple[Op, ...]
+    orelse: tuple[Op, ...] = ()
+
+
+@dataclass(frozen=True)
+class For:
+    id: str
+    iv: str
+    trip_count: int
+    body: tuple[Op, ...]
+
+
+Op = (Wait | Alloc | Dealloc | Memset | Memcpy | Launch | HostStore | HostLoad | HostAlloc
+      | HostDealloc | Dim | If | For)
+ASYNC_OPS = (Wait, Alloc, Dealloc, Memset, Memcpy, Launch)
+
+
+@dataclass(frozen=True)
+class Arg:
+    """A typed value: a function argument, or a returned value."""
+
+    name: str
+    type: str | MemRefType  # "i1", "index", a SCALAR_TYPES one, or a buffer
+
+
+@dataclass(frozen=True)
+class Function:
+    name: str
+    args: tuple[Arg, ...]
+    body: tuple[Op, ...]
+    results: tuple[Arg, ...] = ()  # values returned, top-level ones of `body`
+
+
+@dataclass(frozen=True)
+class Program:
+    functions: tuple[Function, ...]
+    # Free-form tags the generator attaches (e.g. "unawaited-token").
+    tags: frozenset[str] = field(default_factory=frozenset)
+
+    def walk(self) -> Iterator[Op]:
+        for fn in self.functions:
+            yield from walk_ops(fn.body)
+
+    def op_count(self) -> int:
+        return sum(1 for _ in self.walk())
+
+    def op_by_id(self) -> dict[str, Op]:
+        return {op.id: op for op in self.walk()}
+
+    @property
+    def kernels(self) -> tuple[KernelRef, ...]:
+        """The kernels the program launches (its `gpu.module @kernels`), by name."""
+        found = {op.kernel.name: op.kernel for op in self.walk() if isinstance(op, Launch)}
+        return tuple(found[name] for name in sorted(found))
+
+    def to_mlir(self, loc_prefix: str = "") -> str:
+        from verify.model.printer import print_program
+
+        return print_program(self, loc_prefix=loc_prefix)
+
+    def __repr__(self) -> str:
+        """The program as MLIR (what a failing Hypothesis example prints);
+        its tags, if any, as a leading MLIR comment."""
+        tags = f"// tags: {', '.join(sorted(self.tags))}\n" if self.tags else ""
+        return tags + self.to_mlir()
+
+    def _repr_pretty_(self, p: Any, cycle: bool) -> None:
+        """Hypothesis' printer (and IPython's): the MLIR text, on its own lines."""
+        p.text("\n" + repr(self))
+
+
+def walk_ops(ops: tuple[Op, ...]) -> Iterator[Op]:
+    for op in ops:
+        yield op
+        if isinstance(op, If):
+            yield from walk_ops(op.then)
+            yield from walk_ops(op.orelse)
+        elif isinstance(op, For):
+            yield from walk_ops(op.body)
+
+
+def is_sync(op: Op) -> bool:
+    return isinstance(op, ASYNC_OPS) and op.token is None

@@ -1,0 +1,129 @@
+"""What a lowered value may be, as the extractor records it.
+
+Three kinds of integer terms stand for values:
+- handles: `HANDLE_BASE + n`, one per executed `mgpuStreamCreate` /
+  `mgpuEventCreate`;
+- distinct values: negative literals for values that are provably not a
+  handle (a pointer `mgpuMemAlloc` returned, a stack slot, a caller's
+  argument);
+- unknown values: Z3 integer variables named `?n`, for pointer values the
+  analysis cannot follow (a load through a pointer it does not track, the
+  result of an op it does not model).  Any of them may be any handle.  A
+  checker proves `holds` for every value they may take, and reports a
+  violation only when it happens whatever they are (see
+  `verify.invariants.common`).
+"""
+
+from __future__ import annotations
+
+import re
+
+import z3
+
+from verify.model import fold
+
+HANDLE_BASE = 1 << 40
+UNKNOWN_PREFIX = "?"
+# Escape flags: "!dN" (the code the handle escaped to destroys it), "!uN" (uses it).
+ESCAPE_PREFIX = "!"
+
+
+# Names in a term's s-expression, read there because walking a Z3 term from
+# Python costs a call per node.  Z3's own let-names (`a!1`) follow a letter.
+_NAME_RE = re.compile(r"(?<![\w.!?|])([?]\d+|![dus]\d+)(?![\w!?])")
+_BIG_INT_RE = re.compile(r"(?<![\w.])(?<!- )\d{13,}")  # not a negative stand-in
+
+
+def unknown_int(name: str) -> z3.ArithRef:
+    """The unknown value `?n` (tagged for `verify.model.fold`)."""
+    term = z3.Int(name)
+    term._unknown = name  # type: ignore[attr-defined]
+    term._taint = True  # type: ignore[attr-defined]
+    return term
+
+
+_flags: dict[str, z3.BoolRef] = {}
+
+
+def escape_flag(name: str) -> z3.BoolRef:
+    """An escape flag `!dN` / `!uN`: a condition no counterexample can fix."""
+    known = _flags.get(name)
+    if known is not None:
+        return known
+    term = _flags[name] = z3.Bool(name)
+    term._unknown = name  # type: ignore[attr-defined]
+    term._taint = True  # type: ignore[attr-defined]
+    term._choosable = True  # type: ignore[attr-defined]
+    return term
+
+
+_source_why: dict[str, str] = {}
+
+
+def source_unknown(why: str) -> z3.BoolRef:
+    """A condition of the source the reader cannot read (`!sN`): like an
+    escape flag, no counterexample can fix it; `why` says what it is."""
+    name = f"!s{len(_source_why)}"
+    _source_why[name] = why
+    return escape_flag(name)
+
+
+def source_unknown_why(name: str) -> str | None:
+    return _source_why.get(name)
+
+
+def unknown_vars(term: z3.ExprRef) -> list[z3.ExprRef]:
+    """The unknown values and escape flags `term` mentions."""
+    if getattr(term, "_taint", None) is False or fold.value_of(term) is not None \
+            or fold.truth(term) is not None:
+        return []
+    if getattr(term, "_unknown", None) is not None:
+        return [term]
+    text = term.sexpr()
+    if "?" not in text and "!" not in text:
+        return []
+    names = dict.fromkeys(_NAME_RE.findall(text))
+    return [unknown_int(n) if n[0] == UNKNOWN_PREFIX else escape_flag(n) for n in names]
+
+
+def may_be_handle(term: z3.ExprRef) -> bool:
+    """Could this value be a stream or event handle?  (A handle literal or an
+    unknown value occurs in it.)"""
+    v = fold.value_of(term)
+    if v is not None:
+        return v >= HANDLE_BASE
+    if getattr(term, "_unknown", None) is not None:
+        return True
+    known = getattr(term, "_may_be_handle", None)
+    if known is None:
+        text = term.sexpr()
+        known = bool("?" in text and _NAME_RE.search(text)) or any(
+            int(n) >= HANDLE_BASE for n in _BIG_INT_RE.findall(text))
+        term._may_be_handle = known  # type: ignore[attr-defined]
+    return known  # type: ignore[no-any-return]
+
+
+def leaves(term: z3.ExprRef) -> list[z3.ExprRef]:
+    """The values an `If` tree may stand for."""
+    if fold.value_of(term) is not None:
+        return [term]
+    out: list[z3.ExprRef] = []
+    stack = [term]
+    while stack:
+        e = stack.pop()
+        if z3.is_app_of(e, z3.Z3_OP_ITE):
+            stack.extend(e.children()[1:])
+        else:
+            out.append(e)
+    return out
+
+
+def literal(term: z3.ExprRef) -> int | None:
+    v = fold.value_of(term)
+    if v is not None:
+        return v
+    if hasattr(term, "_taint"):
+        return None  # a symbolic term built by `verify.model.fold` or the extractor
+    if z3.is_int_value(term):
+        return term.as_long()  # type: ignore[attr-defined, no-any-return]
+    return None

@@ -1,0 +1,334 @@
+"""Triage: the violations of a results file bucketed into root causes.
+
+Every program a campaign recorded with a `violated` verdict is judged again
+under that campaign's settings (the program line keeps verdicts only, not
+the evidence), and each violation gets a signature
+(`verify.triage.signature`): invariant, source-op pattern, offending call
+pattern, lowering family.  A bucket is one signature, with how many programs
+showed it in each campaign, the first and last campaign that did, whether it
+is new since the previous campaign, the lowerings it was seen on, and its
+smallest example (a shrunk violation record of the campaign when one has the
+signature).  Buckets come most frequent first, then by key, so the same
+results file gives the same buckets on every run.
+
+`gpu-alloc-verify triage RESULTS.jsonl [--json]` prints them; the HTML
+report and `fuzz` lead with them.  The `--json` object's shape is
+`verify/schema/triage.schema.json` (its own output: the fuzz/check summary
+schema stays as it is).
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from verify.lowerings.mlir_opt import DEFAULT_PIPELINE
+from verify.model.errors import GpuAllocVerifyError, UsageError
+from verify.model.results import read_records
+from verify.triage.rejudge import Settings, lowering_for, rejudge
+from verify.triage.signature import Signature, family, signature_of
+
+Record = dict[str, Any]
+TRIAGE_SCHEMA_VERSION = 1
+EXAMPLES_KEPT = 5
+
+
+@dataclass
+class Bucket:
+    signature: Signature
+    per_campaign: dict[str, int] = field(default_factory=dict)  # campaign -> programs
+    lowerings: list[str] = field(default_factory=list)
+    programs: list[str] = field(default_factory=list)  # the first few program ids
+    violation_ids: list[str] = field(default_factory=list)  # shrunk records with it
+    # The smallest violation records (size, record), smallest first.
+    smallest: list[tuple[tuple[int, int], Record]] = field(default_factory=list)
+    first_seen: str = ""
+    last_seen: str = ""
+    first_time: float | None = None
+    last_time: float | None = None
+    new: bool = False
+
+    @property
+    def count(self) -> int:
+        return sum(self.per_campaign.values())
+
+    @property
+    def key(self) -> str:
+        return self.signature.key
+
+    @property
+    def example(self) -> Record | None:
+        """The smallest violation record of the bucket."""
+        return self.smallest[0][1] if self.smallest else None
+
+    @property
+    def examples(self) -> list[Record]:
+        return [rec for _, rec in self.smallest]
+
+    def to_json(self) -> Record:
+        return {
+            "key": self.key, "slug": self.signature.slug(),
+            "signature": {"invariant": self.signature.invariant,
+                          "source": self.signature.source, "calls": self.signature.calls,
+                          "family": self.signature.family},
+            "count": self.count, "per_campaign": dict(self.per_campaign),
+            "first_seen": self.first_seen, "last_seen": self.last_seen,
+            "first_time": self.first_time, "last_time": self.last_time,
+            "new": self.new, "lowerings": list(self.lowerings),
+            "programs": list(self.programs), "violation_ids": list(self.violation_ids),
+            "example": _example_json(self.example),
+        }
+
+
+def _example_json(rec: Record | None) -> Record | None:
+    if rec is None:
+        return None
+    keys = ("id", "program_id", "invariant", "lowering", "pipeline", "program", "lowered",
+            "detail", "counterexample", "marked_calls")
+    return {k: rec.get(k) for k in keys if k in rec}
+
+
+@dataclass
+class Triage:
+    buckets: list[Bucket]
+    campaigns: list[str]
+    latest: str | None
+    previous: str | None
+    programs: int  # programs with at least one violation
+    violations: int  # (program, lowering, violation) occurrences bucketed
+    unreproduced: int = 0  # violated verdicts that did not show again
+    notes: list[str] = field(default_factory=list)
+
+    def to_json(self) -> Record:
+        return {"schema_version": TRIAGE_SCHEMA_VERSION, "campaigns": self.campaigns,
+                "latest": self.latest, "previous": self.previous,
+                "violating_programs": self.programs, "violations": self.violations,
+                "unreproduced": self.unreproduced, "notes": list(self.notes),
+                "buckets": [b.to_json() for b in self.buckets]}
+
+
+@dataclass
+class _Campaign:
+    id: str
+    start: Record = field(default_factory=dict)
+    programs: list[Record] = field(default_factory=list)
+    violations: list[Record] = field(default_factory=list)
+
+    def settings(self, spec: str, record: Record | None = None) -> Settings:
+        def pick(key: str, default: Any) -> Any:
+            value = (record or {}).get(key)
+            value = value if value is not None else self.start.get(key)
+            return value if value is not None else default
+
+        timeout = pick("solver_timeout_ms", 2000)
+        return Settings(spec, str(pick("pipeline", DEFAULT_PIPELINE)),
+                        str(pick("runtime", "cuda")),
+                        timeout if isinstance(timeout, int) and timeout > 0 else 2000)
+
+
+def _campaigns(records: list[Record]) -> list[_Campaign]:
+    found: dict[str, _Campaign] = {}
+    for rec in records:
+        cid = rec.get("campaign")
+        if not isinstance(cid, str) or not cid:
+            continue
+        camp = found.setdefault(cid, _Campaign(cid))
+        kind = rec.get("kind")
+        if kind == "campaign-start" and not camp.start:
+            camp.start = rec
+        elif kind == "program":
+            camp.programs.append(rec)
+        elif kind == "violation":
+            camp.violations.append(rec)
+    return list(found.values())
+
+
+def _violated(program: Record) -> dict[str, list[str]]:
+    """Lowering spec -> invariants violated on this program."""
+    out: dict[str, list[str]] = {}
+    results = program.get("results")
+    if not isinstance(results, dict):
+        return out
+    for spec, result in results.items():
+        verdicts = result.get("verdicts") if isinstance(result, dict) else None
+        if isinstance(verdicts, dict):
+            bad = [str(i) for i, v in verdicts.items() if v == "violated"]
+            if bad:
+                out[str(spec)] = bad
+    return out
+
+
+def _root_causes(found: list[Record]) -> list[Record]:
+    """The violations of one program without knock-on effects: a cast left over
+    because another op of the program was left unconverted is not a cause."""
+    def cast_only(v: Record) -> bool:
+        return v["invariant"] == "lowering-complete" and \
+            str(v.get("detail", "")).startswith("unresolved cast")
+
+    if any(v["invariant"] == "lowering-complete" and not cast_only(v) for v in found):
+        return [v for v in found if not cast_only(v)]
+    return found
+
+
+def _size(rec: Record) -> tuple[int, int]:
+    text = str(rec.get("program") or "")
+    return (sum(1 for ln in text.splitlines() if 'loc("' in ln or "gpu." in ln), len(text))
+
+
+Progress = Callable[[str], None]
+
+
+class _Builder:
+    def __init__(self, order: list[str]) -> None:
+        self.order = order
+        self.buckets: dict[Signature, Bucket] = {}
+        self.occurrences = 0
+
+    def add(self, sig: Signature, camp: _Campaign, rec: Record, time: float | None,
+            program_id: str | None, shrunk_id: str | None = None) -> None:
+        b = self.buckets.setdefault(sig, Bucket(sig))
+        if program_id is not None:
+            b.per_campaign[camp.id] = b.per_campaign.get(camp.id, 0) + 1
+            if len(b.programs) < EXAMPLES_KEPT:
+                b.programs.append(program_id)
+            self.occurrences += 1
+        if shrunk_id is not None and shrunk_id not in b.violation_ids:
+            b.violation_ids.append(shrunk_id)
+        spec = str(rec.get("lowering") or "")
+        if spec and spec not in b.lowerings:
+            b.lowerings.append(spec)
+        size = _size(rec)
+        if shrunk_id is not None:
+            size = (size[0] - 1, size[1])  # a shrunk record is preferred at equal size
+        if len(b.smallest) < EXAMPLES_KEPT or size < b.smallest[-1][0]:
+            kept = dict(rec, program_id=program_id) if program_id else dict(rec)
+            b.smallest.append((size, kept))
+            b.smallest.sort(key=lambda item: item[0])
+            del b.smallest[EXAMPLES_KEPT:]
+        if not b.first_seen or self.order.index(camp.id) < self.order.index(b.first_seen):
+            b.first_seen, b.first_time = camp.id, time
+        if not b.last_seen or self.order.index(camp.id) >= self.order.index(b.last_seen):
+            b.last_seen = camp.id
+            if b.last_time is None or (time is not None and time > b.last_time):
+                b.last_time = time
+
+
+def _time(rec: Record) -> float | None:
+    t = rec.get("time")
+    return float(t) if isinstance(t, (int, float)) and not isinstance(t, bool) else None
+
+
+def triage_records(records: list[Record], progress: Progress | None = None) -> Triage:
+    camps = _campaigns(records)
+    order = [c.id for c in camps]
+    builder = _Builder(order)
+    notes: list[str] = []
+    unreproduced = 0
+    programs = 0
+    for camp in camps:
+        jobs: dict[Settings, list[tuple[Record, list[str]]]] = {}
+        for prog in camp.programs:
+            bad = _violated(prog)
+            if bad and isinstance(prog.get("program"), str):
+                programs += 1
+                for spec, invariants in bad.items():
+                    jobs.setdefault(camp.settings(spec), []).append((prog, invariants))
+        for settings, items in jobs.items():
+            if progress is not None:
+                progress(f"triage: judging {len(items)} program(s) of {camp.id} again "
+                         f"on {settings.lowering}")
+            try:
+                lowering = lowering_for(settings)
+                judged = rejudge([p["program"] for p, _ in items],
+                                 [str(p.get("id", "?")) for p, _ in items], settings,
+                                 [inv for _, inv in items], lowering)
+            except GpuAllocVerifyError as e:
+                notes.append(f"{camp.id}: {settings.lowering} not judged again ({e}); its "
+                             "violations are bucketed by invariant only")
+                judged = [None] * len(items)
+                for prog, invariants in items:
+                    for inv in invariants:
+                        sig = Signature(inv, "?", "not judged again",
+                                        family(settings.lowering, settings.pipeline))
+                        builder.add(sig, camp, {"invariant": inv, "lowering": settings.lowering,
+                                                "program": prog["program"]},
+                                    _time(prog), str(prog.get("id", "?")))
+                continue
+            for (prog, invariants), found in zip(items, judged, strict=True):
+                if not found:
+                    unreproduced += len(invariants)
+                    continue
+                unreproduced += len(set(invariants) - {v["invariant"] for v in found})
+                seen: set[Signature] = set()
+                for v in _root_causes(found):
+                    sig = signature_of(v, settings.pipeline)
+                    if sig in seen:
+                        continue
+                    seen.add(sig)
+                    builder.add(sig, camp, v, _time(prog), str(prog.get("id", "?")))
+        for rec in camp.violations:
+            if not isinstance(rec.get("program"), str):
+                continue
+            settings = camp.settings(str(rec.get("lowering") or ""), rec)
+            rec = dict(rec, pipeline=settings.pipeline)
+            builder.add(signature_of(rec, settings.pipeline), camp, rec, _time(rec), None,
+                        str(rec.get("id") or ""))
+    latest = order[-1] if order else None
+    previous = order[-2] if len(order) > 1 else None
+    buckets = sorted(builder.buckets.values(), key=lambda b: (-b.count, b.key))
+    for b in buckets:
+        earlier = [c for c in order[:-1] if b.per_campaign.get(c)]
+        b.new = bool(latest and (b.per_campaign.get(latest) or b.last_seen == latest)
+                     and not earlier)
+    if unreproduced:
+        notes.append(f"{unreproduced} violated verdict(s) did not show again when judged "
+                     "again (a different tool build, or a solver timeout)")
+    return Triage(buckets, order, latest, previous, programs, builder.occurrences,
+                  unreproduced, notes)
+
+
+_CACHE: dict[tuple[str, int, int], Triage] = {}
+
+
+def triage_file(path: str | Path, progress: Progress | None = None) -> Triage:
+    """The triage of a results file (kept per file size and time within a process)."""
+    p = Path(path)
+    if not p.is_file():
+        raise UsageError(f"results file '{path}' does not exist; give the results.jsonl "
+                         "a fuzz campaign wrote (--results FILE or --report DIR)")
+    st = p.stat()
+    key = (os.path.realpath(p), st.st_size, st.st_mtime_ns)
+    if key not in _CACHE:
+        _CACHE[key] = triage_records(read_records(p), progress)
+    return _CACHE[key]
+
+
+def format_triage(t: Triage, limit: int | None = None) -> str:
+    """The buckets as text for a terminal."""
+    if not t.buckets:
+        return "triage: no violation\n"
+    head = (f"triage: {t.violations} violation(s) in {t.programs} program(s), "
+            f"{len(t.buckets)} root cause(s)"
+            + (f"; campaigns {len(t.campaigns)}, latest {t.latest}" if t.campaigns else ""))
+    lines = [head]
+    shown = t.buckets if limit is None else t.buckets[:limit]
+    for k, b in enumerate(shown, 1):
+        sig = b.signature
+        new = "  NEW" if b.new else ""
+        lines.append(f"\n{k:>2}. {sig.slug()}  [{b.key}]  {b.count} program(s){new}")
+        lines.append(f"    invariant  {sig.invariant}")
+        lines.append(f"    source     {sig.source}")
+        lines.append(f"    calls      {sig.calls}")
+        lines.append(f"    lowering   {sig.family}: {', '.join(b.lowerings)}")
+        seen = b.first_seen if b.first_seen == b.last_seen else \
+            f"{b.first_seen} .. {b.last_seen}"
+        lines.append(f"    seen       {seen}")
+        if b.violation_ids:
+            lines.append(f"    shrunk     {', '.join(b.violation_ids)}")
+    if limit is not None and len(t.buckets) > limit:
+        lines.append(f"\n... and {len(t.buckets) - limit} more (gpu-alloc-verify triage)")
+    lines += [f"\nnote: {n}" for n in t.notes]
+    return "\n".join(lines) + "\n"

@@ -1,0 +1,156 @@
+"""The offending code of a violation: which lowered lines to mark, which
+handle they share, which source ops they come from.
+
+A violation record (the `--json` shape: invariant, detail, counterexample,
+marked_calls, lowered text) names source ops; the people-facing output marks
+only the runtime calls that involve the offending handle (the leaked stream,
+the event used after its destroy), not every line those source ops lowered
+to.  Handles are followed by SSA name within one function, which is exact
+for the straight-line code a shrunk counterexample has; where no handle is
+found the calls of the named source ops are marked instead.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from typing import Any
+
+from verify.ir.ir_lines import Call, Residue, parse_calls, parse_residue
+
+Record = dict[str, Any]
+
+CREATES = {"stream": "mgpuStreamCreate", "event": "mgpuEventCreate"}
+DESTROYS = {"stream": "mgpuStreamDestroy", "event": "mgpuEventDestroy"}
+_CREATED_BY = re.compile(r"\b(stream|event) created by (\S+?)[ ,)]")
+_DESTROY_FROM = re.compile(r"\bdestroy(?:ed)? (?:from|by) (\S+?)[ ,)]")
+_USE_FROM = re.compile(r"\buse from (\S+?)[ ,)]")
+_LEFT = re.compile(r"^(\S+) left in @")
+
+
+@dataclass
+class Offense:
+    """What a violation is about in the lowered text."""
+
+    kind: str  # "stream", "event" or "" (no handle)
+    handle: str | None  # the handle's SSA name in `func`
+    func: str
+    calls: list[Call] = field(default_factory=list)  # in text order
+    residue: list[Residue] = field(default_factory=list)
+    creator: str | None = None  # source op id that made the handle
+    source_ops: list[str] = field(default_factory=list)  # in text order, no repeats
+
+    def lines(self) -> set[int]:
+        """0-based lines of the lowered text to mark."""
+        return {c.index for c in self.calls} | {r.index for r in self.residue}
+
+    def pattern(self) -> list[str]:
+        """Callees and leftover op names in text order (repeats kept)."""
+        items = [(c.index, c.callee) for c in self.calls]
+        items += [(r.index, r.name) for r in self.residue]
+        return [name for _, name in sorted(items)]
+
+
+def _cex(record: Record) -> Record:
+    cex = record.get("counterexample")
+    return cex if isinstance(cex, dict) else {}
+
+
+def _marked(record: Record) -> list[str]:
+    marked = record.get("marked_calls")
+    if isinstance(marked, str):
+        return [marked]
+    return [str(m) for m in marked if m] if isinstance(marked, list) else []
+
+
+def _touching(calls: list[Call], func: str, handle: str) -> list[Call]:
+    return [c for c in calls if c.func == func and (c.result == handle or handle in c.operands)]
+
+
+def _with_sources(off: Offense) -> Offense:
+    seen: list[str] = []
+    items = sorted([(c.index, c.loc) for c in off.calls] + [(r.index, r.loc)
+                                                            for r in off.residue])
+    for _, loc in items:
+        if loc and loc not in seen:
+            seen.append(loc)
+    off.source_ops = seen
+    return off
+
+
+def _handle_from_create(calls: list[Call], kind: str, source_op: str | None) -> Offense | None:
+    create = next((c for c in calls if c.callee == CREATES[kind] and c.result
+                   and c.loc == source_op), None)
+    if create is None or create.result is None:
+        return None
+    return _with_sources(Offense(kind, create.result, create.func,
+                                 _touching(calls, create.func, create.result),
+                                 creator=source_op))
+
+
+def _handle_from_destroy(calls: list[Call], kind: str, destroy_op: str | None
+                         ) -> Offense | None:
+    destroy = next((c for c in calls if c.callee == DESTROYS[kind] and c.operands
+                    and c.loc == destroy_op), None)
+    if destroy is None:
+        return None
+    handle = destroy.operands[0]
+    return _with_sources(Offense(kind, handle, destroy.func,
+                                 _touching(calls, destroy.func, handle)))
+
+
+def _at_ops(calls: list[Call], residue: list[Residue], ops: list[str]) -> Offense:
+    wanted = set(ops)
+    mine = [c for c in calls if c.loc in wanted]
+    left = [r for r in residue if r.loc in wanted]
+    func = (mine[0].func if mine else left[0].func if left else "")
+    return _with_sources(Offense("", None, func, mine, left))
+
+
+def offense(record: Record) -> Offense:
+    """The offending handle and lowered lines of a violation record."""
+    lowered = str(record.get("lowered") or "")
+    calls = parse_calls(lowered)
+    invariant = str(record.get("invariant") or "")
+    detail = str(record.get("detail") or "") + " "
+    cex = _cex(record)
+    source_op = cex.get("source_op") if isinstance(cex.get("source_op"), str) else None
+    marked = _marked(record)
+    found: Offense | None = None
+    if invariant in ("stream-no-leak", "event-no-leak"):
+        kind = "event" if invariant == "event-no-leak" else "stream"
+        m = _CREATED_BY.search(detail)
+        found = _handle_from_create(calls, kind, source_op or (m.group(2) if m else None))
+    elif invariant == "stream-no-use-after-destroy":
+        m = _CREATED_BY.search(detail)
+        kind = m.group(1) if m else ("event" if "event" in detail.split(" destroyed")[0]
+                                     else "stream")
+        handle_from = cex.get("handle_from")
+        if isinstance(handle_from, str) and handle_from:
+            found = _handle_from_create(calls, kind, handle_from)
+        if found is None:
+            d = _DESTROY_FROM.search(detail)
+            found = _handle_from_destroy(calls, kind, d.group(1) if d else None)
+        if found is not None:
+            u = _USE_FROM.search(detail)
+            if u is not None and u.group(1) not in found.source_ops:
+                found = None  # the handle read is not the one the checker means
+    elif invariant == "sync-alloc-no-stream" and source_op:
+        found = _handle_from_create(calls, "stream", source_op)
+    elif invariant == "host-shared-flag" and source_op:
+        allocs = [c for c in calls if c.loc == source_op and c.callee.startswith("mgpuMemAlloc")]
+        found = _with_sources(Offense("", None, allocs[0].func if allocs else "", allocs))
+    elif invariant == "lowering-complete":
+        residue = parse_residue(lowered)
+        m = _LEFT.match(detail)
+        what = "unrealized_conversion_cast" if detail.startswith("unresolved cast") else \
+            m.group(1) if m else None
+        at = [r for r in residue if r.loc == source_op
+              and (what is None or r.name.endswith(what))] or \
+            [r for r in residue if r.loc == source_op]
+        if at:
+            found = _with_sources(Offense("", None, at[0].func, [], at))
+    if found is None or not (found.calls or found.residue):
+        found = _at_ops(calls, parse_residue(lowered), marked or ([source_op] if source_op
+                                                                  else []))
+    return found

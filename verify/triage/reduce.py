@@ -1,0 +1,188 @@
+"""Reducing a program's text while a violation keeps its root-cause signature.
+
+Hypothesis shrinks a campaign's first counterexample of each (lowering,
+invariant); a triage bucket's example is often an unshrunk program, and
+either may carry what does not matter to the bug (an unused constant, an
+argument, a branch around the op).  This reducer works on the text: it tries
+deleting lines, whole blocks, function arguments, and unwrapping `scf.if` /
+`scf.for` bodies, judges every candidate of a round in one batch on the
+buggy lowering, and keeps a candidate only when a violation with the same
+signature (`verify.triage.signature`) is still there.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+
+from verify.ir.source_module import SourceModule
+from verify.lowerings.base import Lowering
+from verify.triage.rejudge import Settings, rejudge
+from verify.triage.signature import signature_of
+
+MAX_ROUNDS = 40
+
+
+@dataclass(frozen=True)
+class Edit:
+    """Lines to drop, and lines to replace (index -> new text)."""
+
+    drop: frozenset[int]
+    replace: tuple[tuple[int, str], ...] = ()
+
+    def apply(self, lines: list[str]) -> list[str]:
+        new = dict(self.replace)
+        return [new.get(i, ln) for i, ln in enumerate(lines) if i not in self.drop]
+
+    def weight(self, lines: list[str]) -> int:
+        removed = sum(len(lines[i]) for i in self.drop)
+        return removed + sum(len(lines[i]) - len(t) for i, t in self.replace)
+
+
+def _block_end(lines: list[str], start: int) -> int | None:
+    """Index of the line closing the block opened at `start`."""
+    depth = 0
+    for i in range(start, len(lines)):
+        depth += lines[i].count("{") - lines[i].count("}")
+        if depth <= 0 and i > start:
+            return i
+        if depth <= 0 and i == start:
+            return None
+    return None
+
+
+_ARGS = re.compile(r"^(\s*func\.func\s+(?:\w+\s+)?@[\w$.]+\()(.*)(\).*)$")
+_REGION = re.compile(r"^\s*(scf\.if|scf\.for)\b.*\{\s*$")
+
+
+def _split_args(args: str) -> list[str]:
+    parts, depth, start = [], 0, 0
+    for i, ch in enumerate(args):
+        depth += {"<": 1, ">": -1, "(": 1, ")": -1}.get(ch, 0)
+        if ch == "," and depth == 0:
+            parts.append(args[start:i].strip())
+            start = i + 1
+    if args.strip():
+        parts.append(args[start:].strip())
+    return parts
+
+
+def candidates(lines: list[str]) -> list[Edit]:
+    """Every one-step reduction of the text."""
+    out: list[Edit] = []
+    for i, line in enumerate(lines):
+        stripped = line.strip()
+        if not stripped or stripped.startswith("module") or stripped == "}":
+            continue
+        if stripped.endswith("{"):
+            end = _block_end(lines, i)
+            if end is not None:
+                out.append(Edit(frozenset(range(i, end + 1))))
+                if _REGION.match(line):
+                    out.extend(_unwrap(lines, i, end))
+            m = _ARGS.match(line)
+            if m:
+                args = _split_args(m.group(2))
+                for k in range(len(args)):
+                    rest = ", ".join(a for j, a in enumerate(args) if j != k)
+                    out.append(Edit(frozenset(), ((i, m.group(1) + rest + m.group(3)),)))
+            continue
+        if "{" in stripped or stripped.startswith("}"):
+            continue
+        out.append(Edit(frozenset({i})))
+    if not any("gpu.module" in ln for ln in lines):
+        for i, line in enumerate(lines):
+            if "attributes {gpu.container_module}" in line:
+                out.append(Edit(frozenset(), ((i, line.replace(
+                    " attributes {gpu.container_module}", "")),)))
+    return out
+
+
+def _unwrap(lines: list[str], start: int, end: int) -> list[Edit]:
+    """The region's body in place of the region (its else branch dropped)."""
+    middle = next((j for j in range(start + 1, end)
+                   if lines[j].strip().startswith("} else")), None)
+    drop = {start, end} | (set(range(middle, end)) if middle is not None else set())
+    return [Edit(frozenset(drop))]
+
+
+_MEMREF_ARG = re.compile(r"^(%[\w$.]+)\s*:\s*(memref<([^>]*)>)$")
+
+
+def host_buffers(text: str) -> str:
+    """`text` with each memref argument of a function made a synchronous
+    `gpu.alloc host_shared` at the top of its body (the generator's model
+    reads no memref argument; the gpu ops on the buffer lower the same)."""
+    out: list[str] = []
+    for line in text.splitlines():
+        m = _ARGS.match(line)
+        if not m or not line.rstrip().endswith("{"):
+            out.append(line)
+            continue
+        kept, allocs = [], []
+        pad = re.match(r"^\s*", line).group(0) + "  "  # type: ignore[union-attr]
+        for arg in _split_args(m.group(2)):
+            a = _MEMREF_ARG.match(arg)
+            if a is None:
+                kept.append(arg)
+                continue
+            name, mtype, shape = a.group(1), a.group(2), a.group(3)
+            dims = shape.split("x")[:-1]
+            sizes = []
+            for k, d in enumerate(dims):
+                if d.strip() == "?":
+                    size = f"{name}_d{k}"
+                    allocs.append(f"{pad}{size} = arith.constant 4 : index")
+                    sizes.append(size)
+            allocs.append(f"{pad}{name} = gpu.alloc host_shared ({', '.join(sizes)}) : {mtype}")
+        out.append(m.group(1) + ", ".join(kept) + m.group(3))
+        out.extend(allocs)
+    return "\n".join(out) + "\n"
+
+
+Predicate = Callable[[Sequence[str]], list[bool]]
+
+
+def in_model(source: SourceModule) -> bool:
+    """Is the text in the generator's model (what the in-process lowerings take)?"""
+    return source.program() is not None
+
+
+def signature_predicate(settings: Settings, invariant: str, key: str,
+                        lowering: Lowering, model_only: bool = False) -> Predicate:
+    """True for texts whose judgement on `lowering` still has a violation of
+    `invariant` with signature `key` (and, with `model_only`, that stay in the
+    generator's model, so that an in-process fixed lowering takes them)."""
+    def check(texts: Sequence[str]) -> list[bool]:
+        names = [f"candidate-{k}" for k in range(len(texts))]
+        judged = rejudge(texts, names, settings, [[invariant]] * len(texts), lowering,
+                         in_model if model_only else None)
+        return [any(signature_of(v, settings.pipeline).key == key for v in found or [])
+                for found in judged]
+
+    return check
+
+
+def reduce_text(text: str, keeps: Predicate, max_rounds: int = MAX_ROUNDS) -> str:
+    """The smallest text found from `text` for which `keeps` stays true."""
+    lines = text.rstrip("\n").splitlines()
+    for _ in range(max_rounds):
+        edits = candidates(lines)
+        if not edits:
+            break
+        texts = ["\n".join(e.apply(lines)) + "\n" for e in edits]
+        ok = [e for e, good in zip(edits, keeps(texts), strict=True) if good]
+        if not ok:
+            break
+        # All successful deletions together first (they rarely conflict), else
+        # the one that removes most.
+        merged = Edit(frozenset().union(*(e.drop for e in ok if not e.replace)))
+        if len([e for e in ok if not e.replace]) > 1:
+            merged_text = "\n".join(merged.apply(lines)) + "\n"
+            if keeps([merged_text])[0]:
+                lines = merged.apply(lines)
+                continue
+        best = max(ok, key=lambda e: e.weight(lines))
+        lines = best.apply(lines)
+    return "\n".join(lines) + "\n"

@@ -1,0 +1,236 @@
+"""The root-cause signature of one violation: (invariant, source-op pattern,
+offending call pattern, lowering family).
+
+Two violations with the same signature are the same bug seen twice: the
+same rule broken by the same kind of source op, lowered to the same calls,
+by the same tool family and pipeline.  The pattern keeps what upstream's
+conversion patterns decide on (sync or async, how many dependencies,
+host_shared, a 64-bit memset, code inside a branch when the counterexample
+needs a path) and drops what they do not (names, sizes, element types,
+which function).  A leak is named by the op that created the handle and the
+op where it was dropped; a use after destroy by the destroy and the use.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+from dataclasses import asdict, dataclass
+from typing import Any
+
+from verify.ir.ir_lines import Source, SrcOp, parse_source
+from verify.lowerings.mlir_opt import top_level_passes
+from verify.triage.offending import DESTROYS, Offense, offense
+
+CAST = "builtin.unrealized_conversion_cast"
+
+Record = dict[str, Any]
+
+_SHORT = {
+    "stream-no-leak": "stream-leak",
+    "event-no-leak": "event-leak",
+    "stream-no-use-after-destroy": "use-after-destroy",
+    "sync-alloc-no-stream": "sync-alloc-stream",
+    "host-shared-flag": "host-shared-flag",
+    "lowering-complete": "unconverted",
+    "async-order": "async-order",
+    "runtime-contract": "runtime-contract",
+    "lowering-no-crash": "crash",
+    "differential": "differential",
+}
+_DESTROY_FROM = re.compile(r"\bdestroy(?:ed)? (?:from|by) (\S+?)[ ,)]")
+_USE_FROM = re.compile(r"\buse from (\S+?)[ ,)]")
+_NUMBERS = re.compile(r"\b(?:op\d+|p\d+/op\d+|\S+\.mlir:\d+:\d+|%\w+|\d+)\b")
+
+
+@dataclass(frozen=True)
+class Signature:
+    invariant: str
+    source: str  # e.g. "gpu.wait async -> gpu.wait async [%t]"
+    calls: str  # e.g. "mgpuStreamCreate -> mgpuEventRecord; never destroyed"
+    family: str  # e.g. "mlir-opt (gpu-to-llvm)"
+    focus: str = ""  # the source op form the bug is named after
+
+    @property
+    def key(self) -> str:
+        """A short stable id: the same signature gives the same key on every run."""
+        text = json.dumps([self.invariant, self.source, self.calls, self.family])
+        return "b" + hashlib.sha256(text.encode("utf-8")).hexdigest()[:10]
+
+    def slug(self) -> str:
+        """A file name stem after the root cause, e.g. `stream-leak-wait-async-dep`."""
+        head = _SHORT.get(self.invariant, self.invariant)
+        if self.invariant == "stream-no-use-after-destroy":
+            kind = "event" if "Event" in self.calls.split(" -> ")[0] else "stream"
+            twice = self.calls.endswith("destroyed again")
+            head = f"{kind}-{'double-destroy' if twice else head}"
+        if self.invariant == "differential":
+            return head + "-" + re.sub(r"[^a-z0-9]+", "-", self.calls.rsplit(" in ", 1)[-1])
+        words = op_words(self.focus or self.source.split(" -> ")[-1])
+        return "-".join(w for w in [head, words] if w)
+
+    def to_json(self) -> dict[str, str]:
+        out = asdict(self)
+        out["key"] = self.key
+        return out
+
+
+def op_form(op: SrcOp | None, with_nesting: bool = False, one_dep: bool = False) -> str:
+    """The abstract form of a source op: `gpu.alloc async [%t] host_shared`.
+
+    `one_dep`: dependencies only as "exactly one" or not (`[!=1 deps]`), the
+    test upstream's conversion patterns make before converting an op."""
+    if op is None:
+        return "?"
+    if op.name == "memref.load":
+        form = "host read"
+    elif op.name == "memref.store":
+        form = "host write"
+    else:
+        form = op.name + (" async" if op.is_async else "")
+        n = len(op.deps)
+        if op.name == "gpu.wait":
+            form += " [%t]" if n else ""
+        elif one_dep and op.is_async:
+            form += " [%t]" if n == 1 else " [!=1 deps]"
+        elif n:
+            form += " [%t]" if n == 1 else " [%t, %t]"
+        if op.host_shared:
+            form += " host_shared"
+        if op.name == "gpu.memset" and re.search(r"\b[if]64\b", op.text):
+            form += " (64-bit)"
+    if with_nesting and op.nesting:
+        form = f"in {op.nesting[-1]}: {form}"
+    return form
+
+
+def op_words(form: str) -> str:
+    """`gpu.wait async [%t]` -> `wait-async-dep`; `gpu.alloc` -> `alloc-sync`."""
+    words: list[str] = []
+    m = re.match(r"in (scf\.\w+|cf\.\w+): (.*)$", form)
+    if m:
+        form = m.group(2)
+    base = form.split(" ")[0]
+    if form.startswith("host "):
+        words += ["host", form.split(" ")[1]]
+    elif base == "?":
+        words.append("unknown-op")
+    else:
+        words.append(base.split(".", 1)[-1].replace("_", "-"))
+        is_async = " async" in form
+        deps = 2 if "[%t, %t]" in form else 1 if "[%t]" in form else 0
+        if is_async:
+            words.append("async")
+            words.append("not-one-dep" if "[!=1 deps]" in form else
+                         {0: "no-dep", 1: "dep", 2: "2deps"}[deps])
+        else:
+            words.append("sync")
+            if deps and base != "gpu.wait":
+                words.append({1: "dep", 2: "2deps"}[deps])
+        if "host_shared" in form:
+            words.append("host-shared")
+        if "(64-bit)" in form:
+            words.append("64bit")
+    if m:
+        words.append("in-" + m.group(1).split(".")[-1].replace("_", "-"))
+    return "-".join(words)
+
+
+def family(lowering: str, pipeline: str) -> str:
+    """`mlir-opt` (any version or build) or the xDSL variant, with the pipeline's
+    host passes (passes nested in `gpu.module(...)` touch kernels only)."""
+    tool = "mlir-opt" if lowering.startswith("mlir-opt") else lowering
+    host = [p for p in top_level_passes(pipeline or "gpu-to-llvm")
+            if not p.startswith("gpu.module(")]
+    return f"{tool} ({','.join(host) or pipeline})"
+
+
+def _dedupe(items: list[str]) -> list[str]:
+    out: list[str] = []
+    for item in items:
+        if not out or out[-1] != item:
+            out.append(item)
+    return out
+
+
+def _path_dependent(record: Record) -> bool:
+    cex = record.get("counterexample")
+    path = cex.get("path") if isinstance(cex, dict) else None
+    return isinstance(path, dict) and bool(path)
+
+
+def signature_of(record: Record, pipeline: str | None = None) -> Signature:
+    """The signature of a violation record (`--json` shape, with `program` and
+    `lowered`); `pipeline` defaults to the record's own."""
+    invariant = str(record.get("invariant") or "?")
+    lowering = str(record.get("lowering") or "?")
+    pipe = pipeline or str(record.get("pipeline") or "gpu-to-llvm")
+    src = parse_source(str(record.get("program") or ""))
+    fam = family(lowering, pipe)
+    cex = record.get("counterexample")
+    cex = cex if isinstance(cex, dict) else {}
+    if invariant == "lowering-no-crash":
+        first = str(cex.get("diagnostics") or record.get("detail") or "").strip().splitlines()
+        reason = _NUMBERS.sub("N", first[0])[:120] if first else "?"
+        return Signature(invariant, "?", reason, fam)
+    if invariant == "differential" and isinstance(cex.get("differences"), list):
+        diffs = ", ".join(sorted(str(d) for d in cex["differences"]))
+        return Signature(invariant, "?", f"lowered outcome differs in {diffs}", fam,
+                         f"? {diffs}")
+    off = offense(record)
+    nested = _path_dependent(record)
+    if invariant in ("stream-no-leak", "event-no-leak") and off.handle:
+        return _leak(invariant, src, off, cex, nested, fam)
+    if invariant == "stream-no-use-after-destroy":
+        return _use_after_destroy(src, off, record, fam)
+    one_dep = invariant == "lowering-complete"
+    forms = _dedupe([op_form(src.by_id(op), one_dep=one_dep)
+                     for op in off.source_ops][:4]) or ["?"]
+    calls = _dedupe([c for c in off.pattern() if c != CAST])[:6]
+    if invariant == "lowering-complete" and not calls:
+        calls = ["unrealized cast only"]
+    if invariant == "host-shared-flag":
+        expected = cex.get("expected_flag")
+        calls.append(f"flag != {expected}" if expected is not None else "no flag")
+    if invariant in ("differential", "async-order", "runtime-contract") and not calls:
+        calls = [_NUMBERS.sub("N", str(record.get("detail") or ""))[:120]]
+    focus = forms[0] if invariant != "async-order" else forms[-1]
+    return Signature(invariant, " -> ".join(forms), " -> ".join(calls) or "none", fam, focus)
+
+
+def _leak(invariant: str, src: Source, off: Offense, cex: Record, nested: bool,
+          fam: str) -> Signature:
+    """Named after the op where the handle was last used (dropped)."""
+    creator = src.by_id(off.creator) if off.creator else None
+    last = off.calls[-1] if off.calls else None
+    dropper = src.by_id(last.loc) if last is not None and last.loc else None
+    form = op_form(dropper or creator, nested)
+    count = cex.get("destroy_count")
+    fate = ("never destroyed" if count == 0 else "destroyed twice or more"
+            if isinstance(count, int) and count > 1 else "not destroyed exactly once")
+    calls = [off.calls[0].callee if off.calls else "?"]
+    if last is not None and last is not off.calls[0]:
+        calls.append(last.callee)
+    parts = [" -> ".join(calls), fate] + (["on some path"] if nested and "in scf" in form
+                                          else [])
+    return Signature(invariant, form, "; ".join(parts), fam, form)
+
+
+def _use_after_destroy(src: Source, off: Offense, record: Record, fam: str) -> Signature:
+    """Named after the op that destroys the handle and the one that uses it after
+    (where they sit does not matter: the second use is wrong on any path)."""
+    detail = str(record.get("detail") or "") + " "
+    d, u = _DESTROY_FROM.search(detail), _USE_FROM.search(detail)
+    forms = [op_form(src.by_id(m.group(1))) if m else "?" for m in (d, u)]
+    destroy = next((c for c in off.calls if c.callee in DESTROYS.values()
+                    and (d is None or c.loc == d.group(1))), None)
+    use = next((c for c in off.calls if destroy is not None and c.index > destroy.index
+                and (u is None or c.loc == u.group(1))), None)
+    kind = "event" if (destroy and "Event" in destroy.callee) or " event " in detail \
+        else "stream"
+    again = "destroyed again" if use is not None and use.callee in DESTROYS.values() \
+        else "used again"
+    calls = [destroy.callee if destroy else f"{kind} destroy", again]
+    return Signature("stream-no-use-after-destroy", " -> ".join(forms), " -> ".join(calls),
+                     fam, forms[-1])
