@@ -317,6 +317,14 @@ class BuilderCore:
                 shape.append(self.pick((4, 1, 16, 64)))
         return MemRefType(tuple(shape), self.pick(self.cfg.element_types())), dyn
 
+    def type_like(self, like: _Buffer | None) -> tuple[MemRefType, list[str]]:
+        """`like`'s type without its memory space, with new index arguments
+        sizing its dynamic dimensions; without `like`, `draw_type()`."""
+        if like is None:
+            return self.draw_type()
+        mtype = replace(like.type, space=None)
+        return mtype, [self.arg("index") for _ in range(mtype.num_dynamic)]
+
     def add_buffer(self, scope: _Scope, buf: _Buffer) -> _Buffer:
         scope.buffers.append(buf)
         scope.own_buffers.add(buf.name)
@@ -332,12 +340,8 @@ class BuilderCore:
             # 16 lowers async non-shared allocs only; later versions add sync shared.
             is_async = not shared if self.cfg.supported >= 18 else True
             shared = shared and self.cfg.supported >= 18 and not is_async
-        if like is not None:
-            # No memory space: gpu-to-llvm 19 and 22 fail on such an alloc.
-            mtype = replace(like.type, space=None)
-            dyn = [self.arg("index") for _ in range(mtype.num_dynamic)]
-        else:
-            mtype, dyn = self.draw_type()
+        # No memory space on a copy of `like`: gpu-to-llvm 19 and 22 fail on such an alloc.
+        mtype, dyn = self.type_like(like)
         name = self.fresh("m")
         if is_async:
             deps = self.take_deps(scope, [], out)

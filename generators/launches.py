@@ -79,11 +79,7 @@ class LaunchOps(BuilderCore):
     def gen_host_alloc(self, scope: _Scope, out: list[Op],
                        like: _Buffer | None = None) -> _Buffer:
         """`memref.alloc`: a host buffer (of `like`'s type if given)."""
-        if like is not None:
-            mtype = replace(like.type, space=None)
-            dyn = [self.arg("index") for _ in range(mtype.num_dynamic)]
-        else:
-            mtype, dyn = self.draw_type()
+        mtype, dyn = self.type_like(like)
         name = self.fresh("h")
         out.append(HostAlloc(self.op_id(), name, mtype, tuple(dyn)))
         return self.add_buffer(scope, _Buffer(name, mtype, False, None, "host"))

@@ -19,14 +19,13 @@ functions, no branches, static shapes and sync ops (the first choice of each
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from dataclasses import replace
-from typing import Any
 
 from hypothesis import event
 from hypothesis import strategies as st
 
 from generators.core import OP_KINDS, GenConfig, _Buffer, _Scope, ints
+from generators.hypothesis_private import HandOffStrategy
 from generators.launches import LaunchOps
 from verify.model.program import (
     Dealloc,
@@ -237,20 +236,12 @@ class _Builder(LaunchOps):
         self.host_wait(scope, own_pending, out)
 
 
-class _OneOp(st.SearchStrategy[None]):
+class _OneOp(HandOffStrategy):
     """Draws one op as one span, so the shrinker can delete it whole.  One
     object serves every op (a composite per op would be a new strategy per
     op, which Hypothesis validates each time); what to draw is handed over
-    in `next` just before the draw."""
-
-    def __init__(self) -> None:
-        super().__init__()
-        self.next: Callable[[Any], None] | None = None
-
-    def do_draw(self, data: Any) -> None:
-        fn, self.next = self.next, None  # taken first: ops nest (if/for bodies)
-        assert fn is not None, "_ONE_OP drawn without an op to draw"
-        fn(data.draw)
+    in `next` just before the draw.  Its name labels the ops' spans: keep it
+    (another changes how Hypothesis explores and shrinks)."""
 
 
 _ONE_OP = _OneOp()

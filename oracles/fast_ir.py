@@ -2,11 +2,12 @@
 
 The fast reader keeps types as their printed text and attributes as a few
 small objects (`IntegerAttr`, `DenseArrayAttr`, `OpaqueAttr` text, ...).
-Here are the layouts of those type texts, the values of those attributes and
-the source op id of a location text, each equal to what `llvm_values` and
-`lowered_interp` compute from xDSL's objects.  Whatever is not modelled
-raises `fastparse.Unsupported`; the differential oracle then reruns on xDSL's
-parse, so a gap here costs time, never a different verdict.
+Here are the layouts of those type texts and the values of those
+attributes, each equal to what `llvm_values` computes from xDSL's objects
+(a location's text is read by `verify.ir.locations`, for both models).
+Whatever is not modelled raises `fastparse.Unsupported`; the differential
+oracle then reruns on xDSL's parse, so a gap here costs time, never a
+different verdict.
 """
 
 from __future__ import annotations
@@ -16,17 +17,16 @@ import struct
 from functools import lru_cache
 from typing import Any
 
+from verify.ir import locations
 from verify.ir.fastparse import DenseArrayAttr, IntegerAttr, OpaqueAttr, split_top
 from verify.ir.fastparse import Unsupported as FastUnsupported
+from verify.ir.types import memref_text
 
 SCALAR_BYTES = {"i1": 1, "i8": 1, "i16": 2, "i32": 4, "i64": 8, "index": 8,
                 "f16": 2, "bf16": 2, "f32": 4, "f64": 8}
 FLOAT_FMT = {"f16": "<e", "f32": "<f", "f64": "<d"}
 
 _ARRAY = re.compile(r"array<\s*(\d+)\s*x\s*(.+)>", re.S)
-_FILE_LOC = re.compile(r'^loc\("([^"]*)":(\d+):(\d+)\)$')
-_NAME_LOC = re.compile(r'loc\("([^"\\]*)"[()]')  # `loc("op4")`, `loc("op4"(child))`
-_DIMS = re.compile(r"(?:(?:\d+|\?)x)*")
 _INT = re.compile(r"i\d+")
 
 
@@ -90,11 +90,10 @@ def field_offset(t: str, index: int) -> tuple[int, str] | None:
 
 def memref_element(t: str) -> str:
     """The element type of `memref<4x?xf32, ...>`."""
-    if not (t.startswith("memref<") and t.endswith(">")):
+    parsed = memref_text(t)
+    if parsed is None:
         raise FastUnsupported(f"memref access on {t}")
-    shape = split_top(t[7:-1])[0]
-    dims = _DIMS.match(shape)
-    elem = shape[dims.end():] if dims is not None else ""
+    elem = parsed.elem
     if elem not in SCALAR_BYTES:
         raise FastUnsupported(f"memref element type in {t}")
     return elem
@@ -144,10 +143,5 @@ def int_list(attr: Any) -> tuple[int, ...]:
     raise FastUnsupported(f"integer list {attr}")
 
 
-def loc_name(loc: str) -> str | None:
-    """The source op id of a location text: a name location's name, else None."""
-    m = _NAME_LOC.match(loc)
-    if m is not None:
-        return m.group(1)
-    f = _FILE_LOC.match(loc)  # a user's file: `file:line:col`, as the source reader keys it
-    return f"{f.group(1)}:{f.group(2)}:{f.group(3)}" if f is not None else None
+# The source op key of a location text (kept for callers of the old name).
+loc_name = locations.source_key

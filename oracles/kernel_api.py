@@ -17,11 +17,12 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Literal, Protocol, runtime_checkable
 
+from verify.model.errors import KernelDeclined
+
 Dim3 = tuple[int, int, int]
 
-
-class KernelUnsupported(Exception):
-    """The kernel uses something the interpreter does not model (the message names it)."""
+# The kernel uses something the interpreter does not model (the message names it).
+KernelUnsupported = KernelDeclined
 
 
 @dataclass(frozen=True)

@@ -3,7 +3,7 @@
 `load_kernel(text, symbol)` reads one `gpu.func` (custom form, as
 `verify.model.kernels` prints it, or generic form, as `mlir-opt` prints a user's
 file; a larger text holding it is fine) with xDSL (the gpu dialect left
-unregistered, `verify.ir.source_text.generic_context`: the custom-form gpu
+unregistered, `verify.ir.xdsl_context.gpu_unregistered`: the custom-form gpu
 ops are first rewritten to their generic spelling) and compiles the body
 once into Python source: one function per launch that loops over blocks and
 threads, with every value that depends only on the launch (constants,
@@ -74,7 +74,10 @@ from oracles.kernel_api import (
 )
 from oracles.llvm_values import prop, sdiv
 from oracles.source_interp import ELEM_BYTES
+from verify.ir import locations
 from verify.ir.fastparse import split_top
+from verify.ir.lowered_ir import op_name
+from verify.ir.xdsl_context import gpu_unregistered
 from verify.model.program import KernelRef
 from verify.model.program import MemRefType as SourceMemRefType
 
@@ -371,7 +374,7 @@ def _custom_to_generic(text: str, func: str) -> str:
         names, types = [], []
         for a in args:
             name_, _, type_ = a.partition(":")
-            type_ = re.sub(r"\s*loc\(.*\)\s*$", "", type_.strip(), flags=re.S)
+            type_ = locations.strip(type_.strip())
             type_ = re.sub(r"\s*\{[^{}]*\}\s*$", "", type_)
             names.append(name_.strip())
             types.append(type_.strip())
@@ -393,11 +396,9 @@ def _rewrite_gpu_ops(body: str, func: str) -> str:
 
 
 def _parse(text: str, func: str) -> Operation:
-    from verify.ir.source_text import generic_context
-
     source = _custom_to_generic(text, func) if _FUNC_HEAD.search(text) else text
     try:
-        module = Parser(generic_context(), source).parse_module()
+        module = Parser(gpu_unregistered(), source).parse_module()
     except Exception as e:  # noqa: BLE001 - xDSL raises several error types
         lines = [ln.strip() for ln in str(e).strip().splitlines() if ln.strip()]
         named = re.search(r"(?<![\w.%#!^\"])([a-z_]\w*\.[\w.]+)", lines[1]) \
@@ -414,8 +415,6 @@ def _parse(text: str, func: str) -> Operation:
 
 
 def _name(op: Operation) -> str:
-    from oracles.lowered_interp import op_name
-
     return op_name(op)
 
 

@@ -19,10 +19,11 @@ from xdsl.dialects.builtin import FloatAttr, IntegerAttr
 from xdsl.ir import Attribute
 
 from oracles import fast_ir
+from verify.model.errors import InterpreterDeclined
 
-
-class Unsupported(Exception):
-    """Something the interpreter does not model (the message names it)."""
+# Something the interpreter does not model (the message names it): the run
+# ends "unsupported".
+Unsupported = InterpreterDeclined
 
 
 @dataclass
@@ -59,15 +60,14 @@ def type_name(t: Attribute | str) -> str:
     return "!llvm.ptr" if s.startswith("!llvm.ptr") else s
 
 
-def width(t: Attribute | str) -> int:
+def int_width(t: Attribute | str) -> int | None:
+    """The bits of an integer, `index` or pointer type; None for any other type."""
     name = type_name(t)
     if name in ("index", "!llvm.ptr"):
         return 64
     if name.startswith("i") and name[1:].isdigit():
         return int(name[1:])
-    if isinstance(t, str):  # xDSL may print the type differently in the message
-        raise fast_ir.FastUnsupported(f"not an integer type: {name}")
-    raise Unsupported(f"not an integer type: {name}")
+    return None
 
 
 def layout(t: Attribute | str) -> tuple[int, int]:
@@ -175,7 +175,10 @@ def ints(attr: Any) -> tuple[int, ...]:
 
 def constant_value(attr: Any) -> Any:
     if isinstance(attr, IntegerAttr):
-        return int(attr.value.data) & ((1 << width(attr.type)) - 1)
+        w = int_width(attr.type)
+        if w is None:
+            raise Unsupported(f"not an integer type: {type_name(attr.type)}")
+        return int(attr.value.data) & ((1 << w) - 1)
     if isinstance(attr, FloatAttr):
         return float(attr.value.data)
     if fast_ir.is_fast(attr):

@@ -25,7 +25,6 @@ interpreter (`oracles.lowered_interp`).
 
 from __future__ import annotations
 
-import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from math import prod
@@ -36,11 +35,11 @@ from oracles.kernel_api import Kernel, KernelArg, MemRefView, Param
 from oracles.llvm_values import Agg, Unsupported, ints, prop, type_name
 from oracles.mgpu_calls import RawCall
 from oracles.source_interp import element_bytes, row_major_strides
+from verify.ir.types import memref_text
 
 if TYPE_CHECKING:
     from oracles.lowered_interp import _Machine
 
-_MEMREF = re.compile(r"memref<((?:(?:\d+|\?)x)*)([a-z][a-z0-9]*)")
 
 
 @dataclass(frozen=True)
@@ -53,11 +52,10 @@ class ResidueToken:
 
 def memref_shape(t: Any) -> tuple[tuple[int | None, ...], str]:
     """(dims, element type) of a memref type, by its printed form."""
-    m = _MEMREF.match(type_name(t))
-    if m is None:
+    parsed = memref_text(type_name(t))
+    if parsed is None:
         raise Unsupported(f"not a memref type: {type_name(t)}")
-    dims = tuple(None if d == "?" else int(d) for d in m.group(1).split("x") if d)
-    return dims, m.group(2)
+    return parsed.dims, parsed.elem
 
 
 def descriptor(ptr: int, sizes: Sequence[int]) -> Agg:

@@ -29,16 +29,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-from xdsl.context import Context
-from xdsl.dialects import get_all_dialects
-from xdsl.dialects.builtin import (
-    FileLineColLoc,
-    FusedLoc,
-    ModuleOp,
-    NameLoc,
-    StringAttr,
-    UnregisteredOp,
-)
+from xdsl.dialects.builtin import ModuleOp
 from xdsl.ir import Attribute, Block, Operation, Region, SSAValue
 from xdsl.parser import Parser
 
@@ -57,33 +48,29 @@ from oracles.llvm_values import (
     decode,
     encode,
     field_offset,
+    int_width,
     ints,
     layout,
     prop,
     signed,
     type_name,
-    width,
 )
 from oracles.mgpu_calls import NormalizedCall, RawCall, UnknownCall, dispatch, normalize_trace
 from oracles.runtime import Outcome, Runtime
 from verify.ir import fastparse
+from verify.ir.locations import source_key
+from verify.ir.lowered_ir import op_name
+from verify.ir.xdsl_context import all_dialects
 
 LoweredStatus = Literal["ok", "incomplete", "unsupported", "error"]
 RESIDUES = ("gpu.wait", "gpu.alloc", "gpu.dealloc", "gpu.memset", "gpu.memcpy")
 STEP_LIMIT = 200_000
 DYNAMIC_INDEX = -2147483648
 
-_context: Context | None = None
-
 
 def parse_module(text: str) -> ModuleOp:
     """Parse lowered MLIR (generic form) with every xDSL dialect registered."""
-    global _context
-    if _context is None:
-        _context = Context(allow_unregistered=True)
-        for name, factory in get_all_dialects().items():
-            _context.register_dialect(name, factory)
-    return Parser(_context, text).parse_module()
+    return Parser(all_dialects(), text).parse_module()
 
 
 def read_fast(text: str) -> fastparse.Op | None:
@@ -95,37 +82,16 @@ def read_fast(text: str) -> fastparse.Op | None:
         return None
 
 
-def op_name(op: Operation) -> str:
-    """The op's MLIR name, also for ops xDSL keeps as generic unregistered ones."""
-    if isinstance(op, UnregisteredOp):
-        return op.op_name.data
-    return op.name
-
-
 def residual_gpu_ops(module: Operation) -> list[str]:
     """Names of the `gpu.*` ops left in a lowered module (empty: complete)."""
     return sorted({n for n in map(op_name, module.walk()) if n.startswith("gpu.")})
 
 
 def op_loc(op: Operation) -> str | None:
-    """The source op id a lowered op carries (`loc("op4")`, also inside fused locs)."""
-    return _loc_name(getattr(op, "location", None))
-
-
-def _loc_name(loc: Any) -> str | None:
-    if isinstance(loc, str):  # the fast reader keeps the location's text
-        return fast_ir.loc_name(loc)
-    if isinstance(loc, FileLineColLoc):
-        return f"{loc.filename.data}:{loc.line.data}:{loc.column.data}"
-    if isinstance(loc, NameLoc):
-        desc = getattr(loc, "desc", None)
-        return desc.data if isinstance(desc, StringAttr) else None
-    if isinstance(loc, FusedLoc):
-        for inner in getattr(loc.locations, "data", ()):
-            name = _loc_name(inner)
-            if name is not None:
-                return name
-    return None
+    """The source op key a lowered op carries (`verify.ir.locations.source_key`:
+    `loc("op4")`, also inside fused locations; a user's `file:line:col`),
+    on xDSL's ops and the fast reader's (which keep the location's text) alike."""
+    return source_key(getattr(op, "location", None))
 
 
 @dataclass
@@ -145,6 +111,7 @@ class _Machine:
     def __init__(self, module: Any, rt: Runtime,
                  kernels: Mapping[str, Kernel] | None = None) -> None:
         self.rt = rt
+        self.fast = isinstance(module, fastparse.Op)  # the fast reader's model
         self.kernels = dict(kernels or {})  # kernel symbol name -> what runs it
         self.token_residue = False  # a leftover gpu op took or made a token
         self.residue_streams: set[int] = set()  # the streams residues' tokens are
@@ -219,13 +186,23 @@ class _Machine:
     def loc_of(op: Any) -> str | None:
         return op_loc(op)
 
+    def width(self, t: Attribute | str) -> int:
+        """The bits of an integer type the op computes in; another type ends
+        the run as not modelled."""
+        w = int_width(t)
+        if w is not None:
+            return w
+        if self.fast:  # xDSL may print the type differently: the run is redone on its parse
+            raise fastparse.Unsupported(f"not an integer type: {type_name(t)}")
+        raise Unsupported(f"not an integer type: {type_name(t)}")
+
     def set(self, op: Operation, *values: Any) -> _Flow:
         for r, value in zip(op.results, values, strict=False):
             self.env[r] = value
         return None
 
     def binary(self, op: Operation, kind: str) -> _Flow:
-        w = width(op.results[0].type)
+        w = self.width(op.results[0].type)
         a, b = self.v(op.operands[0]), self.v(op.operands[1])
         return self.set(op, BINARY[kind](a, b, w) & ((1 << w) - 1))
 
@@ -330,7 +307,7 @@ class _Machine:
 
     def resize(self, op: Operation, sign_extend: bool) -> _Flow:
         value = int(self.v(op.operands[0]))
-        w_in, w_out = width(op.operands[0].type), width(op.results[0].type)
+        w_in, w_out = self.width(op.operands[0].type), self.width(op.results[0].type)
         if sign_extend:
             value = signed(value, w_in)
         return self.set(op, value & ((1 << w_out) - 1))
@@ -357,7 +334,7 @@ class _Machine:
 
     def scf_for(self, op: Operation) -> _Flow:
         lb, ub, st, *inits = (self.v(x) for x in op.operands)
-        w = width(op.operands[0].type)
+        w = self.width(op.operands[0].type)
         carried = list(inits)
         i = lb
         while signed(i, w) < signed(ub, w):
@@ -405,7 +382,7 @@ def _undef(m: _Machine, op: Operation) -> _Flow:
 
 def _icmp(m: _Machine, op: Operation) -> _Flow:
     pred = prop(op, "predicate")
-    w = width(op.operands[0].type)
+    w = m.width(op.operands[0].type)
     a, b = m.v(op.operands[0]), m.v(op.operands[1])
     return m.set(op, int(ICMP[int(pred.value.data)](a, b, w)))
 

@@ -34,6 +34,7 @@ from typing import Literal
 
 from oracles.kernel_api import KernelArg, KernelUnsupported, MemRefView
 from oracles.runtime import Outcome, Runtime
+from verify.model.errors import InterpreterDeclined
 from verify.model.program import (
     FLOAT_TYPES,
     Alloc,
@@ -64,8 +65,9 @@ ArgValue = int | bool | float | MemRefView
 SourceStatus = Literal["ok", "unsupported", "unknown"]
 
 
-class Unsupported(Exception):
-    """The program uses something the reference semantics does not model."""
+# The program uses something the reference semantics does not model: the run
+# ends "unsupported" (one type with `oracles.llvm_values.Unsupported`).
+Unsupported = InterpreterDeclined
 
 
 def element_bytes(value: int, elem: str) -> bytes:

@@ -93,8 +93,8 @@ def render(record: dict[str, Any], max_lowered: int = 200, repro: str | None = N
 def mark_lowered(lowered: str, marked: list[str]) -> list[str]:
     """Lowered lines of the given source ops, marked '>>' (kept for callers of
     the old interface; `render` marks the offending handle's calls only)."""
-    from verify.ir.ir_lines import loc_id
+    from verify.ir.locations import id_on_line
 
     wanted = set(marked)
-    return [(">> " if loc_id(ln) in wanted else "   ") + ln
+    return [(">> " if id_on_line(ln) in wanted else "   ") + ln
             for ln in lowered.rstrip().splitlines()]

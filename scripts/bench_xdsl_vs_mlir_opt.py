@@ -26,7 +26,9 @@ import argparse
 import statistics
 import sys
 import time
+from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
@@ -67,38 +69,42 @@ def avg(xs: list[float]) -> float:
     return statistics.mean(xs) if xs else 0.0
 
 
-def main() -> int:
+def parse_args() -> argparse.Namespace:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("-n", type=int, default=200, help="programs (default 200)")
     ap.add_argument("--variant", default="pr69969", help="xdsl variant (default pr69969)")
     ap.add_argument("--mlir-opt", default="mlir-opt-19", help="spec of the real tool")
     ap.add_argument("--repeat", type=int, default=3,
                     help="passes over the programs, for both paths (default 3)")
-    args = ap.parse_args()
+    return ap.parse_args()
 
-    progs = generate(args.n)
-    n = len(progs)
-    xdsl = resolve_xdsl(f"xdsl:{args.variant}")
-    real = resolve_mlir_opt(args.mlir_opt, "gpu-to-llvm")
 
-    # Each pass: in-process, one program at a time, the full path and, apart,
-    # its stages (which of the two goes first alternates); then the real tool,
-    # batched (one process per batch), and reading its outputs.  Interleaved,
-    # so that load on the machine falls on both paths alike.
-    full_t: list[float] = []
-    module_t: list[float] = []
-    print_t: list[float] = []
-    read_t: list[float] = []
-    batch_t: list[float] = []
-    fast_t: list[float] = []
-    outcomes = []
+@dataclass
+class Timings:
+    """Seconds per program of each measured step, over all passes."""
+
+    full: list[float] = field(default_factory=list)  # in-process, Program -> ready
+    module: list[float] = field(default_factory=list)  # in-process: lower_module
+    printing: list[float] = field(default_factory=list)  # in-process: print the text
+    read: list[float] = field(default_factory=list)  # in-process: read_lowered
+    batch: list[float] = field(default_factory=list)  # mlir-opt: batch time / programs
+    fast: list[float] = field(default_factory=list)  # mlir-opt: read_lowered of an output
+    outcomes: list[Any] = field(default_factory=list)  # mlir-opt's, of the last pass
+
+
+def measure(progs: list[Program], xdsl: Any, real: Any, repeat: int) -> Timings:
+    """Each pass: in-process, one program at a time, the full path and, apart,
+    its stages (which of the two goes first alternates); then the real tool,
+    batched (one process per batch), and reading its outputs.  Interleaved,
+    so that load on the machine falls on both paths alike."""
+    t = Timings()
 
     def full_path() -> None:
         for p in progs:
             t0 = time.perf_counter()
             outcome = xdsl.lower(p)
             read_lowered(outcome.lowered, None, outcome.module)
-            full_t.append(time.perf_counter() - t0)
+            t.full.append(time.perf_counter() - t0)
 
     def stages() -> None:
         for p in progs:
@@ -109,22 +115,26 @@ def main() -> int:
             t2 = time.perf_counter()
             read_lowered(text, None, module)
             t3 = time.perf_counter()
-            module_t.append(t1 - t0)
-            print_t.append(t2 - t1)
-            read_t.append(t3 - t2)
+            t.module.append(t1 - t0)
+            t.printing.append(t2 - t1)
+            t.read.append(t3 - t2)
 
-    for i in range(args.repeat):
+    for i in range(repeat):
         for timed in (full_path, stages) if i % 2 == 0 else (stages, full_path):
             timed()
         t0 = time.perf_counter()
-        outcomes = real.lower_batch(progs)
-        batch_t.append((time.perf_counter() - t0) / n)
-        for o in outcomes:
+        t.outcomes = real.lower_batch(progs)
+        t.batch.append((time.perf_counter() - t0) / len(progs))
+        for o in t.outcomes:
             if o.status == "ok":
                 t0 = time.perf_counter()
                 read_lowered(o.lowered)
-                fast_t.append(time.perf_counter() - t0)
+                t.fast.append(time.perf_counter() - t0)
+    return t
 
+
+def xdsl_parse_times(outcomes: list[Any]) -> list[float]:
+    """Seconds xDSL's own parser takes on each lowered output."""
     ctx = Context(allow_unregistered=True)
     for name, factory in get_all_dialects().items():
         ctx.register_dialect(name, factory)
@@ -134,26 +144,31 @@ def main() -> int:
             t0 = time.perf_counter()
             Parser(ctx, o.lowered).parse_module()
             parse_t.append(time.perf_counter() - t0)
+    return parse_t
 
-    in_process, in_process_mean = med(full_t), avg(full_t)
-    batched = med(batch_t)  # a batch only gives a mean per program
-    real_path, real_path_mean = batched + med(fast_t), batched + avg(fast_t)
-    statuses = {s: sum(o.status == s for o in outcomes) for s in ("ok", "rejected", "crash")}
+
+def report(args: argparse.Namespace, progs: list[Program], t: Timings,
+           parse_t: list[float]) -> None:
+    n = len(progs)
+    in_process, in_process_mean = med(t.full), avg(t.full)
+    batched = med(t.batch)  # a batch only gives a mean per program
+    real_path, real_path_mean = batched + med(t.fast), batched + avg(t.fast)
+    statuses = {s: sum(o.status == s for o in t.outcomes) for s in ("ok", "rejected", "crash")}
     print(f"{n} programs (ops per program: median "
           f"{statistics.median(p.op_count() for p in progs)}), {args.repeat} passes; "
           f"{args.mlir_opt} outcomes {statuses}")
     print(f"in-process xdsl:{args.variant}, Program -> IR ready for the checks: "
           f"median {ms(in_process)}  mean {ms(in_process_mean)}")
-    print(f"  build and convert (lower_module)          median {ms(med(module_t))}"
-          f"  mean {ms(avg(module_t))}")
-    print(f"  print the outcome's text                  median {ms(med(print_t))}"
-          f"  mean {ms(avg(print_t))}")
-    print(f"  read_lowered (as judge)                   median {ms(med(read_t))}"
-          f"  mean {ms(avg(read_t))}")
+    print(f"  build and convert (lower_module)          median {ms(med(t.module))}"
+          f"  mean {ms(avg(t.module))}")
+    print(f"  print the outcome's text                  median {ms(med(t.printing))}"
+          f"  mean {ms(avg(t.printing))}")
+    print(f"  read_lowered (as judge)                   median {ms(med(t.read))}"
+          f"  mean {ms(avg(t.read))}")
     print(f"{args.mlir_opt} batched, per program (batch time / {n}, median of {args.repeat})"
           f" {ms(batched)}")
-    print(f"  + read_lowered of each output (fast)      median {ms(med(fast_t))}"
-          f"  mean {ms(avg(fast_t))}")
+    print(f"  + read_lowered of each output (fast)      median {ms(med(t.fast))}"
+          f"  mean {ms(avg(t.fast))}")
     print(f"{args.mlir_opt} path, ready for the checks   median {ms(real_path)}"
           f"  mean {ms(real_path_mean)}")
     print(f"ratio (mlir-opt path / in-process): {real_path / in_process:.2f}x on medians, "
@@ -162,6 +177,15 @@ def main() -> int:
     xdsl_parse = batched + med(parse_t)
     print(f"  (with xDSL's parser instead of the fast reader: {ms(xdsl_parse)} median, "
           f"ratio {xdsl_parse / in_process:.2f}x)")
+
+
+def main() -> int:
+    args = parse_args()
+    progs = generate(args.n)
+    xdsl = resolve_xdsl(f"xdsl:{args.variant}")
+    real = resolve_mlir_opt(args.mlir_opt, "gpu-to-llvm")
+    timings = measure(progs, xdsl, real, args.repeat)
+    report(args, progs, timings, xdsl_parse_times(timings.outcomes))
     return 0
 
 

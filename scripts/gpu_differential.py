@@ -30,7 +30,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import random
 import sys
 import time
 from collections import Counter
@@ -46,25 +45,16 @@ SKIPPED = ("skipped: no GPU/CuPy (CuPy must import and see a CUDA device; "
 
 def draw_programs(n: int, seed: int, max_ops: int, supported: int) -> list[Any]:
     """`n` programs with at least one kernel launch, the same for the same arguments."""
-    from hypothesis.control import BuildContext
-    from hypothesis.errors import StopTest
-    from hypothesis.internal.conjecture.data import ConjectureData
-
+    from generators.hypothesis_private import draw_seeded
     from generators.programs import GenConfig, programs
 
     strategy = programs(GenConfig(max_ops=max_ops).supported_by(supported))
     out: list[Any] = []
     index = 0
     while len(out) < n and index < 50 * n + 100:
-        data = ConjectureData(random=random.Random(f"gpu-differential:{seed}:{index}"),
-                              max_choices=100_000)
+        program = draw_seeded(strategy, f"gpu-differential:{seed}:{index}")
         index += 1
-        try:
-            with BuildContext(data, wrapped_test=draw_programs):
-                program = data.draw(strategy)
-        except StopTest:
-            continue
-        if program.kernels:
+        if program is not None and program.kernels:
             out.append(program)
     return out
 

@@ -175,6 +175,33 @@ def build_parser(config: Config | None = None) -> argparse.ArgumentParser:
     sub = parser.add_subparsers(dest="command", required=True)
 
     fz = sub.add_parser("fuzz", help="generate random programs, lower, check, shrink")
+    _fuzz_arguments(fz)
+    ck = sub.add_parser("check", help="lower and check one .mlir file")
+    ck.add_argument("file", metavar="FILE.mlir")
+    _common(ck)
+    _replay_arguments(sub.add_parser(
+        "replay", help="re-check recorded violations of a results file"))
+    _findings_arguments(sub.add_parser(
+        "findings", help="catalogue the upstream defects found over every installed mlir-opt "
+        "and the usual pipelines (markdown + lit tests)"))
+    _triage_arguments(sub.add_parser(
+        "triage", help="bucket a results file's violations into root causes"))
+    rep = sub.add_parser("report", help="render an HTML report from a results file")
+    rep.add_argument("results", metavar="RESULTS.jsonl")
+    rep.add_argument("-o", "--output", required=True, metavar="DIR")
+    sub.add_parser("lowerings", help="list the lowerings this machine can run")
+    sub.add_parser("invariants", help="list the invariant IDs")
+    bn = sub.add_parser("bench", help="measure per-stage cost and throughput")
+    _bench_arguments(bn)
+
+    for p in sub.choices.values():  # --debug after the command too; SUPPRESS keeps the global
+        _debug(p, argparse.SUPPRESS)
+    if config is not None:
+        _config_defaults(config, fuzz=fz, check=ck, bench=bn)
+    return parser
+
+
+def _fuzz_arguments(fz: argparse.ArgumentParser) -> None:
     _common(fz)
     fz.add_argument("--max-examples", type=int, default=200, metavar="N")
     fz.add_argument("--time-budget", type=_positive(float), metavar="SEC",
@@ -217,18 +244,15 @@ def build_parser(config: Config | None = None) -> argparse.ArgumentParser:
 
     add_cluster_arguments(fz)  # --cluster, --shards, --shard-pipeline, --shard-config
 
-    ck = sub.add_parser("check", help="lower and check one .mlir file")
-    ck.add_argument("file", metavar="FILE.mlir")
-    _common(ck)
 
-    rp = sub.add_parser("replay", help="re-check recorded violations of a results file")
+def _replay_arguments(rp: argparse.ArgumentParser) -> None:
     rp.add_argument("results", metavar="RESULTS.jsonl")
     rp.add_argument("--id", help="only the record with this id")
     rp.add_argument("--json", action="store_true")
     _allow_unknown(rp)
 
-    fd = sub.add_parser("findings", help="catalogue the upstream defects found over every "
-                        "installed mlir-opt and the usual pipelines (markdown + lit tests)")
+
+def _findings_arguments(fd: argparse.ArgumentParser) -> None:
     fd.add_argument("-o", "--output", default="FINDINGS.md", metavar="FILE.md")
     fd.add_argument("--lowering", action="append", metavar="SPEC",
                     help="repeatable (default: every installed mlir-opt-N)")
@@ -246,7 +270,8 @@ def build_parser(config: Config | None = None) -> argparse.ArgumentParser:
     fd.add_argument("--reuse-results", action="store_true", help="run no campaign: catalogue "
                     "the campaigns --results FILE holds already")
 
-    tr = sub.add_parser("triage", help="bucket a results file's violations into root causes")
+
+def _triage_arguments(tr: argparse.ArgumentParser) -> None:
     tr.add_argument("results", metavar="RESULTS.jsonl")
     tr.add_argument("--json", action="store_true", help="print one JSON object on stdout "
                     "(schema: verify/schema/triage.schema.json)")
@@ -256,14 +281,8 @@ def build_parser(config: Config | None = None) -> argparse.ArgumentParser:
                     help="the fixed lowering each lit test must pass on (default: %(default)s; "
                     "'none' for no such check)")
 
-    rep = sub.add_parser("report", help="render an HTML report from a results file")
-    rep.add_argument("results", metavar="RESULTS.jsonl")
-    rep.add_argument("-o", "--output", required=True, metavar="DIR")
 
-    sub.add_parser("lowerings", help="list the lowerings this machine can run")
-    sub.add_parser("invariants", help="list the invariant IDs")
-
-    bn = sub.add_parser("bench", help="measure per-stage cost and throughput")
+def _bench_arguments(bn: argparse.ArgumentParser) -> None:
     bn.add_argument("--lowering", action="append", metavar="SPEC")
     bn.add_argument("--pipeline", default=DEFAULT_PIPELINE)
     bn.add_argument("--programs", type=int, default=200, help="programs per size")
@@ -272,18 +291,19 @@ def build_parser(config: Config | None = None) -> argparse.ArgumentParser:
                     help="alternating lowering-only and end-to-end runs; medians are "
                          "reported (default 3)")
     bn.add_argument("--json", action="store_true")
-    for p in sub.choices.values():  # --debug after the command too; SUPPRESS keeps the global
-        _debug(p, argparse.SUPPRESS)
-    if config is not None:
-        for p in (fz, ck, bn):
-            if config.pipeline is not None:
-                p.set_defaults(pipeline=config.pipeline)
-        for p in (fz, ck):
-            if config.runtime is not None:
-                p.set_defaults(runtime=config.runtime)
-        if config.max_examples is not None:
-            fz.set_defaults(max_examples=config.max_examples)
-    return parser
+
+
+def _config_defaults(config: Config, fuzz: argparse.ArgumentParser,
+                     check: argparse.ArgumentParser, bench: argparse.ArgumentParser) -> None:
+    """The defaults pyproject.toml gives, in place of the built-in ones."""
+    for p in (fuzz, check, bench):
+        if config.pipeline is not None:
+            p.set_defaults(pipeline=config.pipeline)
+    for p in (fuzz, check):
+        if config.runtime is not None:
+            p.set_defaults(runtime=config.runtime)
+    if config.max_examples is not None:
+        fuzz.set_defaults(max_examples=config.max_examples)
 
 
 def apply_config(args: argparse.Namespace, config: Config) -> None:

@@ -21,7 +21,6 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import random
 import statistics
 import sys
 import time
@@ -29,6 +28,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from generators.hypothesis_private import draw_seeded
 from generators.programs import GenConfig, programs
 from verify.campaign.parallel import default_jobs, map_shares
 from verify.extract.calls import extract
@@ -65,21 +65,13 @@ _strategies: dict[int, Any] = {}
 def draw_program(size: int, index: int, seed: int = SEED) -> Program:
     """Program `index` of generator size `size`: the same for the same seed,
     in any process, without running a Hypothesis test around it."""
-    from hypothesis.control import BuildContext
-    from hypothesis.errors import StopTest
-    from hypothesis.internal.conjecture.data import ConjectureData
-
     strategy = _strategies.get(size)
     if strategy is None:
         strategy = _strategies[size] = programs(GenConfig(max_ops=size))
     for attempt in range(100):
-        data = ConjectureData(random=random.Random(f"{seed}:{size}:{index}:{attempt}"),
-                              max_choices=100_000)
-        try:
-            with BuildContext(data, wrapped_test=draw_program):
-                return data.draw(strategy)  # type: ignore[no-any-return]
-        except StopTest:
-            continue
+        program = draw_seeded(strategy, f"{seed}:{size}:{index}:{attempt}")
+        if program is not None:
+            return program
     raise RuntimeError(f"no program drawn for size {size}, index {index}")
 
 

@@ -31,7 +31,7 @@ from typing import Any
 
 from verify.campaign.cluster_options import ClusterOptions
 from verify.campaign.example_db import is_redis, open_database
-from verify.campaign.fuzz import FuzzOptions, FuzzReport, new_campaign_id
+from verify.campaign.fuzz import FuzzOptions, FuzzReport, campaign_start, new_campaign_id
 from verify.campaign.ledger import BatchWriter, Ledger
 from verify.campaign.progress import Progress
 from verify.campaign.shards import (
@@ -165,15 +165,7 @@ class _Driver:
             return recorded
         self.shards = self._plan(workers)
         self.ledger = Ledger(self.writer, self.id, self.shards)
-        self.ledger.write({
-            "kind": "campaign-start", "campaign": self.id,
-            "lowerings": [lw.spec for lw in opts.lowerings], "seed": opts.seed,
-            "runtime": opts.runtime, "pipeline": opts.pipeline,
-            "config": gen_to_dict(opts.gen) | {"max_examples": opts.max_examples},
-            "invariants": list(opts.invariants),
-            "baseline": opts.baseline.spec if opts.baseline else None,
-            "solver_timeout_ms": opts.solver_timeout_ms, "time_budget": opts.time_budget,
-            "shrink": opts.shrink, "db": opts.db,
+        self.ledger.write(campaign_start(self.id, opts, gen_to_dict(opts.gen)) | {
             "cluster": self.copts.address, "workers": workers,
             "shards": [s.to_json() for s in self.shards],
         })

@@ -41,6 +41,7 @@ from hypothesis import Phase
 from hypothesis.database import ReadOnlyDatabase
 
 from generators.features import features
+from generators.hypothesis_private import current_choices
 from generators.programs import GenConfig
 from verify.campaign.example_db import open_database
 from verify.campaign.progress import Progress
@@ -50,7 +51,6 @@ from verify.campaign.shrink import (
     Key,
     campaign_key,
     campaign_property,
-    current_choices,
     hypothesis_settings,
     in_baseline,
     seeded,
@@ -134,6 +134,21 @@ def new_campaign_id() -> str:
     return f"c{int(time.time())}-{os.getpid()}"
 
 
+def campaign_start(campaign: str, opts: FuzzOptions, gen: dict[str, Any]) -> dict[str, Any]:
+    """The campaign-start record of a campaign of `opts`, `gen` its generator
+    settings as recorded (a cluster adds its own fields)."""
+    return {
+        "kind": "campaign-start", "campaign": campaign,
+        "lowerings": [lw.spec for lw in opts.lowerings], "seed": opts.seed,
+        "runtime": opts.runtime, "pipeline": opts.pipeline,
+        "config": gen | {"max_examples": opts.max_examples},
+        "invariants": list(opts.invariants),
+        "baseline": opts.baseline.spec if opts.baseline else None,
+        "solver_timeout_ms": opts.solver_timeout_ms, "time_budget": opts.time_budget,
+        "shrink": opts.shrink, "db": opts.db,
+    }
+
+
 def run_fuzz(opts: FuzzOptions) -> FuzzReport:
     """Run (or, with `opts.resume`, continue) a campaign.  KeyboardInterrupt
     propagates after the results file is closed: every line in it is whole,
@@ -189,16 +204,7 @@ class _Campaign:
                          "recorded": self.resumed, "resumes": opts.resume.resumes + 1,
                          "violations_so_far": len(self.first)})
             return
-        self._write({
-            "kind": "campaign-start", "campaign": self.id,
-            "lowerings": [lw.spec for lw in opts.lowerings], "seed": opts.seed,
-            "runtime": opts.runtime, "pipeline": opts.pipeline,
-            "config": vars(opts.gen) | {"max_examples": opts.max_examples},
-            "invariants": list(opts.invariants),
-            "baseline": opts.baseline.spec if opts.baseline else None,
-            "solver_timeout_ms": opts.solver_timeout_ms, "time_budget": opts.time_budget,
-            "shrink": opts.shrink, "db": opts.db,
-        })
+        self._write(campaign_start(self.id, opts, vars(opts.gen)))
 
     def _load(self, resume: ResumeState) -> None:
         for rec in resume.programs:

@@ -25,6 +25,11 @@ from hypothesis.database import (
     InMemoryExampleDatabase,
 )
 
+from generators.hypothesis_private import (
+    choices_to_bytes,
+    salt_database_key,
+    secondary_database_key,
+)
 from generators.programs import GenConfig, programs
 from verify.invariants.pipeline import Judgement, judge
 from verify.model.program import Program
@@ -78,7 +83,7 @@ def campaign_property(gen: GenConfig, body: Callable[[Program], None], key: byte
     def campaign_property(program: Program) -> None:
         body(program)
 
-    campaign_property._hypothesis_internal_add_digest = key  # type: ignore[attr-defined]
+    salt_database_key(campaign_property, key)
     return given(programs(gen))(campaign_property)
 
 
@@ -140,28 +145,15 @@ def _violation_class(spec: str, invariant: str) -> type[Exception]:
     return type(name, (AssertionError,), {})
 
 
-def current_choices() -> tuple[Any, ...] | None:
-    """The choices Hypothesis made for the example being run, if it says."""
-    try:
-        from hypothesis.control import current_build_context
-
-        return tuple(current_build_context().data.choices)
-    except Exception:  # noqa: BLE001 - an internal API: without it, replay alone
-        return None
-
-
 def _seed_database(db: ExampleDatabase, test: Any, wanted: list[Key],
                    seeds: dict[Key, tuple[Any, ...]]) -> None:
     """Store the search's failing examples where the shrink round's reuse
     phase reads first: Hypothesis then shrinks from them, instead of hoping
     to generate them again."""
     try:
-        from hypothesis.database import choices_to_bytes
-        from hypothesis.internal.reflection import function_digest
-
         # The secondary corpus: an example in the primary one that fails
         # again is taken as already shrunk, and Hypothesis would not shrink it.
-        key = function_digest(test.hypothesis.inner_test) + b".secondary"
+        key = secondary_database_key(test)
         for k in wanted:
             if k in seeds:
                 db.save(key, choices_to_bytes(seeds[k]))

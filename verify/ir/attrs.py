@@ -4,36 +4,21 @@ and the source position an op came from (its location)."""
 
 from __future__ import annotations
 
-import re
 from typing import Any
 
-_LOC_RE = re.compile(r'loc\("([^"]*)"')
+from verify.ir import locations
 
 
 def source_loc(op: Any) -> str | None:
-    """The key of the source op `op` came from: its name location (`opN`),
-    or `file:line:col` for a file location; None without either."""
-    loc = getattr(op, "location", None)
-    if loc is None:
-        return None
-    text = str(loc)
-    m = _LOC_RE.search(text)
-    if m is None:
-        return None
-    f = _FILE_LOC_RE.match(text, m.start())
-    return f"{f.group(1)}:{f.group(2)}:{f.group(3)}" if f else m.group(1)
-
-
-_FILE_LOC_RE = re.compile(r'loc\("([^"]*)":(\d+):(\d+)\)')
+    """The key of the source op `op` came from (`verify.ir.locations.source_key`):
+    its name location (`opN`), or `file:line:col` for a file location; None
+    without either."""
+    return locations.source_key(getattr(op, "location", None))
 
 
 def where(op: Any) -> str:
-    """The op's location for a reason text: `name` or `file:line:col`."""
-    text = str(getattr(op, "location", "") or "")
-    m = _FILE_LOC_RE.search(text)
-    if m is not None:
-        return f"{m.group(1)}:{m.group(2)}:{m.group(3)}"
-    return source_loc(op) or "?"
+    """The op's location for a reason text: `file:line:col`, else its key, else "?"."""
+    return locations.where(getattr(op, "location", None))
 
 
 def attr_of(op: Any, name: str) -> Any:

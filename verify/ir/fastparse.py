@@ -23,9 +23,10 @@ look into, stay the text printed (a type over several lines is declined).
 A location is kept as the text xDSL prints for
 it (`str(op.location)`: `loc(unknown)` when the op has none); name, file,
 call-site locations and fused ones inside them are read, a fused location
-at the top is not (`oracles.lowered_interp` looks inside one, its text
-reader does not).  Declined: aliases (`#loc`, `#map`), escapes or non-ASCII
-text in locations, string escapes that xDSL reads as bytes, `//` inside an
+at the top is not (declined since the text readers of locations did not
+look inside one; `verify.ir.locations` now does, as for xDSL's object).
+Declined: aliases (`#loc`, `#map`), escapes or non-ASCII text in
+locations, string escapes that xDSL reads as bytes, `//` inside an
 attribute dictionary or a type (xDSL keeps it as text in an unregistered
 dialect's attribute), function-typed block arguments, attribute values it
 does not model (float or i1 dense arrays, ...: when the dictionary is asked
@@ -42,9 +43,10 @@ import re
 from collections.abc import Iterator
 from typing import Any
 
+from verify.model.errors import ReaderDeclined
 
-class Unsupported(Exception):
-    """Text outside the subset this reader handles: use the xDSL parser."""
+# Text outside the subset this reader handles: the caller uses the xDSL parser.
+Unsupported = ReaderDeclined
 
 
 UNKNOWN_LOC = "loc(unknown)"
@@ -745,8 +747,7 @@ class _Reader:
             raise Unsupported("location expected")
         inner, pos = self.loc_inner(m.end())
         pos = self.expect(_CLOSE_PAREN, pos, "')' closing a location")
-        if top and inner.startswith("fused"):
-            # lowered_interp finds a name inside xDSL's FusedLoc, not in its text
+        if top and inner.startswith("fused"):  # see the module's docstring
             raise Unsupported(f"fused location {inner[:40]}")
         return f"loc({inner})", pos
 
@@ -803,89 +804,10 @@ class _Reader:
         if "%" in operands_text:
             use = self.use
             op.operands = [use(r.strip()) for r in operands_text.split(",")]
-        pos = m.end()
-        stage = 0
-        while True:
-            n = _NEXT.match(text, pos)
-            if n is None:
-                raise Unsupported(f"unexpected text after op at {text[pos:pos + 40]!r}")
-            tok = n.group(1)[0]
-            pos = n.end()
-            if tok == ":":
-                break
-            if tok == "[" and stage < 1:
-                s = _SUCCS.match(text, n.start(1))
-                if s is None:
-                    raise Unsupported("bad successor list")
-                for label in _LABEL_REF.findall(_COMMENT.sub("", s.group(1))):
-                    block = labels.get(label)
-                    if block is None:
-                        block = labels[label] = Block(label)
-                    op.successors.append(block)
-                pos, stage = s.end(), 1
-            elif tok == "<" and stage < 2:
-                end = text.find("}>", pos)
-                if end < 0 or _NOT_PLAIN.search(text, pos, end) is not None:
-                    end = _match_brace(text, pos - 1)  # nested braces, strings, comments
-                    after = self.expect(_PROPS_END, end, "'}>' closing properties")
-                else:
-                    after = end + 2
-                op._props_text = _no_comment(text[pos:end])
-                pos, stage = after, 2
-            elif tok == "(" and stage < 3:
-                while True:
-                    region, pos = self.region(pos)
-                    op.regions.append(region)
-                    sep = _REGION_SEP.match(text, pos)
-                    if sep is None:
-                        raise Unsupported("bad region list")
-                    pos = sep.end()
-                    if sep.group(1) == ")":
-                        break
-                stage = 3
-            elif tok == "{" and stage < 4:
-                end = _match_brace(text, pos - 1)
-                attrs = op._attrs_text = _no_comment(text[pos:end])
-                if "op_name__" in attrs:  # xDSL keeps an unregistered op's name there
-                    raise Unsupported("attribute op_name__")
-                pos, stage = end + 1, 4
-            else:
-                raise Unsupported(f"unexpected {n.group(1)!r} in op {op.name}")
-        f = _TAIL.match(text, pos)
-        if f is not None:  # the function type (and location) as printed
-            inputs, listed, single, loc = f.groups()
-            if inputs or op.operands:  # as many types as operands, or xDSL rejects it
-                count = (inputs.count(",") + 1 if "<" not in inputs and not inputs.isspace()
-                         else len(_items(inputs)))
-                if count != len(op.operands):
-                    raise Unsupported(f"{len(op.operands)} operands but types ({inputs})")
-            if single is not None:
-                types = [single]
-            elif listed:
-                types = [t.strip() for t in _items(listed)]
-                if not all(types):
-                    raise Unsupported(f"empty result type in ({listed})")
-            else:
-                types = []
-            pos = f.end()
-        else:
-            types, pos = self.function_type(pos, len(op.operands))
-            loc = None
+        pos = self.op_parts(op, m.end(), labels)
+        types, loc, pos = self.signature(op, pos)
         if results_text:
-            if "//" in results_text:
-                results_text = _COMMENT.sub("", results_text)
-            if len(types) == 1 and "," not in results_text and ":" not in results_text:
-                values = self.define(results_text.strip(), 1)
-            else:
-                values = []
-                for group in results_text.split(","):
-                    name, _, count = group.partition(":")
-                    values += self.define(name.strip(), int(count) if count else 1)
-                if len(types) != len(values):
-                    raise Unsupported(f"{len(values)} results but {len(types)} types")
-            for v, t in zip(values, types, strict=True):
-                v.type = t
-            op.results = values
+            op.results = self.results(results_text, types)
         elif types:
             raise Unsupported("results without names")  # xDSL makes unnamed results
         # The location, if any: the op ends there.
@@ -894,6 +816,112 @@ class _Reader:
         elif (at := self.location_at(pos)) is not None:
             op.location, pos = at
         return op, pos
+
+    def op_parts(self, op: Op, pos: int, labels: dict[str, Block]) -> int:
+        """The op's successors, properties, regions and attributes (each
+        optional, in that order) from pos; the end of the `:` after them."""
+        text = self.text
+        stage = 0
+        while True:
+            n = _NEXT.match(text, pos)
+            if n is None:
+                raise Unsupported(f"unexpected text after op at {text[pos:pos + 40]!r}")
+            tok = n.group(1)[0]
+            pos = n.end()
+            if tok == ":":
+                return pos
+            if tok == "[" and stage < 1:
+                pos, stage = self.successors(op, n.start(1), labels), 1
+            elif tok == "<" and stage < 2:
+                pos, stage = self.properties(op, pos), 2
+            elif tok == "(" and stage < 3:
+                pos, stage = self.regions(op, pos), 3
+            elif tok == "{" and stage < 4:
+                end = _match_brace(text, pos - 1)
+                attrs = op._attrs_text = _no_comment(text[pos:end])
+                if "op_name__" in attrs:  # xDSL keeps an unregistered op's name there
+                    raise Unsupported("attribute op_name__")
+                pos, stage = end + 1, 4
+            else:
+                raise Unsupported(f"unexpected {n.group(1)!r} in op {op.name}")
+
+    def successors(self, op: Op, pos: int, labels: dict[str, Block]) -> int:
+        """`[^bb1, ...]` at pos: the blocks (made when first named); its end."""
+        s = _SUCCS.match(self.text, pos)
+        if s is None:
+            raise Unsupported("bad successor list")
+        for label in _LABEL_REF.findall(_COMMENT.sub("", s.group(1))):
+            block = labels.get(label)
+            if block is None:
+                block = labels[label] = Block(label)
+            op.successors.append(block)
+        return s.end()
+
+    def properties(self, op: Op, pos: int) -> int:
+        """The text of `<{...}>` (pos after its `<{`), kept to be read on demand; its end."""
+        text = self.text
+        end = text.find("}>", pos)
+        if end < 0 or _NOT_PLAIN.search(text, pos, end) is not None:
+            end = _match_brace(text, pos - 1)  # nested braces, strings, comments
+            after = self.expect(_PROPS_END, end, "'}>' closing properties")
+        else:
+            after = end + 2
+        op._props_text = _no_comment(text[pos:end])
+        return after
+
+    def regions(self, op: Op, pos: int) -> int:
+        """`({...}, ...)` (pos after its first `({`): the regions; its end."""
+        while True:
+            region, pos = self.region(pos)
+            op.regions.append(region)
+            sep = _REGION_SEP.match(self.text, pos)
+            if sep is None:
+                raise Unsupported("bad region list")
+            pos = sep.end()
+            if sep.group(1) == ")":
+                return pos
+
+    def signature(self, op: Op, pos: int) -> tuple[list[str], str | None, int]:
+        """The result types of the function type at pos, checked against the
+        operands; the location when `_TAIL` read it with them (else None);
+        the end."""
+        text = self.text
+        f = _TAIL.match(text, pos)
+        if f is None:
+            types, pos = self.function_type(pos, len(op.operands))
+            return types, None, pos
+        inputs, listed, single, loc = f.groups()  # the function type (and location) as printed
+        if inputs or op.operands:  # as many types as operands, or xDSL rejects it
+            count = (inputs.count(",") + 1 if "<" not in inputs and not inputs.isspace()
+                     else len(_items(inputs)))
+            if count != len(op.operands):
+                raise Unsupported(f"{len(op.operands)} operands but types ({inputs})")
+        if single is not None:
+            types = [single]
+        elif listed:
+            types = [t.strip() for t in _items(listed)]
+            if not all(types):
+                raise Unsupported(f"empty result type in ({listed})")
+        else:
+            types = []
+        return types, loc, f.end()
+
+    def results(self, results_text: str, types: list[str]) -> list[Value]:
+        """The op's results (`%r`, `%r:2`, `%a, %b`), defined, with their types."""
+        if "//" in results_text:
+            results_text = _COMMENT.sub("", results_text)
+        if len(types) == 1 and "," not in results_text and ":" not in results_text:
+            values = self.define(results_text.strip(), 1)
+        else:
+            values = []
+            for group in results_text.split(","):
+                name, _, count = group.partition(":")
+                values += self.define(name.strip(), int(count) if count else 1)
+            if len(types) != len(values):
+                raise Unsupported(f"{len(values)} results but {len(types)} types")
+        for v, t in zip(values, types, strict=True):
+            v.type = t
+        return values
 
     def function_type(self, pos: int, operands: int) -> tuple[list[str], int]:
         """The result types of the function type after an op's `:` (any

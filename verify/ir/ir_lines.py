@@ -13,8 +13,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-# A name location `loc("op3")`, or a file one `loc("k.mlir":4:7)` (a user's file).
-_LOC_RE = re.compile(r'loc\("([^"]+)"(?::(\d+):(\d+))?\)')
+from verify.ir.locations import id_on_line, split_file_key, strip
+
 _FUNC_RE = re.compile(r'(?:(?:llvm|func)\.func\b[^@\n]*@([\w$.]+)|sym_name = "([\w$.]+)")')
 _GENERIC_CALL = re.compile(
     r'^\s*(?:(%[\w$.#:]+)\s*=\s*)?"llvm\.call"\(([^)]*)\).*?callee = @([\w$.]+)')
@@ -23,54 +23,22 @@ _SRC_OP = re.compile(r"^\s*(?:(%[^=]+?)\s*=\s*)?(gpu\.\w+|memref\.(?:load|store)
 # An op of the gpu runtime dialect or a cast left in lowered text (custom or generic).
 _RESIDUE = re.compile(r'^\s*(?:%[^=]+=\s*)?"?(gpu\.(?:alloc|dealloc|wait|memcpy|memset|'
                       r'launch_func|launch)|builtin\.unrealized_conversion_cast)\b')
-_FILE_ID = re.compile(r"^(.*):(\d+):(\d+)$")
-
-
-def loc_id(line: str) -> str | None:
-    """The source op id a line carries (`loc("op3")` or `loc("p0/op3")` -> "op3";
-    `loc("k.mlir":4:7)` -> "k.mlir:4:7", the key `verify.extract.facts.source_loc` gives)."""
-    found = _LOC_RE.findall(line)
-    if not found:
-        return None
-    name, line_no, col = found[-1]
-    return f"{name}:{line_no}:{col}" if line_no else name.rsplit("/", 1)[-1]
+# The source op id a line carries (`loc("op3")` or `loc("p0/op3")` -> "op3";
+# `loc("k.mlir":4:7)` -> "k.mlir:4:7", the key `verify.ir.attrs.source_loc` gives).
+loc_id = id_on_line
 
 
 def strip_locs(text: str) -> str:
     """`text` without its location attributes (` loc(...)`, nested ones too)."""
-    out = []
-    for line in text.splitlines():
-        out.append(_strip_loc(line))
+    out = [strip(line) for line in text.splitlines()]
     return "\n".join(out) + ("\n" if text.endswith("\n") else "")
-
-
-def _strip_loc(line: str) -> str:
-    found = False
-    while True:
-        start = line.find(" loc(")
-        if start < 0:
-            return line.rstrip() if found else line
-        found = True
-        depth, i, quoted = 0, start + 4, False
-        while i < len(line):
-            ch = line[i]
-            if ch == '"' and line[i - 1] != "\\":
-                quoted = not quoted
-            elif not quoted and ch == "(":
-                depth += 1
-            elif not quoted and ch == ")":
-                depth -= 1
-                if depth == 0:
-                    break
-            i += 1
-        line = line[:start] + line[i + 1:]
 
 
 @dataclass
 class SrcOp:
     func: str
     name: str  # gpu.alloc, gpu.wait, memref.load, ...
-    loc: str | None  # the literal loc string in the source, e.g. "op3"
+    loc: str | None  # the source op key its location gives (`loc_id`), e.g. "op3"
     results: list[str]
     is_async: bool
     deps: list[str]
@@ -82,7 +50,7 @@ class SrcOp:
 
     @property
     def id(self) -> str | None:
-        return self.loc.rsplit("/", 1)[-1] if self.loc else None
+        return self.loc or None
 
     @property
     def token(self) -> str | None:
@@ -100,11 +68,10 @@ class Source:
         found = next((op for op in self.ops if op.id == op_id), None)
         if found is not None:
             return found
-        m = _FILE_ID.match(op_id)
-        if m is None:
+        at = split_file_key(op_id)
+        if at is None:
             return None
-        line = int(m.group(2))
-        return next((op for op in self.ops if op.line == line), None)
+        return next((op for op in self.ops if op.line == at[1]), None)
 
     def awaited_tokens(self) -> set[str]:
         """Tokens a synchronous gpu.wait depends on, directly or through other tokens."""

@@ -6,13 +6,13 @@ from __future__ import annotations
 
 import os
 import re
-from functools import lru_cache
 from typing import Any
 
-from xdsl.context import Context
-from xdsl.dialects import get_all_dialects
 from xdsl.parser import Parser
 from xdsl.utils.exceptions import ParseError
+
+from verify.ir.xdsl_context import all_dialects
+from verify.model.errors import GpuAllocVerifyError
 
 # `!llvm.ptr<...>` and, inside other LLVM types, the short `ptr<...>`.
 _PTR_RE = re.compile(r"(?<![\w])(?:!llvm\.)?ptr<")
@@ -24,25 +24,20 @@ PARSERS = ("fast", "xdsl")
 DEFAULT_PARSER = os.environ.get("GPU_ALLOC_VERIFY_PARSER", "fast")
 
 
-class LoweredParseError(Exception):
-    """The lowering's output is not MLIR xDSL can read."""
-
-
-@lru_cache(maxsize=1)
-def _context() -> Context:
-    ctx = Context(allow_unregistered=True)
-    for name, factory in get_all_dialects().items():
-        ctx.register_dialect(name, factory)
-    return ctx
+class LoweredParseError(GpuAllocVerifyError):
+    """The lowering's output is not MLIR xDSL can read (a verdict input)."""
 
 
 def op_name(op: Any) -> str:
-    """The op's MLIR name, also for ops xDSL does not know."""
-    if op.name == "builtin.unregistered":
+    """The op's MLIR name: xDSL's registered ops, the generic ones it keeps
+    for ops it does not know (`builtin.unregistered`, the name in
+    `op_name__`) and `verify.ir.fastparse`'s ops alike."""
+    name = op.name
+    if name == "builtin.unregistered":
         attr = op.attributes.get("op_name__")
         if attr is not None:
             return str(attr.data)
-    return str(op.name)
+    return str(name)
 
 
 def opaque_pointers(text: str) -> str:
@@ -100,7 +95,7 @@ def without_kernel_bodies(text: str) -> str:
 
 def parse_lowered(text: str) -> Any:
     try:
-        return Parser(_context(), opaque_pointers(text)).parse_module()
+        return Parser(all_dialects(), opaque_pointers(text)).parse_module()
     except ParseError as e:
         raise LoweredParseError(str(e).splitlines()[0] if str(e) else "parse error") from e
     except Exception as e:  # xDSL raises assorted errors on odd input

@@ -19,10 +19,13 @@ from typing import Any
 
 from xdsl.parser import Parser
 
+from verify.ir import locations
 from verify.ir.attrs import source_loc
 from verify.ir.lowered_ir import op_name
-from verify.ir.source_text import generic_context, normalize
+from verify.ir.source_text import normalize
 from verify.ir.tools import find_mlir_opt
+from verify.ir.types import memref_text
+from verify.ir.xdsl_context import gpu_unregistered
 from verify.model.errors import SourceParseError
 from verify.model.program import (
     Alloc,
@@ -41,8 +44,6 @@ from verify.model.program import (
     Wait,
 )
 
-_NAME_LOC = re.compile(r'^loc\("([^"]*)"\)$')
-_FILE_LOC = re.compile(r'loc\("[^"]*":(\d+):(\d+)\)')
 _IGNORED = {"arith.constant", "func.return", "scf.yield", "memref.dim"}
 
 
@@ -76,7 +77,7 @@ def program_from_text(text: str, name: str = "<input>") -> Program:
 
 def _parse_generic(generic: str, name: str, file_ids: bool = False) -> Program:
     try:
-        module = Parser(generic_context(), generic, name).parse_module()
+        module = Parser(gpu_unregistered(), generic, name).parse_module()
     except Exception as e:  # xDSL raises several error types
         msg = [ln.strip() for ln in str(e).strip().splitlines() if ln.strip()]
         pos = _XDSL_POS.match(msg[0]) if msg else None
@@ -97,8 +98,10 @@ class _Reader:
         self.used_ids: set[str] = set()
 
     def where(self, op: Any) -> str:
-        m = _FILE_LOC.search(str(getattr(op, "location", "")))
-        return f"{self.file}:{m.group(1)}:{m.group(2)}" if m else self.file
+        """The op's line and column in the file being read."""
+        pos = locations.position(getattr(op, "location", None))
+        at = locations.split_file_key(pos) if pos else None
+        return f"{self.file}:{at[1]}:{at[2]}" if at else self.file
 
     def fail(self, op: Any, why: str) -> SourceParseError:
         return SourceParseError(f"{self.where(op)}: {why}")
@@ -113,8 +116,10 @@ class _Reader:
         # A name location is the op's id; a file location too where the text
         # itself is lowered (it is then the key lowered calls carry, see
         # `verify.extract.facts.source_loc`).
-        m = _NAME_LOC.match(str(getattr(op, "location", "")))
-        key = m.group(1) if m else source_loc(op) if self.file_ids else None
+        loc = locations.parse(str(getattr(op, "location", "")))
+        named = loc.name if loc is not None and loc.kind == "name" and not loc.children \
+            else None
+        key = named or (source_loc(op) if self.file_ids else None)
         if key and key not in self.used_ids:
             self.used_ids.add(key)
             return key
@@ -238,12 +243,11 @@ class _Reader:
 
 
 def _memref_type(op: Any, text: str, reader: _Reader) -> MemRefType:
-    m = re.fullmatch(r"memref<((?:[0-9?]+x)*)(\w+)>", text.replace(" ", ""))
-    if not m:
+    parsed = memref_text(text)
+    if parsed is None or parsed.rest:
         raise reader.fail(op, f"memref type {text} is not modelled (no layout or "
                           "memory space supported)")
-    dims = tuple(None if d == "?" else int(d) for d in m.group(1).split("x") if d)
-    return MemRefType(dims, m.group(2))
+    return MemRefType(parsed.dims, parsed.elem)
 
 
 def _first_set(*attrs: Any) -> Any:

@@ -1,7 +1,6 @@
 """Source text as the harness reads it: printed in generic form, with every
 location, by the `mlir-opt` under test (`normalize`), and parsed by the fast
-reader or xDSL with the gpu dialect unregistered (`parse_source`,
-`generic_context`)."""
+reader or xDSL with the gpu dialect unregistered (`parse_source`)."""
 
 from __future__ import annotations
 
@@ -11,10 +10,9 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
-from xdsl.context import Context
-from xdsl.dialects import get_all_dialects
 from xdsl.parser import Parser
 
+from verify.ir.xdsl_context import gpu_unregistered
 from verify.model.errors import EnvironmentProblem, SourceParseError
 
 _PRINT = ("--mlir-print-op-generic", "--mlir-print-debuginfo", "--mlir-print-local-scope",
@@ -53,17 +51,6 @@ def _quote(name: str) -> str:
     return '"' + name.replace("\\", "\\\\").replace('"', '\\"') + '"'
 
 
-@lru_cache(maxsize=1)
-def generic_context() -> Context:
-    # The gpu dialect stays unregistered: its ops then read the same whatever
-    # their generic spelling in a given MLIR version.
-    ctx = Context(allow_unregistered=True)
-    for name, factory in get_all_dialects().items():
-        if name != "gpu":
-            ctx.register_dialect(name, factory)
-    return ctx
-
-
 _XDSL_POS = re.compile(r"^\S*:(\d+):(\d+)$")
 
 
@@ -77,7 +64,7 @@ def parse_source(text: str, name: str) -> Any:
     except Unsupported:
         pass
     try:
-        return Parser(generic_context(), opaque_pointers(text), name).parse_module()
+        return Parser(gpu_unregistered(), opaque_pointers(text), name).parse_module()
     except Exception as e:  # xDSL raises several error types
         msg = [ln.strip() for ln in str(e).strip().splitlines() if ln.strip()]
         pos = _XDSL_POS.match(msg[0]) if msg else None

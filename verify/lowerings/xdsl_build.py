@@ -15,7 +15,9 @@ what the xDSL constructor in its `canonical` makes, built cheaply.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from functools import partial
+from typing import Any
 
 from xdsl.dialects import arith, func, gpu, memref, scf
 from xdsl.dialects.builtin import (
@@ -173,132 +175,145 @@ class _FunctionBuilder:
             self.values[name] = value
 
     def op(self, op: Op, loc: NameLoc) -> Operation:
-        if isinstance(op, Wait):
-            deps = self.deps(op.deps)
-            has_token = op.token is not None
-            wait: gpu.WaitOp = op_from(
-                ("gpu.wait", len(deps), has_token),
-                lambda: gpu.WaitOp.create(
-                    operands=deps, result_types=[gpu.AsyncTokenType()] if has_token else []),
-                deps, loc)
-            self.bind(op.token, wait.results[0] if op.token else None)
-            return wait
-        if isinstance(op, Alloc):
-            mtype = memref_type(op.type)
-            sizes = [self.values[n] for n in op.dyn_sizes]
-            deps = self.deps(op.deps)
-            shared, is_async = op.host_shared, op.token is not None
-            alloc: gpu.AllocOp = op_from(
-                ("gpu.alloc", len(sizes), shared, len(deps), is_async),
-                lambda: gpu.AllocOp(mtype, dynamic_sizes=sizes, host_shared=shared,
-                                    async_dependencies=deps, is_async=is_async),
-                [*deps, *sizes], loc, result_types=(mtype, _TOKEN) if is_async else (mtype,))
-            self.bind(op.result, alloc.results[0])
-            self.bind(op.token, alloc.results[1] if is_async else None)
-            return alloc
-        if isinstance(op, Dealloc):
-            buffer = self.values[op.memref]
-            deps = self.deps(op.deps)
-            is_async = op.token is not None
-            dealloc: gpu.DeallocOp = op_from(
-                ("gpu.dealloc", len(deps), is_async),
-                lambda: gpu.DeallocOp(buffer, deps, is_async=is_async), [*deps, buffer], loc,
-                result_types=_token(is_async))
-            self.bind(op.token, dealloc.results[0] if is_async else None)
-            return dealloc
-        if isinstance(op, Memset):
-            dst = self.values[op.dst]
-            value = self.value_consts[(op.value, op.type.elem)]
-            deps = self.deps(op.deps)
-            is_async = op.token is not None
-            memset: MemsetOp = op_from(
-                ("gpu.memset", len(deps), is_async),
-                lambda: MemsetOp(dst, value, deps, is_async=is_async),
-                [*deps, dst, value], loc, result_types=_token(is_async))
-            self.bind(op.token, memset.results[0] if is_async else None)
-            return memset
-        if isinstance(op, Memcpy):
-            src, dst = self.values[op.src], self.values[op.dst]
-            deps = self.deps(op.deps)
-            is_async = op.token is not None
-            memcpy: gpu.MemcpyOp = op_from(
-                ("gpu.memcpy", len(deps), is_async),
-                lambda: gpu.MemcpyOp(src, dst, deps, is_async=is_async),
-                [*deps, dst, src], loc, result_types=_token(is_async))
-            self.bind(op.token, memcpy.results[0] if is_async else None)
-            return memcpy
-        if isinstance(op, HostStore):
-            idx = [self.index_consts[0]] * len(op.type.shape)
-            value = self.value_consts[(op.value, op.type.elem)]
-            ref = self.values[op.memref]
-            store: memref.StoreOp = op_from(
-                ("memref.store", len(idx)),
-                lambda: memref.StoreOp.get(value, ref, idx), [value, ref, *idx], loc,
-                result_types=())
-            return store
-        if isinstance(op, HostLoad):
-            idx = [self.index_consts[0]] * len(op.type.shape)
-            ref = self.values[op.memref]
-            ref_type = ref.type
-            assert isinstance(ref_type, MemRefType)
-            load: memref.LoadOp = op_from(
-                ("memref.load", len(idx)),
-                lambda: memref.LoadOp.get(ref, idx), [ref, *idx], loc,
-                result_types=(ref_type.element_type,))
-            self.bind(op.result, load.results[0])
-            return load
-        if isinstance(op, Launch):
-            return self.launch(op, loc)
-        if isinstance(op, HostAlloc):
-            mtype = memref_type(op.type)
-            sizes = [self.values[n] for n in op.dyn_sizes]
-            halloc: memref.AllocOp = op_from(
-                ("memref.alloc", attr_key(mtype), len(sizes)),
-                lambda: memref.AllocOp.get(mtype.element_type, shape=mtype.get_shape(),
-                                           dynamic_sizes=sizes),
-                sizes, loc, result_types=(mtype,))
-            self.bind(op.result, halloc.results[0])
-            return halloc
-        if isinstance(op, HostDealloc):
-            ref = self.values[op.memref]
-            hfree: memref.DeallocOp = op_from("memref.dealloc",
-                                              lambda: memref.DeallocOp.get(ref), [ref], loc)
-            return hfree
-        if isinstance(op, Dim):
-            ref, index = self.values[op.memref], self.index_consts[op.index]
-            dim: memref.DimOp = op_from(
-                "memref.dim", lambda: memref.DimOp(ref, index),
-                [ref, index], loc)
-            self.bind(op.result, dim.results[0])
-            return dim
-        if isinstance(op, If):
-            then_block = Block()
-            self.body(op.then, then_block)
-            append(then_block, _yield())
-            else_region = Region()
-            if op.orelse:
-                else_block = Block()
-                self.body(op.orelse, else_block)
-                append(else_block, _yield())
-                else_region = Region(else_block)
-            cond = self.values[op.cond]
-            if_op: scf.IfOp = op_from(
-                ("scf.if", attr_key(cond.type)),
-                lambda: scf.IfOp(cond, [], Region(), Region()), [cond], loc,
-                [Region(then_block), else_region])
-            return if_op
-        if isinstance(op, For):
-            body = Block(arg_types=[_INDEX])
-            self.bind(op.iv, body.args[0])
-            self.body(op.body, body)
-            append(body, _yield())
-            lb, ub, step = (self.index_consts[0], self.index_consts[op.trip_count],
-                            self.index_consts[1])
-            for_op: scf.ForOp = op_from(
-                "scf.for", lambda: scf.ForOp(lb, ub, step, [], Region()), [lb, ub, step], loc,
-                [Region(body)])
-            return for_op
-        raise TypeError(f"unknown op {op!r}")  # pragma: no cover - the Op union is closed
+        build = _OP_BUILDERS.get(type(op))
+        if build is None:  # pragma: no cover - the Op union is closed
+            raise TypeError(f"unknown op {op!r}")
+        return build(self, op, loc)
+
+    def wait(self, op: Wait, loc: NameLoc) -> Operation:
+        deps = self.deps(op.deps)
+        has_token = op.token is not None
+        wait: gpu.WaitOp = op_from(
+            ("gpu.wait", len(deps), has_token),
+            lambda: gpu.WaitOp.create(
+                operands=deps, result_types=[gpu.AsyncTokenType()] if has_token else []),
+            deps, loc)
+        self.bind(op.token, wait.results[0] if op.token else None)
+        return wait
+
+    def alloc(self, op: Alloc, loc: NameLoc) -> Operation:
+        mtype = memref_type(op.type)
+        sizes = [self.values[n] for n in op.dyn_sizes]
+        deps = self.deps(op.deps)
+        shared, is_async = op.host_shared, op.token is not None
+        alloc: gpu.AllocOp = op_from(
+            ("gpu.alloc", len(sizes), shared, len(deps), is_async),
+            lambda: gpu.AllocOp(mtype, dynamic_sizes=sizes, host_shared=shared,
+                                async_dependencies=deps, is_async=is_async),
+            [*deps, *sizes], loc, result_types=(mtype, _TOKEN) if is_async else (mtype,))
+        self.bind(op.result, alloc.results[0])
+        self.bind(op.token, alloc.results[1] if is_async else None)
+        return alloc
+
+    def dealloc(self, op: Dealloc, loc: NameLoc) -> Operation:
+        buffer = self.values[op.memref]
+        deps = self.deps(op.deps)
+        is_async = op.token is not None
+        dealloc: gpu.DeallocOp = op_from(
+            ("gpu.dealloc", len(deps), is_async),
+            lambda: gpu.DeallocOp(buffer, deps, is_async=is_async), [*deps, buffer], loc,
+            result_types=_token(is_async))
+        self.bind(op.token, dealloc.results[0] if is_async else None)
+        return dealloc
+
+    def memset(self, op: Memset, loc: NameLoc) -> Operation:
+        dst = self.values[op.dst]
+        value = self.value_consts[(op.value, op.type.elem)]
+        deps = self.deps(op.deps)
+        is_async = op.token is not None
+        memset: MemsetOp = op_from(
+            ("gpu.memset", len(deps), is_async),
+            lambda: MemsetOp(dst, value, deps, is_async=is_async),
+            [*deps, dst, value], loc, result_types=_token(is_async))
+        self.bind(op.token, memset.results[0] if is_async else None)
+        return memset
+
+    def memcpy(self, op: Memcpy, loc: NameLoc) -> Operation:
+        src, dst = self.values[op.src], self.values[op.dst]
+        deps = self.deps(op.deps)
+        is_async = op.token is not None
+        memcpy: gpu.MemcpyOp = op_from(
+            ("gpu.memcpy", len(deps), is_async),
+            lambda: gpu.MemcpyOp(src, dst, deps, is_async=is_async),
+            [*deps, dst, src], loc, result_types=_token(is_async))
+        self.bind(op.token, memcpy.results[0] if is_async else None)
+        return memcpy
+
+    def host_store(self, op: HostStore, loc: NameLoc) -> Operation:
+        idx = [self.index_consts[0]] * len(op.type.shape)
+        value = self.value_consts[(op.value, op.type.elem)]
+        ref = self.values[op.memref]
+        store: memref.StoreOp = op_from(
+            ("memref.store", len(idx)),
+            lambda: memref.StoreOp.get(value, ref, idx), [value, ref, *idx], loc,
+            result_types=())
+        return store
+
+    def host_load(self, op: HostLoad, loc: NameLoc) -> Operation:
+        idx = [self.index_consts[0]] * len(op.type.shape)
+        ref = self.values[op.memref]
+        ref_type = ref.type
+        assert isinstance(ref_type, MemRefType)
+        load: memref.LoadOp = op_from(
+            ("memref.load", len(idx)),
+            lambda: memref.LoadOp.get(ref, idx), [ref, *idx], loc,
+            result_types=(ref_type.element_type,))
+        self.bind(op.result, load.results[0])
+        return load
+
+    def host_alloc(self, op: HostAlloc, loc: NameLoc) -> Operation:
+        mtype = memref_type(op.type)
+        sizes = [self.values[n] for n in op.dyn_sizes]
+        halloc: memref.AllocOp = op_from(
+            ("memref.alloc", attr_key(mtype), len(sizes)),
+            lambda: memref.AllocOp.get(mtype.element_type, shape=mtype.get_shape(),
+                                       dynamic_sizes=sizes),
+            sizes, loc, result_types=(mtype,))
+        self.bind(op.result, halloc.results[0])
+        return halloc
+
+    def host_dealloc(self, op: HostDealloc, loc: NameLoc) -> Operation:
+        ref = self.values[op.memref]
+        hfree: memref.DeallocOp = op_from("memref.dealloc",
+                                          lambda: memref.DeallocOp.get(ref), [ref], loc)
+        return hfree
+
+    def dim(self, op: Dim, loc: NameLoc) -> Operation:
+        ref, index = self.values[op.memref], self.index_consts[op.index]
+        dim: memref.DimOp = op_from(
+            "memref.dim", lambda: memref.DimOp(ref, index),
+            [ref, index], loc)
+        self.bind(op.result, dim.results[0])
+        return dim
+
+    def if_op(self, op: If, loc: NameLoc) -> Operation:
+        then_block = Block()
+        self.body(op.then, then_block)
+        append(then_block, _yield())
+        else_region = Region()
+        if op.orelse:
+            else_block = Block()
+            self.body(op.orelse, else_block)
+            append(else_block, _yield())
+            else_region = Region(else_block)
+        cond = self.values[op.cond]
+        if_op: scf.IfOp = op_from(
+            ("scf.if", attr_key(cond.type)),
+            lambda: scf.IfOp(cond, [], Region(), Region()), [cond], loc,
+            [Region(then_block), else_region])
+        return if_op
+
+    def for_op(self, op: For, loc: NameLoc) -> Operation:
+        body = Block(arg_types=[_INDEX])
+        self.bind(op.iv, body.args[0])
+        self.body(op.body, body)
+        append(body, _yield())
+        lb, ub, step = (self.index_consts[0], self.index_consts[op.trip_count],
+                        self.index_consts[1])
+        for_op: scf.ForOp = op_from(
+            "scf.for", lambda: scf.ForOp(lb, ub, step, [], Region()), [lb, ub, step], loc,
+            [Region(body)])
+        return for_op
 
     def size(self, size: Size) -> SSAValue:
         return self.index_consts[size] if isinstance(size, int) else self.values[size]
@@ -321,6 +336,17 @@ class _FunctionBuilder:
             [*deps, *grid, *block, *args], loc, result_types=_token(is_async))
         self.bind(op.token, launch.results[0] if is_async else None)
         return launch
+
+
+# How `_FunctionBuilder.op` builds each kind of op.
+_OP_BUILDERS: dict[type, Callable[[_FunctionBuilder, Any, NameLoc], Operation]] = {
+    Wait: _FunctionBuilder.wait, Alloc: _FunctionBuilder.alloc,
+    Dealloc: _FunctionBuilder.dealloc, Memset: _FunctionBuilder.memset,
+    Memcpy: _FunctionBuilder.memcpy, HostStore: _FunctionBuilder.host_store,
+    HostLoad: _FunctionBuilder.host_load, Launch: _FunctionBuilder.launch,
+    HostAlloc: _FunctionBuilder.host_alloc, HostDealloc: _FunctionBuilder.host_dealloc,
+    Dim: _FunctionBuilder.dim, If: _FunctionBuilder.if_op, For: _FunctionBuilder.for_op,
+}
 
 
 def _value(value: int, elem: str) -> IntegerAttr | FloatAttr:

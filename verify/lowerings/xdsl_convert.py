@@ -45,8 +45,8 @@ from xdsl.ir import Attribute, Block, BlockArgument, Operation, OpResult, Region
 from xdsl.pattern_rewriter import PatternRewriter, RewritePattern, op_type_rewrite_pattern
 from xdsl.rewriter import InsertPoint
 
+from verify.lowerings import xdsl_private
 from verify.lowerings.xdsl_fastir import (
-    RAW_NAMES,
     append,
     attr_key,
     cached,
@@ -162,10 +162,7 @@ def cast_op(value: SSAValue, to: Attribute, location: LocationAttr
         result_types=(to,))
     hint = value.name_hint
     if hint is not None:  # already a valid name
-        if RAW_NAMES:
-            cast.results[0]._name = hint
-        else:
-            cast.results[0].name_hint = hint
+        xdsl_private.set_name_hint(cast.results[0], hint)
     return cast
 
 

@@ -20,53 +20,31 @@ xDSL method it names does, with less overhead:
 - `cached` keeps attributes (immutable) by a cheap key, so each is built and
   verified once per process; `attr_key` numbers attribute values for keys.
 
-The fast paths use xDSL's internal fields, as laid out in xdsl 0.75; with
-another layout (`RAW_*` false) they call the xDSL methods instead.  The
-caches only grow with the variety of types, constants and function names the
-programs use.
+The fast paths go through xDSL's private fields, all of it in
+`verify.lowerings.xdsl_private`, which says what it relies on (the IR
+layout of xdsl 0.75); with another layout (`RAW_*` false) the helpers here
+call the xDSL methods instead.  The caches only grow with the variety of
+types, constants and function names the programs use.
 """
 
 from __future__ import annotations
 
-import dataclasses
 from collections.abc import Callable, Hashable, Sequence
 from typing import Any, TypeVar
 
 from xdsl.dialects.builtin import LocationAttr
-from xdsl.ir import Attribute, Block, Operation, OpResult, Region, SSAValue, SSAValues, Use
+from xdsl.ir import Attribute, Block, Operation, Region, SSAValue
 from xdsl.rewriter import Rewriter
 
+from verify.lowerings import xdsl_private as raw
+from verify.lowerings.xdsl_private import RAW_LINKS, RAW_NAMES, RAW_OPS
+
 __all__ = [
-    "append", "attr_key", "cached", "erase", "insert_before", "new_op", "op_from",
-    "replace_uses", "use_count", "walk",
+    "RAW_LINKS", "RAW_NAMES", "RAW_OPS", "append", "attr_key", "cached", "erase",
+    "insert_before", "new_op", "op_from", "replace_uses", "use_count", "walk",
 ]
 
 A = TypeVar("A", bound=Attribute)
-
-_OP_FIELDS = {
-    "_operands", "_operand_uses", "results", "_successors", "_successor_uses",
-    "properties", "attributes", "location", "regions", "parent", "_next_op", "_prev_op",
-}
-
-
-def _fields(cls: type) -> set[str]:
-    try:
-        return {f.name for f in dataclasses.fields(cls)}
-    except TypeError:
-        return set()
-
-
-# Whether xDSL's internal layout is the one the fast paths write.
-RAW_OPS = (
-    _fields(Operation) == _OP_FIELDS
-    and {"_operation", "_index", "_prev_use", "_next_use"} <= _fields(Use)
-    and "first_use" in _fields(SSAValue)
-)
-RAW_LINKS = {"_first_op", "_last_op", "parent"} <= _fields(Block)
-RAW_NAMES = "_name" in _fields(SSAValue)
-
-_new = object.__new__
-_NO_VALUES: SSAValues[Any] = SSAValues()  # immutable: shared by ops without operands/results
 
 
 def new_op(
@@ -83,50 +61,14 @@ def new_op(
         return cls.create(operands=operands, result_types=result_types,
                           properties=properties, attributes=attributes or {},
                           location=location, regions=regions)  # type: ignore[arg-type]
-    op = _new(cls)
-    if operands:
-        op._operands = SSAValues(operands)
-        uses = []
-        for i, value in enumerate(operands):
-            use = Use(op, i)
-            first = value.first_use
-            use._next_use = first
-            if first is not None:
-                first._prev_use = use
-            value.first_use = use
-            uses.append(use)
-        op._operand_uses = tuple(uses)
-    else:
-        op._operands = _NO_VALUES
-        op._operand_uses = ()
-    if result_types:
-        op.results = SSAValues([OpResult(t, op, i) for i, t in enumerate(result_types)])
-    else:
-        op.results = _NO_VALUES
-    op._successors = ()
-    op._successor_uses = ()
-    op.properties = properties
-    op.attributes = {} if attributes is None else attributes
-    op.location = location
-    op.parent = None
-    op._next_op = None
-    op._prev_op = None
-    op.regions = ()
-    for region in regions:
-        op.add_region(region)
-    return op
+    return raw.new_op(cls, operands, result_types, properties, location, attributes, regions)
 
 
 def use_count(value: SSAValue) -> int:
     """`value.uses.get_length()`."""
     if not RAW_OPS:
         return value.uses.get_length()
-    n = 0
-    use = value.first_use
-    while use is not None:
-        n += 1
-        use = use._next_use
-    return n
+    return raw.use_count(value)
 
 
 def replace_uses(old: SSAValue, new: SSAValue) -> bool:
@@ -137,69 +79,13 @@ def replace_uses(old: SSAValue, new: SSAValue) -> bool:
         had = old.first_use is not None
         old.replace_all_uses_with(new)
         return had
-    use = old.first_use
-    if use is None:
-        if new.name_hint is None:
-            new.name_hint = old.name_hint
-        return False
-    while use is not None:
-        after = use._next_use
-        user = use._operation
-        index = use._index
-        operands = tuple.__getitem__(user._operands, slice(None))
-        user._operands = SSAValues((*operands[:index], new, *operands[index + 1:]))
-        first = new.first_use  # as `new.add_use(use)`: at the head
-        use._prev_use = None
-        use._next_use = first
-        if first is not None:
-            first._prev_use = use
-        new.first_use = use
-        use = after
-    old.first_use = None
-    if new.name_hint is None:
-        new.name_hint = old.name_hint
-    return True
+    return raw.replace_uses(old, new)
 
 
 def erase(op: Operation) -> None:
     """`Rewriter.erase_op(op)` for an op without regions or used results."""
-    if not RAW_OPS or not RAW_LINKS or op.regions or op._successors:
+    if not (RAW_OPS and RAW_LINKS and raw.erase(op)):
         Rewriter.erase_op(op)
-        return
-    for result in op.results:
-        if result.first_use is not None:
-            raise ValueError("Attempting to delete SSA value that still has uses of result "
-                             f"of operation:\n{op}")
-    block = op.parent
-    if block is not None:
-        _connect(block, op._prev_op, op._next_op)
-        op._prev_op = op._next_op = None
-    op.parent = None
-    for value, use in zip(op._operands, op._operand_uses, strict=True):
-        value.remove_use(use)
-    op._operand_uses = ()
-
-
-def _connect(block: Block, left: Operation | None, right: Operation | None) -> None:
-    """Make `right` follow `left` in `block` (None: the block's start or end)."""
-    if left is None:
-        block._first_op = right
-    else:
-        left._next_op = right
-    if right is None:
-        block._last_op = left
-    else:
-        right._prev_op = left
-
-
-def _link(block: Block, op: Operation, prev: Operation | None,
-          after: Operation | None) -> None:
-    """Put the detached `op` between `prev` and `after` (None: a block end)."""
-    op.parent = block
-    op._prev_op = prev
-    op._next_op = after
-    _connect(block, prev, op)
-    _connect(block, op, after)
 
 
 def insert_before(op: Operation, anchor: Operation) -> None:
@@ -209,7 +95,7 @@ def insert_before(op: Operation, anchor: Operation) -> None:
     if not RAW_LINKS:
         block.insert_op_before(op, anchor)
         return
-    _link(block, op, anchor._prev_op, anchor)
+    raw.insert_before(block, op, anchor)
 
 
 def append(block: Block, op: Operation) -> None:
@@ -218,7 +104,7 @@ def append(block: Block, op: Operation) -> None:
     if not RAW_LINKS:
         block.add_op(op)
         return
-    _link(block, op, block._last_op, None)
+    raw.append(block, op)
 
 
 _ATTRS: dict[Hashable, Any] = {}

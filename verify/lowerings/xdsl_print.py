@@ -20,7 +20,7 @@ from xdsl.printer import Printer
 from xdsl.traits import IsolatedFromAbove
 from xdsl.utils.mlir_lexer import MLIRLexer
 
-from verify.lowerings.xdsl_fastir import RAW_NAMES, RAW_OPS
+from verify.lowerings import xdsl_private
 
 __all__ = ["Unhandled", "attribute_text", "print_generic", "xdsl_print_generic"]
 
@@ -151,7 +151,7 @@ class _Printer:
         name = self.values.get(value)
         if name is not None:
             return name
-        hint = value._name if RAW_NAMES else value.name_hint
+        hint = xdsl_private.name_hint(value)
         if hint:
             n = self.hints.get(hint, 0)
             name = f"%{hint}_{n}" if n else f"%{hint}"
@@ -164,7 +164,7 @@ class _Printer:
 
     def op(self, op: Operation, indent: int) -> None:
         scoped = _scoped(op)
-        if scoped is None or op._successors:
+        if scoped is None or xdsl_private.has_successors(op):
             raise Unhandled(op.name)
         out = self.out
         name = self.name
@@ -174,7 +174,7 @@ class _Printer:
         if scoped:
             saved = (self.next_id, self.hints)
             self.hints = dict(self.hints)
-        operands = op._operands
+        operands = xdsl_private.operand_values(op)
         head = f'"{op.name}"(' + ", ".join([name(v) for v in operands]) + ")"
         if op.properties:
             head += f" <{{{_dict_text(op.properties)}}}>"
@@ -234,7 +234,7 @@ class _Printer:
 
 def print_generic(op: Operation) -> str:
     """`op` in the generic form with locations, as xDSL prints it."""
-    if not RAW_OPS:
+    if not xdsl_private.RAW_OPS:
         return xdsl_print_generic(op)
     printer = _Printer()
     try:

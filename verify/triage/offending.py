@@ -51,12 +51,14 @@ class Offense:
         return [name for _, name in sorted(items)]
 
 
-def _cex(record: Record) -> Record:
+def counterexample(record: Record) -> Record:
+    """A violation record's counterexample (an empty one when it has none)."""
     cex = record.get("counterexample")
     return cex if isinstance(cex, dict) else {}
 
 
-def _marked(record: Record) -> list[str]:
+def marked_calls(record: Record) -> list[str]:
+    """The source ops a violation record marks as offending."""
     marked = record.get("marked_calls")
     if isinstance(marked, str):
         return [marked]
@@ -113,9 +115,9 @@ def offense(record: Record) -> Offense:
     calls = parse_calls(lowered)
     invariant = str(record.get("invariant") or "")
     detail = str(record.get("detail") or "") + " "
-    cex = _cex(record)
+    cex = counterexample(record)
     source_op = cex.get("source_op") if isinstance(cex.get("source_op"), str) else None
-    marked = _marked(record)
+    marked = marked_calls(record)
     found: Offense | None = None
     if invariant in ("stream-no-leak", "event-no-leak"):
         kind = "event" if invariant == "event-no-leak" else "stream"
