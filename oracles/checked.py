@@ -14,7 +14,7 @@ from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from oracles.kernel_api import DeviceMemory, Dim3, Kernel, KernelArg, MemRefView
+from oracles.kernel_api import DeviceMemory, Dim3, Kernel, KernelArg, MemRefView, view_extent
 from oracles.runtime import (
     BAD_LAUNCH,
     BAD_SIZE,
@@ -40,14 +40,6 @@ from oracles.runtime import (
 )
 
 MAX_ALLOC = 1 << 32
-
-
-def element_size(elem: str) -> int:
-    """Bytes of a memref element type (`index` is 64-bit, as gpu-to-llvm makes it)."""
-    if elem == "index":
-        return 8
-    bits = int(elem.lstrip("bfi") or 0)
-    return max(1, bits // 8)
 
 
 @dataclass
@@ -130,17 +122,30 @@ class CheckedRuntime:
                 return a
         return None
 
-    def resolve(self, call: str, ptr: int, nbytes: int) -> tuple[Allocation, int] | None:
+    def resolve(self, call: str, ptr: int, nbytes: int, *, device: bool = False
+                ) -> tuple[Allocation, int] | None:
+        """The allocation and offset of an access, or None with the error recorded.
+
+        `device`: a kernel's access as queued work runs it.  Freed is then the
+        backend's word (a free that settles the device marks the registry
+        first, and the access runs inside that settle), and host memory is
+        out of the device's reach."""
         a = self.find(ptr)
         if a is None:
             self.error(INVALID_POINTER, call, f"{ptr:#x} is in no allocation")
             return None
         off = ptr - a.base
-        if a.freed:
+        if not device and a.freed:
             self.error(USE_AFTER_FREE, call, f"{a.label} was freed")
             return None
         if nbytes < 0 or off + nbytes > a.size:
             self.error(OUT_OF_BOUNDS, call, f"{a.label}+{off} size {nbytes} > {a.size}")
+            return None
+        if device and not self._b_usable(a):
+            self.error(USE_AFTER_FREE, call, f"{a.label} freed before the kernel ran")
+            return None
+        if device and a.kind == "host":
+            self.error(DEVICE_ACCESS_HOST_MEMORY, call, f"{a.label} is host memory")
             return None
         return a, off
 
@@ -326,14 +331,10 @@ class CheckedRuntime:
     def _view_target(self, call: str, view: MemRefView) -> int | None:
         """The allocation index a view lies in, -1 for an empty view, None
         (error recorded) when it lies in none or in host memory."""
-        if any(s <= 0 for s in view.sizes):
+        extent = view_extent(view)
+        if extent is None:
             return -1
-        nbytes = element_size(view.elem)
-        lo = hi = view.offset
-        for size, stride in zip(view.sizes, view.strides, strict=False):
-            lo += min(0, (size - 1) * stride)
-            hi += max(0, (size - 1) * stride)
-        r = self.resolve(call, view.ptr + lo * nbytes, (hi - lo + 1) * nbytes)
+        r = self.resolve(call, view.ptr + extent[0], extent[1] - extent[0])
         if r is None:
             return None
         if r[0].kind == "host":
@@ -518,23 +519,9 @@ class _CheckedDeviceMemory:
     def _target(self, ptr: int, nbytes: int) -> tuple[Allocation, int] | None:
         if self.failed:
             return None
-        rt, call = self.rt, self.call
-        a = rt.find(ptr)
-        off = ptr - a.base if a is not None else 0
-        # Freed is the backend's word: the free that settles the device marks
-        # the registry first, and this access runs inside that settle.
-        if a is None:
-            rt.error(INVALID_POINTER, call, f"{ptr:#x} is in no allocation")
-        elif off + nbytes > a.size:
-            rt.error(OUT_OF_BOUNDS, call, f"{a.label}+{off} size {nbytes} > {a.size}")
-        elif not rt._b_usable(a):
-            rt.error(USE_AFTER_FREE, call, f"{a.label} freed before the kernel ran")
-        elif a.kind == "host":
-            rt.error(DEVICE_ACCESS_HOST_MEMORY, call, f"{a.label} is host memory")
-        else:
-            return a, off
-        self.failed = True
-        return None
+        r = self.rt.resolve(self.call, ptr, nbytes, device=True)
+        self.failed = r is None
+        return r
 
     def load(self, ptr: int, nbytes: int) -> bytes | None:
         r = self._target(ptr, nbytes)

@@ -38,7 +38,7 @@ from collections.abc import Callable, Sequence
 from typing import Any, TypeVar
 
 from oracles.checked import Allocation, CheckedRuntime
-from oracles.kernel_api import Dim3, Kernel, KernelArg, MemRefView
+from oracles.kernel_api import Dim3, Kernel, KernelArg, MemRefView, view_extent
 from oracles.runtime import BACKEND_ERROR, MemoryKind, Profile
 
 MEMCPY_DEFAULT = 4  # cudaMemcpyDefault
@@ -282,8 +282,6 @@ class CupyRuntime(CheckedRuntime):
             kernel.run(grid, block, args, recorder)
             ranges = recorder.stores
         except Exception:  # noqa: BLE001 - any failure: fall back to the views' extents
-            from oracles.kernel_interp import view_extent
-
             for k, arg in enumerate(args):
                 if isinstance(arg, MemRefView) and k in kernel.writes:
                     extent = view_extent(arg)

@@ -211,7 +211,7 @@ def check(
         fast = read_fast(lowered_module)
         if fast is not None:
             try:
-                return _check_module(program, fast, factory, src_factory, schedules, args)
+                return _check_module(program, fast, factory, src_factory, args)
             except fastparse.Unsupported:
                 pass  # outside the fast model: the same run on xDSL's parse
     try:
@@ -219,7 +219,7 @@ def check(
             else lowered_module
     except Exception as e:  # noqa: BLE001 - a bad module is a verdict, not a crash
         return CheckResult("differential", "unknown", reason=f"unparsable lowered module: {e}")
-    return _check_module(program, module, factory, src_factory, schedules, args)
+    return _check_module(program, module, factory, src_factory, args)
 
 
 def _check_module(
@@ -227,7 +227,6 @@ def _check_module(
     module: Any,
     factory: RuntimeFactory,
     src_factory: RuntimeFactory,
-    schedules: int,
     args: Assignment | Sequence[Assignment] | None,
 ) -> CheckResult:
     kernels = program_kernels(program)
@@ -272,8 +271,7 @@ def _detail(fn: Function, values: Mapping[str, ArgValue], found: Mapping[str, An
 
 
 def _show(values: Mapping[str, ArgValue]) -> str:
-    shown = {k: v for k, v in values.items() if not isinstance(v, MemRefView)}
-    return "{" + ", ".join(f"{k}={v}" for k, v in shown.items()) + "}" if shown else "no args"
+    return "{" + ", ".join(f"{k}={v}" for k, v in values.items()) + "}" if values else "no args"
 
 
 def program_kernels(program: Program) -> dict[str, Kernel]:
@@ -373,8 +371,7 @@ def _mismatch(fn: Function, values: Mapping[str, ArgValue], seed: int, src: Any,
         return None
     return {
         "function": fn.name,
-        "args": {k: (bool(v) if isinstance(v, bool) else v) for k, v in values.items()
-                 if not isinstance(v, MemRefView)},
+        "args": dict(values),
         "schedule": seed,
         "schedule_name": "lazy schedule" if seed == 0 else f"schedule {seed}",
         "profile": low.outcome.profile,

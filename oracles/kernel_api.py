@@ -48,6 +48,22 @@ class MemRefView:
 
 KernelArg = MemRefView | int | float
 
+# Bytes of a memref element (`index` is 64-bit, as gpu-to-llvm makes it).
+ELEM_BYTES = {"f16": 2, "bf16": 2, "f32": 4, "f64": 8, "i1": 1, "i8": 1, "i16": 2, "i32": 4,
+              "i64": 8, "index": 8}
+
+
+def view_extent(view: MemRefView) -> tuple[int, int] | None:
+    """The bytes a view can touch, [lo, hi) relative to `view.ptr`; None when empty."""
+    if any(s <= 0 for s in view.sizes):
+        return None
+    eb = ELEM_BYTES[view.elem]
+    lo = hi = view.offset
+    for size, stride in zip(view.sizes, view.strides, strict=True):
+        lo += min(0, (size - 1) * stride)
+        hi += max(0, (size - 1) * stride)
+    return lo * eb, (hi + 1) * eb
+
 
 @runtime_checkable
 class DeviceMemory(Protocol):

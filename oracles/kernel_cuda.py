@@ -26,9 +26,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from oracles.kernel_api import KernelArg, MemRefView, Param
+from oracles.kernel_api import ELEM_BYTES, KernelArg, MemRefView, Param
 from oracles.kernel_interp import FLOAT_BITS, ROUND, float_bits
-from oracles.source_interp import ELEM_BYTES
 from verify.model.kernels import SHAPES
 from verify.model.program import KernelRef
 

@@ -64,6 +64,7 @@ from xdsl.ir import Attribute, Block, Operation, SSAValue
 from xdsl.parser import Parser
 
 from oracles.kernel_api import (
+    ELEM_BYTES,
     DeviceMemory,
     Dim3,
     Kernel,
@@ -73,7 +74,6 @@ from oracles.kernel_api import (
     Param,
 )
 from oracles.llvm_values import prop, sdiv
-from oracles.source_interp import ELEM_BYTES
 from verify.ir import locations
 from verify.ir.fastparse import split_top
 from verify.ir.lowered_ir import op_name
@@ -1105,15 +1105,3 @@ def catalogue_ref(name: str) -> KernelRef | None:
     space = int(m.group(3)) if m.group(3) is not None else None
     ref = KernelRef(shape, SourceMemRefType(dims, m.group(2), space))
     return ref if ref.name == func else None
-
-
-def view_extent(view: MemRefView) -> tuple[int, int] | None:
-    """The bytes a view can touch, [lo, hi) relative to `view.ptr`; None when empty."""
-    if any(s <= 0 for s in view.sizes):
-        return None
-    eb = ELEM_BYTES[view.elem]
-    lo = hi = view.offset
-    for size, stride in zip(view.sizes, view.strides, strict=True):
-        lo += min(0, (size - 1) * stride)
-        hi += max(0, (size - 1) * stride)
-    return lo * eb, (hi + 1) * eb

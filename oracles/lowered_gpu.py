@@ -30,11 +30,12 @@ from dataclasses import dataclass
 from math import prod
 from typing import TYPE_CHECKING, Any
 
-from oracles.checked import element_size
-from oracles.kernel_api import Kernel, KernelArg, MemRefView, Param
-from oracles.llvm_values import Agg, Unsupported, ints, prop, type_name
+from oracles.kernel_api import ELEM_BYTES, Kernel, KernelArg, MemRefView, Param
+from oracles.llvm_values import Agg, Unsupported, prop, type_name
 from oracles.mgpu_calls import RawCall
+from oracles.runtime import memset_pattern
 from oracles.source_interp import element_bytes, row_major_strides
+from verify.ir.attrs import LaunchOperands, launch_operands
 from verify.ir.types import memref_text
 
 if TYPE_CHECKING:
@@ -103,15 +104,15 @@ def kernel_args(params: Sequence[Param], values: Sequence[Any]) -> list[KernelAr
     return out
 
 
-def _segments(op: Any) -> list[list[Any]]:
-    seg = ints(prop(op, "operandSegmentSizes") or prop(op, "operand_segment_sizes"))
-    if not seg or sum(seg) != len(op.operands):
-        raise Unsupported("a gpu op without operand segments")
-    out, at = [], 0
-    for n in seg:
-        out.append(list(op.operands[at : at + n]))
-        at += n
-    return out
+def _launch_parts(op: Any) -> LaunchOperands:
+    parts = launch_operands(op)
+    if parts is None:
+        raise Unsupported("gpu.launch_func without the operand segments of LLVM 16-22")
+    return parts
+
+
+def _sizes(m: _Machine, parts: LaunchOperands) -> list[int]:
+    return [int(m.v(s)) if s is not None else 1 for s in parts.sizes]
 
 
 def _kernel(m: _Machine, op: Any) -> Kernel:
@@ -131,18 +132,16 @@ def launch_func(m: _Machine, op: Any) -> None:
     if any(_token_type(v) for v in [*op.operands, *op.results]):
         residue_launch(m, op)
         return
-    seg = _segments(op)
-    # 13 segments since LLVM 18 (cluster sizes), 10 before; the last is the stream.
-    if len(seg) not in (10, 13):  # LLVM 16's launch has no stream operand
-        raise Unsupported(f"gpu.launch_func with {len(seg)} operand segments")
-    sizes = [int(m.v(s[0])) if s else 1 for s in seg[1:7]]
-    operands, stream_seg = seg[-2], seg[-1]
+    parts = _launch_parts(op)
+    if not parts.has_object:  # LLVM 16 lowers launches itself: this one is unknown
+        raise Unsupported("gpu.launch_func without an async-object segment")
+    sizes = _sizes(m, parts)
     kernel = _kernel(m, op)
-    args = kernel_args(kernel.params, [m.v(x) for x in operands])
+    args = kernel_args(kernel.params, [m.v(x) for x in parts.operands])
     loc = m.loc_of(op)
     m.rt.set_location(loc)
-    if stream_seg:
-        _launch(m, kernel, sizes, args, int(m.v(stream_seg[0]) or 0), loc)
+    if parts.stream is not None:
+        _launch(m, kernel, sizes, args, int(m.v(parts.stream) or 0), loc)
         return
     stream = m.rt.stream_create()
     m.raw.append(RawCall("mgpuStreamCreate", (), "", stream, loc))
@@ -211,7 +210,7 @@ def residue(m: _Machine, op: Any, name: str) -> None:
         dims, elem = memref_shape(op.results[0].type)
         dyn = iter(int(m.v(x)) for x in rest)
         sizes = [d if d is not None else next(dyn) for d in dims]
-        nbytes = prod(sizes) * element_size(elem)
+        nbytes = prod(sizes) * ELEM_BYTES[elem]
         shared = prop(op, "hostShared") is not None
         ptr = m.rt.mem_alloc(nbytes, s, shared) if async_ else \
             m.rt.mem_alloc_sync(nbytes, shared)
@@ -223,15 +222,12 @@ def residue(m: _Machine, op: Any, name: str) -> None:
     elif name == "gpu.memset":
         dims, elem = memref_shape(rest[0].type)
         view = view_of(m.v(rest[0]), len(dims), elem)
-        pattern = _pattern(m.v(rest[1]), elem)
-        memset = {1: m.rt.memset8, 2: m.rt.memset16, 4: m.rt.memset32,
-                  8: m.rt.memset64}[len(pattern)]
-        memset(_address(view), int.from_bytes(pattern, "little"), prod(view.sizes), s)
+        memset_pattern(m.rt, _address(view), _pattern(m.v(rest[1]), elem), prod(view.sizes), s)
     elif name == "gpu.memcpy":
         dims, elem = memref_shape(rest[0].type)
         dst = view_of(m.v(rest[0]), len(dims), elem)
         src = view_of(m.v(rest[1]), len(dims), elem)
-        m.rt.memcpy(_address(dst), _address(src), prod(dst.sizes) * element_size(elem), s)
+        m.rt.memcpy(_address(dst), _address(src), prod(dst.sizes) * ELEM_BYTES[elem], s)
     else:
         raise Unsupported(f"residual {name}")
     m.set(op, _finish(m, op, s, async_))
@@ -239,11 +235,10 @@ def residue(m: _Machine, op: Any, name: str) -> None:
 
 def residue_launch(m: _Machine, op: Any) -> None:
     deps, _, async_ = _split_deps(m, op)
-    seg = _segments(op)
-    sizes = [int(m.v(s[0])) if s else 1 for s in seg[1:7]]
+    parts = _launch_parts(op)
+    sizes = _sizes(m, parts)
     kernel = _kernel(m, op)
-    operands = seg[-2] if len(seg) in (10, 13) else seg[-1]
-    args = kernel_args(kernel.params, [m.v(x) for x in operands])
+    args = kernel_args(kernel.params, [m.v(x) for x in parts.operands])
     s = _stream_after(m, deps)
     m.rt.launch(kernel, (sizes[0], sizes[1], sizes[2]), (sizes[3], sizes[4], sizes[5]), args,
                 s)
@@ -277,7 +272,7 @@ def event_use(m: _Machine, callee: str, args: list[int]) -> bool:
 
 
 def _address(view: MemRefView) -> int:
-    return view.ptr + view.offset * element_size(view.elem)
+    return view.ptr + view.offset * ELEM_BYTES[view.elem]
 
 
 def _pattern(value: Any, elem: str) -> bytes:

@@ -10,6 +10,8 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from oracles.runtime import chunk_width
+
 MAX_SHOWN = 8  # observables listed per mismatch
 
 
@@ -32,7 +34,7 @@ def _byte_ranges(a: list[str], b: list[str]) -> list[tuple[int, int]]:
     `encode_contents` uses (4 bytes where the size allows), so an element that
     differs in one byte shows whole and neighbours merge into one range."""
     n = max(len(a), len(b))
-    width = 4 if n % 4 == 0 else 2 if n % 2 == 0 else 1
+    width = chunk_width(n)
     ranges: list[tuple[int, int]] = []
     for i in range(0, n, width):
         if a[i : i + width] == b[i : i + width]:

@@ -207,6 +207,17 @@ class Runtime(Protocol):
         ...
 
 
+def memset_pattern(rt: Runtime, dst: int, pattern: bytes, count: int, stream: int) -> None:
+    """`count` copies of `pattern` at `dst`: memset8/16/32/64 by its width."""
+    memset = {1: rt.memset8, 2: rt.memset16, 4: rt.memset32, 8: rt.memset64}[len(pattern)]
+    memset(dst, int.from_bytes(pattern, "little"), count, stream)
+
+
+def chunk_width(n: int) -> int:
+    """The chunk `encode_contents` writes `n` bytes in: 4 where the size allows, 2, else 1."""
+    return 4 if n % 4 == 0 else 2 if n % 2 == 0 else 1
+
+
 def encode_contents(data: bytes, mask: bytes | None = None) -> str:
     """Run-length hex of a buffer: "05000000*16,????????*4" (?? = never written).
 
@@ -214,7 +225,7 @@ def encode_contents(data: bytes, mask: bytes | None = None) -> str:
     of every element type stay readable.
     """
     n = len(data)
-    width = 4 if n % 4 == 0 else 2 if n % 2 == 0 else 1
+    width = chunk_width(n)
     runs: list[tuple[str, int]] = []
     for i in range(0, n, width):
         chunk = "".join(

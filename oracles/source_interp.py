@@ -32,8 +32,8 @@ from dataclasses import dataclass, field
 from math import prod
 from typing import Literal
 
-from oracles.kernel_api import KernelArg, KernelUnsupported, MemRefView
-from oracles.runtime import Outcome, Runtime
+from oracles.kernel_api import ELEM_BYTES, KernelArg, KernelUnsupported, MemRefView
+from oracles.runtime import Outcome, Runtime, memset_pattern
 from verify.model.errors import InterpreterDeclined
 from verify.model.program import (
     FLOAT_TYPES,
@@ -57,8 +57,6 @@ from verify.model.program import (
     walk_ops,
 )
 
-ELEM_BYTES = {"f16": 2, "bf16": 2, "f32": 4, "f64": 8, "i1": 1, "i8": 1, "i16": 2, "i32": 4,
-              "i64": 8, "index": 8}
 _PACK = {"f16": "<e", "f32": "<f", "f64": "<d", "i8": "<b", "i16": "<h", "i32": "<i", "i64": "<q"}
 
 ArgValue = int | bool | float | MemRefView
@@ -225,9 +223,7 @@ class _Interp:
             buf = self.buffers[op.dst]
             pattern = element_bytes(op.value, op.type.elem)
             s = self.stream_after(op.deps)
-            memset = {1: self.rt.memset8, 2: self.rt.memset16, 4: self.rt.memset32,
-                      8: self.rt.memset64}[len(pattern)]
-            memset(buf.ptr, int.from_bytes(pattern, "little"), buf.elems, s)
+            memset_pattern(self.rt, buf.ptr, pattern, buf.elems, s)
             self.complete(op.token, s, op.deps)
         elif isinstance(op, Launch):
             self.launch(op)

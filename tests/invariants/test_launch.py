@@ -4,6 +4,8 @@ also when the stream reaches it through memory."""
 
 from __future__ import annotations
 
+import re
+
 import pytest
 
 from tests.invariants.helpers import check_module
@@ -92,3 +94,36 @@ def test_a_launch_still_on_tokens_is_left_unconverted() -> None:
                                + "\n")
     r = check_module(SOURCE, text)
     assert r["lowering-complete"].verdict == "violated"
+
+
+def _as_llvm17(generic_text: str) -> str:
+    """LLVM 17's launch: the same operands without the three cluster segments."""
+    out, n = re.subn(
+        r"operandSegmentSizes = array<i32: (\d+), (\d+), (\d+), (\d+), (\d+), (\d+), (\d+), "
+        r"0, 0, 0, (\d+), (\d+), (\d+)>",
+        r"operandSegmentSizes = array<i32: \1, \2, \3, \4, \5, \6, \7, \8, \9, \10>",
+        generic_text)
+    assert n == 1
+    return out
+
+
+def test_the_stream_of_an_llvm17_launch_is_seen_too() -> None:
+    """10 operand segments (async object, no cluster sizes): the last is the
+    stream, as in the 13 of LLVM 18 on."""
+    from tests.invariants.helpers import generic, need_mlir_opt
+    from verify.invariants.pipeline import active_invariants, judge
+    from verify.ir.source_module import from_text
+    from verify.lowerings.base import LoweringOutcome
+
+    src = from_text(SOURCE, "src.mlir", need_mlir_opt(19))
+
+    def verdicts(body: str) -> dict:
+        text = _as_llvm17(generic(lowered(body)))
+        return judge(src, LoweringOutcome("ok", lowered=text), "hand-written",
+                     active_invariants(), "cuda", 2000).results
+
+    good = verdicts(CREATE + RUN + SYNC + DESTROY)
+    assert good["stream-no-use-after-destroy"].verdict == "holds"
+    assert good["async-order"].verdict == "holds"
+    bad = verdicts(CREATE + SYNC + DESTROY + RUN)
+    assert bad["stream-no-use-after-destroy"].verdict == "violated"

@@ -24,7 +24,7 @@ from pathlib import Path
 
 import pytest
 
-from oracles.kernel_api import Kernel, KernelUnsupported, MemRefView
+from oracles.kernel_api import Kernel, KernelUnsupported, MemRefView, view_extent
 from oracles.kernel_cuda import C_TYPE, cuda_arg_values, cuda_source, entry_name
 from oracles.kernel_interp import (
     _accesses,
@@ -33,7 +33,6 @@ from oracles.kernel_interp import (
     catalogue_ref,
     load_kernel,
     round_bf16,
-    view_extent,
 )
 from verify.model.kernels import SHAPES, kernel_text
 from verify.model.program import KernelRef, MemRefType

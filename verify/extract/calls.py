@@ -53,6 +53,7 @@ from verify.ir.attrs import (
     has_body,
     int_tuple,
     int_value,
+    launch_operands,
     source_loc,
     type_text,
     where,
@@ -213,14 +214,12 @@ class _Extractor(ControlFlow, Memory):
         when it has none.  False for one still on tokens (left unconverted)."""
         if any("gpu.async.token" in type_text(v) for v in [*op.operands, *op.results]):
             return False
-        seg = int_tuple(attr_of(op, "operandSegmentSizes")
-                        or attr_of(op, "operand_segment_sizes"))
-        if not seg or sum(seg) != len(op.operands):
+        parts = launch_operands(op)
+        if parts is None:
             return False
-        has_stream = len(seg) >= 12 and seg[-1] == 1
         # Kernel arguments are not escapes: device code can neither destroy
         # nor use a host's stream or event handle.
-        args = (self.val(op.operands[-1]),) if has_stream else ()
+        args = (self.val(parts.stream),) if parts.stream is not None else ()
         self.facts.calls.append(Call(len(self.facts.calls), self.func, LAUNCH, args, guard,
                                      source_loc(op), iters=self.iters))
         return True

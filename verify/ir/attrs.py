@@ -4,6 +4,7 @@ and the source position an op came from (its location)."""
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any
 
 from verify.ir import locations
@@ -78,3 +79,31 @@ def func_name(op: Any) -> str:
 
 def has_body(op: Any) -> bool:
     return bool(op.regions) and bool(op.regions[0].blocks)
+
+
+@dataclass(frozen=True)
+class LaunchOperands:
+    """`gpu.launch_func`'s operands by role."""
+
+    deps: list[Any]
+    sizes: list[Any | None]  # grid x/y/z, then block x/y/z; None where absent
+    operands: list[Any]  # the kernel's
+    has_object: bool  # the op has an async-object segment (LLVM 17 on)
+    stream: Any | None  # the async object, when given
+
+
+def launch_operands(op: Any) -> LaunchOperands | None:
+    """By the operand segments: async dependencies, grid x/y/z, block x/y/z,
+    cluster x/y/z (LLVM 18 on), dynamic shared memory, kernel operands, and
+    the async object (LLVM 17 on): 9, 10 or 13 segments; None otherwise."""
+    seg = int_tuple(attr_of(op, "operandSegmentSizes") or attr_of(op, "operand_segment_sizes"))
+    if not seg or sum(seg) != len(op.operands) or len(seg) not in (9, 10, 13):
+        return None
+    parts, at = [], 0
+    for n in seg:
+        parts.append(list(op.operands[at : at + n]))
+        at += n
+    has_object = len(seg) != 9
+    return LaunchOperands(parts[0], [p[0] if p else None for p in parts[1:7]],
+                          parts[-2] if has_object else parts[-1], has_object,
+                          parts[-1][0] if has_object and parts[-1] else None)
