@@ -49,6 +49,13 @@ class Finding:
         return out
 
 
+def _count_text(f: Finding) -> str:
+    shrunk = sum(len(b.violation_ids) for b in f.buckets)
+    if f.count or not shrunk:
+        return str(f.count)
+    return f"none recorded; {shrunk} shrunk example(s), reached by shrinking another root cause"
+
+
 def _version(spec: str) -> tuple[int, str]:
     m = re.search(r"(\d+)$", spec)
     return (int(m.group(1)) if m else 0, spec)
@@ -159,7 +166,8 @@ def catalogue(triage: Triage, tests: dict[str, LitTest], out_file: str | Path,
                   f"- Source ops: `{sig.source}`; lowered calls: `{sig.calls}`",
                   f"- Versions: {', '.join(f.lowerings())}",
                   f"- Pipelines: {', '.join(f'`{p}`' for p in f.pipelines())}",
-                  f"- Programs: {f.count} (root cause {', '.join(x.key for x in f.buckets)})",
+                  f"- Programs: {_count_text(f)} (root cause "
+                  f"{', '.join(x.key for x in f.buckets)})",
                   f"- Likely fix: {likely_fix(b)}"]
         if test is not None and test.written and test.path is not None:
             rel = _relative(test.path, out.parent)

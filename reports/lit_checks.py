@@ -12,40 +12,16 @@ first; `reports.lit_proof` keeps the first one it can prove.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
 from typing import Any
 
-from verify.ir.ir_lines import Call, parse_calls, parse_residue, parse_source
+from reports.lit_order import order_plans
+from reports.lit_plan import VAR, Directive, Plan
+from verify.ir.ir_lines import Call, parse_calls, parse_residue, parse_source, strip_locs
 from verify.triage.offending import CREATES, DESTROYS, offense
 from verify.triage.signature import op_form
 
 Record = dict[str, Any]
-VAR = "[0-9a-zA-Z_]+"  # an SSA name without its '%', as FileCheck captures it
 _DESTROY_FROM = re.compile(r"\bdestroy(?:ed)? (?:from|by) (\S+?)[ ,)]")
-
-
-@dataclass
-class Directive:
-    kind: str  # "" (CHECK), "NOT"
-    pattern: str
-    defect: bool = False
-    comment: str = ""  # a comment line written above it
-
-    def negated(self) -> Directive:
-        return Directive("" if self.kind == "NOT" else "NOT", self.pattern, self.defect)
-
-
-@dataclass
-class Plan:
-    name: str
-    lines: dict[str, list[Directive]] = field(default_factory=dict)  # function -> lines
-
-    def add(self, func: str, *ds: Directive) -> Plan:
-        self.lines.setdefault(func, []).extend(ds)
-        return self
-
-    def has_defect(self) -> bool:
-        return any(d.defect for ds in self.lines.values() for d in ds)
 
 
 def _ordinal(calls: list[Call], target: Call) -> list[Directive]:
@@ -66,9 +42,63 @@ def _form(program: str, op_id: str | None) -> str:
 def leak_plans(record: Record, buggy: str, fixed: str | None) -> list[Plan]:
     kind = "event" if record.get("invariant") == "event-no-leak" else "stream"
     off = offense(record)
-    return [p for p in (_leak(kind, off.creator, ref, record, name)
-                        for ref, name in ((fixed, "leak (fixed)"), (buggy, "leak (buggy)"))
-                        if ref is not None) if p is not None]
+    plans = [p for p in (_leak(kind, off.creator, ref, record, name)
+                         for ref, name in ((fixed, "leak (fixed)"), (buggy, "leak (buggy)"))
+                         if ref is not None) if p is not None]
+    hoisted = _hoisted_out_of_branch(kind, off.creator, record, buggy, fixed)
+    times = re.search(r"destroyed (\d+) time", str(record.get("detail") or ""))
+    if times and int(times.group(1)) >= 2:
+        # Destroyed too often: a `leak` plan sees the first destroy and passes.
+        plans = [p for p in (_destroyed_once(kind, off.creator, ref, record, name)
+                             for ref, name in ((fixed, "destroyed once (fixed)"),
+                                               (buggy, "destroyed once (buggy)"))
+                             if ref is not None) if p is not None]
+    return ([hoisted] if hoisted else []) + plans
+
+
+def _destroyed_once(kind: str, creator: str | None, ref: str, record: Record,
+                    name: str) -> Plan | None:
+    calls = parse_calls(ref)
+    create = _call_at(calls, CREATES[kind], creator)
+    if create is None:
+        return None
+    form = _form(str(record.get("program") or ""), creator)
+    return Plan(name).add(create.func, *_ordinal(calls, create),
+                          Directive("", f"%[[H:{VAR}]] = llvm.call @{CREATES[kind]}()"),
+                          Directive("", f"llvm.call @{DESTROYS[kind]}(%[[H]])"),
+                          Directive("NOT", f"llvm.call @{DESTROYS[kind]}(%[[H]])", True,
+                                    f"The {kind} created for `{form}` is destroyed once only:"))
+
+
+_BRANCH = re.compile(r"^\s*(?:%\S+\s*=\s*)?(scf\.if|cf\.cond_br|llvm\.cond_br)\b")
+
+
+def _hoisted_out_of_branch(kind: str, creator: str | None, record: Record, buggy: str,
+                           fixed: str | None) -> Plan | None:
+    """A handle for an op inside a branch, created before the branch and
+    destroyed only in it (it leaks when the branch is not taken), where the
+    fixed lowering creates none for that op: no create before the branch.
+    A `leak` plan cannot pin this: the destroy is there, on one path."""
+    if fixed is None or creator is None:
+        return None
+    op = parse_source(str(record.get("program") or "")).by_id(creator)
+    calls = parse_calls(buggy)
+    create = _call_at(calls, CREATES[kind], creator)
+    if op is None or not op.nesting or create is None \
+            or _call_at(parse_calls(fixed), CREATES[kind], creator) is not None:
+        return None
+    lines = buggy.splitlines()
+    branch = next((m.group(1) for ln in lines[create.index + 1:]
+                   if (m := _BRANCH.match(ln)) is not None), None)
+    if branch is None:
+        return None
+    text = strip_locs(op.text).split(" : ")[0]
+    return Plan("created before the branch").add(
+        create.func,
+        Directive("NOT", f"llvm.call @{CREATES[kind]}", True,
+                  f"No {kind} is created before the branch for `{text}`, its only user: "
+                  "it would leak whenever the branch is not taken"),
+        Directive("", branch))
 
 
 def _leak(kind: str, creator: str | None, ref: str, record: Record, name: str) -> Plan | None:
@@ -108,6 +138,26 @@ def use_after_destroy_plans(record: Record, buggy: str, fixed: str | None) -> li
     m = _DESTROY_FROM.search(detail)
     destroy_op = m.group(1) if m else None
     kind = off.kind or ("event" if " event " in detail else "stream")
+    return _destroyed_then_used(kind, destroy_op, record, buggy, fixed)
+
+
+def use_after_destroy_scan(record: Record, buggy: str, fixed: str | None) -> list[Plan]:
+    """For a differential outcome (a runtime error): each destroy of the buggy
+    output whose handle a later call of the same function takes."""
+    calls = parse_calls(buggy)
+    out = []
+    for d in calls:
+        kind = next((k for k, name in DESTROYS.items() if name == d.callee), None)
+        if kind is None or not d.operands or d.loc is None:
+            continue
+        if any(c.func == d.func and c.index > d.index and d.operands[0] in c.operands
+               for c in calls):
+            out += _destroyed_then_used(kind, d.loc, record, buggy, fixed)
+    return out
+
+
+def _destroyed_then_used(kind: str, destroy_op: str | None, record: Record, buggy: str,
+                         fixed: str | None) -> list[Plan]:
     form = _form(str(record.get("program") or ""), destroy_op)
     plans = []
     for ref, name in ((buggy, "use after destroy (buggy)"), (fixed, "use after destroy (fixed)")):
@@ -160,7 +210,10 @@ def complete_plans(record: Record, buggy: str, fixed: str | None) -> list[Plan]:
     plans = []
     if fixed is not None:
         calls = parse_calls(fixed)
-        first = next((c for c in calls if c.loc == left[0].loc), None)
+        # The op's own runtime call (the memset, the alloc) over the stream
+        # bookkeeping around it: that is what a reader looks for.
+        at = [c for c in calls if c.loc == left[0].loc]
+        first = next((c for c in at if c.callee.startswith("mgpuMem")), at[0] if at else None)
         if first is not None:
             plans.append(Plan("complete (fixed)").add(
                 first.func, *_ordinal(calls, first), Directive("NOT", name, True, comment),
@@ -211,10 +264,14 @@ def plans_for(record: Record, buggy: str, fixed: str | None) -> list[Plan]:
         out += sync_alloc_plans(record, buggy, fixed)
     elif invariant == "lowering-complete":
         out += complete_plans(record, buggy, fixed)
+    elif invariant == "async-order":
+        out += order_plans(record, buggy, fixed)
     elif invariant == "differential":
         cex = record.get("counterexample")
         diffs = cex.get("differences") if isinstance(cex, dict) else None
         for kind in ("stream", "event"):
             if isinstance(diffs, list) and f"live_{kind}s" in diffs:
                 out += leak_scan_plans(kind, buggy, fixed, record)
+        if isinstance(diffs, list) and "errors" in diffs:
+            out += use_after_destroy_scan(record, buggy, fixed)
     return out + diff_plans(record, buggy, fixed)

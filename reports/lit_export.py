@@ -21,7 +21,9 @@ import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from reports.lit_checks import Plan, plans_for
+from reports.lit_checks import plans_for
+from reports.lit_order import edge_sentence
+from reports.lit_plan import Plan
 from reports.lit_proof import Lowered, Proof, find_filecheck, lower_for_test, prove, tool_path
 from verify.ir.ir_lines import parse_source, strip_locs
 from verify.model.errors import EnvironmentProblem, GpuAllocVerifyError
@@ -70,6 +72,16 @@ def lit_pipeline(pipeline: str, program: str) -> str:
     return ",".join(kept) or pipeline
 
 
+def _source_names(record: Record, text: str) -> str:
+    """`%argN` of a lowered function as the source names its argument N."""
+    program = str(record.get("program") or "")
+    m = re.search(r"func\.func\s+(?:\w+\s+)?@[\w$.]+\(([^)]*)\)", program)
+    names = re.findall(r"(%[\w$.]+)\s*:", m.group(1)) if m else []
+    return re.sub(r"%arg(\d+)\b",
+                  lambda a: names[int(a.group(1))] if int(a.group(1)) < len(names)
+                  else a.group(0), text)
+
+
 def summary_sentence(record: Record) -> str:
     """What is wrong, in one sentence, with source ops named by their form."""
     inv = str(record.get("invariant") or "")
@@ -83,8 +95,18 @@ def summary_sentence(record: Record) -> str:
     if inv in ("stream-no-leak", "event-no-leak") and off.calls:
         kind = "event" if inv == "event-no-leak" else "stream"
         last = off.calls[-1].loc
-        return (f"the {kind} created for {form(off.creator)} is never destroyed"
+        when = re.search(r", when (.+)$", str(record.get("detail") or ""))
+        never = f"not destroyed when {_source_names(record, when.group(1))}" if when \
+            else "never destroyed"
+        times = re.search(r"destroyed (\d+) time", str(record.get("detail") or ""))
+        if times and int(times.group(1)) >= 2:
+            never = f"destroyed {times.group(1)} times"
+        return (f"the {kind} created for {form(off.creator)} is {never}"
                 + (f"; {form(last)} is its last use" if last != off.creator else ""))
+    if inv == "async-order":
+        sentence = edge_sentence(record)
+        if sentence is not None:
+            return sentence
     if inv == "lowering-complete" and off.source_ops:
         return f"{form(off.source_ops[0])} is left unconverted although the lowering succeeds"
     detail = str(record.get("detail") or "")
@@ -115,6 +137,8 @@ def render(source: str, plan: Plan, header: list[str], prefix: str = "CHECK"
 
 
 def _negated(plan: Plan) -> Plan:
+    if plan.witness is not None:
+        return Plan(plan.name, plan.witness)
     return Plan(plan.name, {f: [d.negated() if d.defect else d for d in ds]
                             for f, ds in plan.lines.items()})
 

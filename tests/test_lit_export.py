@@ -137,6 +137,14 @@ def test_candidates_and_host_buffers() -> None:
         "  %b = gpu.alloc host_shared (%b_d0) : memref<?xf32>", "}"]
 
 
+def test_an_unwrapped_region_body_moves_out_one_level() -> None:
+    lines = ["func.func @f(%c: i1) {", "  scf.if %c {", "    %t = gpu.wait async",
+             "  } else {", "    gpu.wait", "  }", "  return", "}"]
+    unwraps = [e for e in candidates(lines) if e.drop == frozenset({1, 3, 4, 5})]
+    assert [e.apply(lines) for e in unwraps] == [
+        ["func.func @f(%c: i1) {", "  %t = gpu.wait async", "  return", "}"]]
+
+
 @pytest.mark.skipif(find_mlir_opt() is None, reason="no mlir-opt to read programs")
 def test_reduction_keeps_the_root_cause_and_drops_the_noise() -> None:
     settings = Settings("xdsl:pr69969", "gpu-to-llvm")

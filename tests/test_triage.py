@@ -180,3 +180,17 @@ def test_triage_command_and_schema(tmp_path: Path, capsys: pytest.CaptureFixture
     assert [b["slug"] for b in summary["buckets"]] == ["stream-leak-wait-async-dep",
                                                        "unconverted-alloc-sync"]
     assert main(["triage", str(tmp_path / "missing.jsonl")]) == 2
+
+
+@needs_reader
+def test_a_root_cause_only_shrinking_reached_says_so() -> None:
+    # The campaign recorded a program with an unconverted alloc; shrinking it
+    # reached a leak, a root cause no recorded program shows.
+    records = _campaign("c1", 1.0, [(SYNC_ALLOC, ["lowering-complete"])])
+    [shrunk] = [dict(v, kind="violation", campaign="c1", id="c1-v0")
+                for v in violations(LEAKY) if v["invariant"] == "stream-no-leak"]
+    t = triage_records(records[:-1] + [shrunk] + records[-1:])
+    leak = next(b for b in t.buckets if b.signature.invariant == "stream-no-leak")
+    assert (leak.count, leak.violation_ids) == (0, ["c1-v0"])
+    assert "1 shrunk example(s) only: shrinking reached it" in format_triage(t)
+    assert "0 program(s)" not in format_triage(t)

@@ -59,6 +59,14 @@ class Bucket:
     def key(self) -> str:
         return self.signature.key
 
+    def count_text(self) -> str:
+        """How many programs show it; a root cause only a shrunk example shows
+        (shrinking changed the signature of what the campaign recorded) says so."""
+        if self.count or not self.violation_ids:
+            return f"{self.count} program(s)"
+        return (f"{len(self.violation_ids)} shrunk example(s) only: shrinking reached it "
+                "from a program recorded under another root cause")
+
     @property
     def example(self) -> Record | None:
         """The smallest violation record of the bucket."""
@@ -318,7 +326,7 @@ def format_triage(t: Triage, limit: int | None = None) -> str:
     for k, b in enumerate(shown, 1):
         sig = b.signature
         new = "  NEW" if b.new else ""
-        lines.append(f"\n{k:>2}. {sig.slug()}  [{b.key}]  {b.count} program(s){new}")
+        lines.append(f"\n{k:>2}. {sig.slug()}  [{b.key}]  {b.count_text()}{new}")
         lines.append(f"    invariant  {sig.invariant}")
         lines.append(f"    source     {sig.source}")
         lines.append(f"    calls      {sig.calls}")

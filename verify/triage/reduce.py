@@ -104,7 +104,12 @@ def _unwrap(lines: list[str], start: int, end: int) -> list[Edit]:
     middle = next((j for j in range(start + 1, end)
                    if lines[j].strip().startswith("} else")), None)
     drop = {start, end} | (set(range(middle, end)) if middle is not None else set())
-    return [Edit(frozenset(drop))]
+    # The body moves out one level: dedent it by what the region added.
+    outer = len(lines[start]) - len(lines[start].lstrip())
+    body = [j for j in range(start + 1, end) if j not in drop and lines[j].strip()]
+    inner = min((len(lines[j]) - len(lines[j].lstrip()) for j in body), default=outer)
+    cut = max(0, inner - outer)
+    return [Edit(frozenset(drop), tuple((j, lines[j][cut:]) for j in body if cut))]
 
 
 _MEMREF_ARG = re.compile(r"^(%[\w$.]+)\s*:\s*(memref<([^>]*)>)$")

@@ -1,0 +1,256 @@
+"""FileCheck lines that pin a broken happens-before edge (`async-order`).
+
+An `async-order` violation names an edge of the source: the work of op X
+must end before op Y starts.  In the fixed lowering's output the edge is a
+chain of runtime calls: X's work on stream S, then S synchronized, or an
+event recorded on S and that event synchronized or waited on by a stream
+S2, and so on, until Y (host code, or work on the last stream).  The test
+pins that chain with FileCheck captures, and the buggy output fails at its
+first link.  The witness (what must hold on the buggy output for the test
+to pin a real defect) is: X's work on S, then no synchronize or record of
+S, then Y.
+
+Links are found the way FileCheck will match them: each is the first line
+after the previous one that fits its pattern, so the chain the test
+describes is the one FileCheck sees.  Where X or Y is not the first line
+of its pattern in either output (the two outputs differ in what comes
+before), no plan is made: a capture could bind another op's stream.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from reports.lit_plan import VAR, Directive, Plan
+from verify.ir.ir_lines import loc_id, parse_source
+from verify.ir.locations import strip
+from verify.model.runtime_api import roles
+
+Record = dict[str, Any]
+
+_EDGE = re.compile(r"yet (\S+) of (\S+) may start before (\S+) of (\S+) ends")
+_CALL = re.compile(r"^\s*(?:(%[\w$.#:]+)\s*=\s*)?llvm\.call @([\w$.]+)\(([^)]*)\)")
+_LAUNCH = re.compile(r"^\s*(?:%[\w$.#:]+\s*=\s*)?gpu\.launch_func\s*(?:<(%[\w$.#]+)\s*:[^>]*>)?"
+                     r"\s*@([\w$.]+)::@([\w$.]+)")
+_HOST = re.compile(r"^\s*(?:%[\w$.#:]+\s*=\s*)?(llvm\.(?:load|store))\b")
+_FUNC = re.compile(r"^\s*llvm\.func @([\w$.]+)\(")
+MAX_LINKS = 6
+
+
+@dataclass(frozen=True)
+class Line:
+    """One op line of lowered text that a link or an end of the edge can be."""
+
+    index: int
+    func: str
+    kind: str  # "call", "launch", "host"
+    name: str  # callee, kernel symbol, or llvm.load / llvm.store
+    operands: tuple[str, ...]
+    stream: str | None  # the stream work is queued on
+    loc: str | None
+
+
+def read_lines(text: str) -> list[Line]:
+    out: list[Line] = []
+    func = ""
+    for i, line in enumerate(text.splitlines()):
+        fm = _FUNC.match(line)
+        if fm:
+            func = fm.group(1)
+            continue
+        if (m := _CALL.match(line)) is not None:
+            ops = tuple(o.strip() for o in m.group(3).split(",") if o.strip())
+            sig = roles(m.group(2), len(ops)) or ()
+            stream = ops[sig.index("stream")] if "stream" in sig and _is_work(m.group(2)) \
+                else None
+            out.append(Line(i, func, "call", m.group(2), ops, stream, loc_id(line)))
+        elif (m := _LAUNCH.match(line)) is not None:
+            out.append(Line(i, func, "launch", f"{m.group(2)}::@{m.group(3)}", (),
+                            m.group(1), loc_id(line)))
+        elif (m := _HOST.match(line)) is not None:
+            out.append(Line(i, func, "host", m.group(1), (), None, loc_id(line)))
+    return out
+
+
+def _is_work(callee: str) -> bool:
+    return callee.startswith("mgpuMem") and "Host" not in callee
+
+
+def _family(callee: str) -> str:
+    """The callee with and without the split API's `Async` suffix."""
+    base = callee.removesuffix("Async")
+    return f"{{{{{base}(Async)?}}}}" if base.startswith("mgpuMem") else callee
+
+
+def _pattern(line: Line, stream: str | None) -> str:
+    """`line` as a FileCheck pattern; its stream operand as `stream` (a
+    capture or a use, `%[[S]]`) when given, any value otherwise."""
+    if line.kind == "host":
+        return line.name
+    if line.kind == "launch":
+        on = f"<{stream} : !llvm.ptr> " if stream else "{{.*}}"
+        return f"gpu.launch_func {on}@{line.name}"
+    args = []
+    for op in line.operands:
+        args.append(stream if stream is not None and op == line.stream else "{{[^,)]*}}")
+    return f"llvm.call @{_family(line.name)}({', '.join(args)})"
+
+
+def _matches(line: Line, like: Line) -> bool:
+    """Would `like`'s pattern (stream left open) match `line`?"""
+    if line.kind != like.kind or line.func != like.func:
+        return False
+    if line.kind == "call":
+        return line.name.removesuffix("Async") == like.name.removesuffix("Async") \
+            and len(line.operands) == len(like.operands)
+    return line.name == like.name
+
+
+def _first_of(lines: list[Line], target: Line, after: int) -> bool:
+    """Is `target` the first line after `after` that its pattern matches?"""
+    return next((x for x in lines if x.index > after and _matches(x, target)), None) is target
+
+
+@dataclass(frozen=True)
+class Link:
+    line: Line
+    pattern: str
+
+
+def _chains(lines: list[Line], stream: str, start: int, end: int, func: str,
+            target: str | None) -> list[list[Link]]:
+    """Chains of synchronizing calls between `start` and `end` that order the
+    work on `stream` before the end: host-side (a synchronize) when `target`
+    is None, else onto stream `target`.  Shortest first."""
+    calls = [x for x in lines if x.kind == "call" and x.func == func and start < x.index < end]
+    found: list[list[Link]] = []
+    names = iter(f"H{k}" for k in range(1, 99))
+
+    def first(callee: str, pos: int, ok: Callable[[Line], bool]) -> Line | None:
+        return next((c for c in calls if c.index > pos and c.name == callee and ok(c)), None)
+
+    def walk(s: str, cap: str, pos: int, chain: list[Link]) -> None:
+        if len(chain) > MAX_LINKS:
+            return
+        if target is not None and s == target:
+            found.append(chain)
+            return
+        sync = first("mgpuStreamSynchronize", pos, lambda c: c.operands == (s,))
+        if sync is not None and target is None:
+            found.append([*chain, Link(sync, f"llvm.call @mgpuStreamSynchronize(%[[{cap}]])")])
+        rec = first("mgpuEventRecord", pos, lambda c: len(c.operands) == 2 and c.operands[1] == s)
+        if rec is None:
+            return
+        ev = next(names)
+        rec_link = Link(rec, f"llvm.call @mgpuEventRecord(%[[{ev}:{VAR}]], %[[{cap}]])")
+        esync = first("mgpuEventSynchronize", rec.index,
+                      lambda c: c.operands == (rec.operands[0],))
+        if esync is not None and target is None:
+            found.append([*chain, rec_link,
+                          Link(esync, f"llvm.call @mgpuEventSynchronize(%[[{ev}]])")])
+        wait = first("mgpuStreamWaitEvent", rec.index,
+                     lambda c: len(c.operands) == 2 and c.operands[1] == rec.operands[0])
+        if wait is not None:
+            s2 = next(names)
+            walk(wait.operands[0], s2, wait.index, [*chain, rec_link, Link(
+                wait, f"llvm.call @mgpuStreamWaitEvent(%[[{s2}:{VAR}]], %[[{ev}]])")])
+
+    walk(stream, "S", start, [])
+    return sorted(found, key=len)
+
+
+def _ends(lines: list[Line], x: str, y: str) -> tuple[Line, Line] | None:
+    """X's work and Y's first effect, in one function, X first."""
+    work = next((ln for ln in lines if ln.loc == x and ln.stream is not None), None)
+    if work is None:
+        return None
+    later = next((ln for ln in lines if ln.loc == y and ln.func == work.func
+                  and ln.index > work.index and ln.kind in ("call", "launch", "host")), None)
+    return (work, later) if later is not None else None
+
+
+def _aligned(ends: tuple[Line, Line], lines: list[Line]) -> bool:
+    work, later = ends
+    return _first_of(lines, work, -1) and _first_of(lines, later, work.index)
+
+
+def op_text(program: str, op_id: str) -> str:
+    """A source op as written, without location and types: what a reader of
+    the test finds in it (`%t5 = gpu.dealloc async [%t1] %m2`)."""
+    op = parse_source(program).by_id(op_id)
+    if op is None:
+        return op_id
+    return strip(op.text).split(" : ")[0].rstrip(" {")
+
+
+def edge_sentence(record: Record) -> str | None:
+    """What an async-order violation breaks, with the ops as written."""
+    m = _EDGE.search(str(record.get("detail") or ""))
+    if m is None:
+        return None
+    program = str(record.get("program") or "")
+    y, x = op_text(program, m.group(2)), op_text(program, m.group(4))
+    cex = record.get("counterexample")
+    why = str(cex.get("edge") or "") if isinstance(cex, dict) else ""
+    wait = re.match(r"host wait (\S+) awaits", why)
+    if wait:
+        reason = f"`{op_text(program, wait.group(1))}` awaits it"
+    elif " depends on " in why:
+        reason = "the second depends on the first's token"
+    else:
+        reason = "the first is synchronous"
+    return (f"`{x}` must finish before `{y}` starts ({reason}), yet the lowered code "
+            f"may start the second first")
+
+
+def order_plans(record: Record, buggy: str, fixed: str | None) -> list[Plan]:
+    """The fixed lowering's chain for the violated edge, as a plan."""
+    m = _EDGE.search(str(record.get("detail") or ""))
+    if m is None or fixed is None:
+        return []
+    y, x = m.group(2), m.group(4)
+    f_lines, b_lines = read_lines(fixed), read_lines(buggy)
+    f_ends, b_ends = _ends(f_lines, x, y), _ends(b_lines, x, y)
+    if f_ends is None or b_ends is None or not (_aligned(f_ends, f_lines)
+                                                and _aligned(b_ends, b_lines)):
+        return []
+    work, later = f_ends
+    if not (_matches(b_ends[0], work) and _matches(b_ends[1], later)):
+        return []
+    target = later.stream
+    chains = _chains(f_lines, work.stream or "", work.index, later.index, work.func, target)
+    plans = []
+    for chain in chains[:2]:
+        if not _first_of(f_lines, later, chain[-1].line.index if chain else work.index):
+            continue  # FileCheck would take an earlier line for Y
+        last_stream = _last_capture(chain)
+        head = Directive("", _pattern(work, f"%[[S:{VAR}]]"))
+        program = str(record.get("program") or "")
+        comment = (f"`{op_text(program, x)}` is ordered before `{op_text(program, y)}`: "
+                   "its stream synchronized, or an event of it awaited")
+        links = [Directive("", ln.pattern, True, comment if k == 0 else "")
+                 for k, ln in enumerate(chain)]
+        end_stream = f"%[[{last_stream}]]" if target is not None else None
+        # The end is a defect line too: a buggy output that synchronizes S
+        # only after Y fails there (the witness still needs Y to exist).
+        tail = Directive("", _pattern(later, end_stream), True)
+        plan = Plan(f"order ({len(chain)} link(s))").add(work.func, head, *links, tail)
+        if chain:  # else the default witness: Y not on S
+            free = "{{(%[0-9a-zA-Z_]+, )?}}"
+            plan.witness = {work.func: [
+                head,
+                Directive("NOT", f"@{{{{mgpuStreamSynchronize|mgpuEventRecord}}}}({free}%[[S]])"),
+                Directive("", _pattern(later, None))]}
+        plans.append(plan)
+    return plans
+
+
+def _last_capture(chain: list[Link]) -> str:
+    for link in reversed(chain):
+        m = re.search(r"mgpuStreamWaitEvent\(%\[\[(\w+):", link.pattern)
+        if m:
+            return m.group(1)
+    return "S"
