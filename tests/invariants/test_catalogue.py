@@ -259,6 +259,61 @@ def test_async_order_dropped_synchronize_gives_a_schedule() -> None:
     assert load_t < memset_end  # the host read ran before the memset finished
 
 
+HOP_SOURCE = """
+func.func @f() {
+  %cst = arith.constant 3 : i32
+  %c0 = arith.constant 0 : index
+  %t0 = gpu.wait async loc("op1")
+  %m, %t1 = gpu.alloc async [%t0] host_shared () : memref<4xi32> loc("op2")
+  %t2 = gpu.memset async [%t1] %m, %cst : memref<4xi32>, i32 loc("op3")
+  %t3 = gpu.wait async [%t2] loc("op4")
+  gpu.wait [%t3] loc("op5")
+  %v = memref.load %m[%c0] : memref<4xi32> loc("op6")
+  return
+}
+"""
+
+
+def hop_lowered(record_first: bool) -> str:
+    """The memset's stream recorded, a second stream told to wait on that
+    event, the second stream synchronized, then the read."""
+    record = 'llvm.call @mgpuEventRecord(%e, %s) : (!llvm.ptr, !llvm.ptr) -> () loc("op4")'
+    wait = 'llvm.call @mgpuStreamWaitEvent(%b, %e) : (!llvm.ptr, !llvm.ptr) -> () loc("op4")'
+    first, second = (record, wait) if record_first else (wait, record)
+    return f"""
+  llvm.func @f() {{
+    %s = llvm.call @mgpuStreamCreate() : () -> !llvm.ptr loc("op1")
+    %sz = llvm.mlir.constant(16 : i64) : i64 loc("op2")
+    %one = llvm.mlir.constant(1 : i8) : i8 loc("op2")
+    %p = llvm.call @mgpuMemAlloc(%sz, %s, %one) : (i64, !llvm.ptr, i8) -> !llvm.ptr loc("op2")
+    %v = llvm.mlir.constant(3 : i32) : i32 loc("op3")
+    %n = llvm.mlir.constant(4 : i64) : i64 loc("op3")
+    llvm.call @mgpuMemset32(%p, %v, %n, %s) : (!llvm.ptr, i32, i64, !llvm.ptr) -> () loc("op3")
+    %b = llvm.call @mgpuStreamCreate() : () -> !llvm.ptr loc("op4")
+    %e = llvm.call @mgpuEventCreate() : () -> !llvm.ptr loc("op4")
+    {first}
+    {second}
+    llvm.call @mgpuEventDestroy(%e) : (!llvm.ptr) -> () loc("op4")
+    llvm.call @mgpuStreamDestroy(%s) : (!llvm.ptr) -> () loc("op4")
+    llvm.call @mgpuStreamSynchronize(%b) : (!llvm.ptr) -> () loc("op5")
+    llvm.call @mgpuStreamDestroy(%b) : (!llvm.ptr) -> () loc("op5")
+    %x = llvm.load %p : !llvm.ptr -> i32 loc("op6")
+    llvm.return
+  }}
+"""
+
+
+def test_async_order_follows_a_synchronized_stream_that_waited_on_an_event() -> None:
+    # 19 lowers `gpu.wait async [%t]` then `gpu.wait [..]` this way: the host
+    # read is ordered after the memset through the second stream.  Before, the
+    # synchronize of a stream with no work of its own ordered nothing: a false alarm.
+    assert check(HOP_SOURCE, hop_lowered(record_first=True))["async-order"].verdict == "holds"
+    # Fooling it: the event recorded only after the wait was issued; the wait
+    # saw no record, so nothing orders the memset before the read.
+    res = check(HOP_SOURCE, hop_lowered(record_first=False))["async-order"]
+    assert res.verdict == "violated", res
+
+
 CROSS_SOURCE = """
 func.func @f() {
   %cst = arith.constant 1 : i32

@@ -218,9 +218,12 @@ def encode(calls: list[Call]) -> Schedule:
                 if w.call.index < c.index:
                     sch.order_if_same((w.call.guard, c.guard), ((w.stream, c.args[1]),),  # type: ignore[arg-type]
                                       w.end, t)
-            # The stream also waited for the events it was told to wait on.
+            # The stream also waited for the events it was told to wait on
+            # (each as recorded when the wait was issued).
             for wt in waits:
                 for r, tr in records:
+                    if r.index > wt.index:
+                        continue
                     sch.order_if_same((wt.guard, r.guard, c.guard),
                                       ((wt.args[0], c.args[1]), (r.args[0], wt.args[1])), tr, t)
             records.append((c, t))
@@ -241,6 +244,14 @@ def encode(calls: list[Call]) -> Schedule:
                 if w.call.index < c.index:
                     sch.order_if_same((w.call.guard, c.guard), ((w.stream, c.args[0]),),  # type: ignore[arg-type]
                                       w.end, after[c.index])
+            # Waits queued on the stream are commands of it too: synchronizing
+            # it waits for the events they name, as recorded at the wait.
+            for wt in waits:
+                for r, tr in records:
+                    if r.index < wt.index:
+                        sch.order_if_same((wt.guard, r.guard, c.guard),
+                                          ((wt.args[0], c.args[0]), (r.args[0], wt.args[1])),
+                                          tr, after[c.index])
     return sch
 
 
