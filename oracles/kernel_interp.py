@@ -79,7 +79,6 @@ from verify.ir.fastparse import split_top
 from verify.ir.lowered_ir import op_name
 from verify.ir.xdsl_context import gpu_unregistered
 from verify.model.program import KernelRef
-from verify.model.program import MemRefType as SourceMemRefType
 
 STEP_LIMIT = 1_000_000  # loop iterations one thread may run
 M64 = (1 << 64) - 1
@@ -1086,22 +1085,27 @@ def catalogue_kernel(ref: KernelRef) -> Kernel:
     return kernel
 
 
-_MANGLED = re.compile(r"((?:(?:\d+|D)x)*)([a-z]+\d*)(?:_s(\d+))?")
-
-
 def catalogue_ref(name: str) -> KernelRef | None:
     """The catalogue entry a kernel symbol names ("scale_4xf32",
-    "kernels::scale_Dx4xbf16_s1"), or None."""
-    from verify.model.kernels import SHAPES
+    "kernels::scale_Dx4xbf16_s1"), or None (`verify.model.kernels.parse_kernel_name`)."""
+    from verify.model.kernels import parse_kernel_name
 
+    return parse_kernel_name(_func_part(name))
+
+
+def same_as_catalogue(func_text: str, name: str) -> str | None:
+    """None when the `gpu.func @name` of `func_text` (a text holding it, custom
+    or generic form) computes what the catalogue kernel of that name does (the
+    signature `load_kernel` compares); else why not, naming the kernel."""
+    ref = catalogue_ref(name)
     func = _func_part(name)
-    shape, _, mangled = func.partition("_")
-    m = _MANGLED.fullmatch(mangled)
-    if shape not in SHAPES or m is None:
-        return None
-    dims = tuple(None if d == "D" else int(d) for d in m.group(1).split("x") if d)
-    if not 1 <= len(dims) <= 2 or m.group(2) not in ELEM_BYTES or m.group(2) == "i1":
-        return None
-    space = int(m.group(3)) if m.group(3) is not None else None
-    ref = KernelRef(shape, SourceMemRefType(dims, m.group(2), space))
-    return ref if ref.name == func else None
+    if ref is None:
+        return f"kernel @{func} is not a catalogue kernel (verify.model.kernels)"
+    try:
+        kernel = load_kernel(func_text, func)
+    except (KernelUnsupported, ValueError) as e:
+        return f"kernel @{func} cannot be read to compare it with the catalogue's: {e}"
+    if not isinstance(kernel, InterpretedKernel) \
+            or _signature(kernel) != _catalogue_signature(ref):
+        return f"kernel @{func}'s body is not the catalogue's {ref.shape}"
+    return None

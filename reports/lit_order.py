@@ -123,8 +123,8 @@ class Link:
 def _chains(lines: list[Line], stream: str, start: int, end: int, func: str,
             target: str | None) -> list[list[Link]]:
     """Chains of synchronizing calls between `start` and `end` that order the
-    work on `stream` before the end: host-side (a synchronize) when `target`
-    is None, else onto stream `target`.  Shortest first."""
+    work on `stream` before the end: onto the host (a synchronize), or onto
+    stream `target` where the end is work on it.  Shortest first."""
     calls = [x for x in lines if x.kind == "call" and x.func == func and start < x.index < end]
     found: list[list[Link]] = []
     names = iter(f"H{k}" for k in range(1, 99))
@@ -138,8 +138,9 @@ def _chains(lines: list[Line], stream: str, start: int, end: int, func: str,
         if target is not None and s == target:
             found.append(chain)
             return
+        # A chain that reaches the host orders any later op, work included.
         sync = first("mgpuStreamSynchronize", pos, lambda c: c.operands == (s,))
-        if sync is not None and target is None:
+        if sync is not None:
             found.append([*chain, Link(sync, f"llvm.call @mgpuStreamSynchronize(%[[{cap}]])")])
         rec = first("mgpuEventRecord", pos, lambda c: len(c.operands) == 2 and c.operands[1] == s)
         if rec is None:
@@ -148,7 +149,7 @@ def _chains(lines: list[Line], stream: str, start: int, end: int, func: str,
         rec_link = Link(rec, f"llvm.call @mgpuEventRecord(%[[{ev}:{VAR}]], %[[{cap}]])")
         esync = first("mgpuEventSynchronize", rec.index,
                       lambda c: c.operands == (rec.operands[0],))
-        if esync is not None and target is None:
+        if esync is not None:
             found.append([*chain, rec_link,
                           Link(esync, f"llvm.call @mgpuEventSynchronize(%[[{ev}]])")])
         wait = first("mgpuStreamWaitEvent", rec.index,
@@ -167,8 +168,11 @@ def _ends(lines: list[Line], x: str, y: str) -> tuple[Line, Line] | None:
     work = next((ln for ln in lines if ln.loc == x and ln.stream is not None), None)
     if work is None:
         return None
-    later = next((ln for ln in lines if ln.loc == y and ln.func == work.func
-                  and ln.index > work.index and ln.kind in ("call", "launch", "host")), None)
+    at_y = [ln for ln in lines if ln.loc == y and ln.func == work.func and ln.index > work.index]
+    # Y's effect: its work (a launch, an mgpuMem* call) or host access, over
+    # the stream bookkeeping a lowering puts around it.
+    later = next((ln for ln in at_y if ln.kind == "launch" or ln.kind == "host"
+                  or _is_work(ln.name)), at_y[0] if at_y else None)
     return (work, later) if later is not None else None
 
 
@@ -183,7 +187,14 @@ def op_text(program: str, op_id: str) -> str:
     op = parse_source(program).by_id(op_id)
     if op is None:
         return op_id
-    return strip(op.text).split(" : ")[0].rstrip(" {")
+    text, depth = strip(op.text), 0
+    if " blocks in (" in text:  # a launch: its kernel says enough
+        return text.split(" blocks in (")[0] + " ..."
+    for i, ch in enumerate(text):
+        depth += {"(": 1, "[": 1, "<": 1, ")": -1, "]": -1, ">": -1}.get(ch, 0)
+        if depth == 0 and text.startswith(" : ", i):
+            return text[:i]
+    return text.rstrip(" {")
 
 
 def edge_sentence(record: Record) -> str | None:
@@ -233,7 +244,8 @@ def order_plans(record: Record, buggy: str, fixed: str | None) -> list[Plan]:
                    "its stream synchronized, or an event of it awaited")
         links = [Directive("", ln.pattern, True, comment if k == 0 else "")
                  for k, ln in enumerate(chain)]
-        end_stream = f"%[[{last_stream}]]" if target is not None else None
+        onto_stream = target is not None and not (chain and "Synchronize" in chain[-1].pattern)
+        end_stream = f"%[[{last_stream}]]" if onto_stream else None
         # The end is a defect line too: a buggy output that synchronizes S
         # only after Y fails there (the witness still needs Y to exist).
         tail = Directive("", _pattern(later, end_stream), True)

@@ -23,6 +23,7 @@ def lower_custom(text: str, spec: str, debuginfo: bool = False, name: str = "<in
     """`text` lowered by the xDSL variant `spec`, printed in custom form."""
     from xdsl.printer import Printer
 
+    from reports.xdsl_custom import custom_gpu_ops
     from verify.ir.source_reader import program_from_text
     from verify.lowerings.xdsl_lowering import resolve_xdsl
 
@@ -30,7 +31,7 @@ def lower_custom(text: str, spec: str, debuginfo: bool = False, name: str = "<in
     module = resolve_xdsl(spec).lower_module(program)
     out = io.StringIO()
     Printer(stream=out, print_debuginfo=debuginfo).print_op(module)
-    return out.getvalue().rstrip("\n") + "\n"
+    return custom_gpu_ops(out.getvalue().rstrip("\n") + "\n")
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -73,11 +73,12 @@ def _tools(lowering: str) -> list[str]:
 def _xdsl_custom(lowered: str) -> str:
     from xdsl.printer import Printer
 
+    from reports.xdsl_custom import custom_gpu_ops
     from verify.ir.lowered_ir import parse_lowered
 
     out = io.StringIO()
     Printer(stream=out, print_debuginfo=True).print_op(parse_lowered(lowered))
-    return out.getvalue()
+    return custom_gpu_ops(out.getvalue())
 
 
 @dataclass

@@ -1,10 +1,19 @@
 """`differential`: run source and lowered program on the reference runtime
 (the simulated one for `--runtime`) and compare what a user could observe.
-The work is in `oracles/`; this adapts it to the checker interface."""
+The work is in `oracles/`; this adapts it to the checker interface.
+
+Kernels run as the catalogue's (`verify.model.kernels`).  A program read
+from text (tagged `kernels-by-name` by `verify.ir.source_reader`) names its
+kernels only; their bodies are the user's, so each launched one is first
+compared with the catalogue kernel of its name, and the verdict is `unknown`
+where one differs or cannot be read: running the catalogue's in its place
+would judge another program.
+"""
 
 from __future__ import annotations
 
 from verify.invariants.context import CheckContext
+from verify.model.program import Program
 from verify.model.verdicts import CheckResult
 
 
@@ -16,8 +25,36 @@ def check_differential(ctx: CheckContext) -> CheckResult:
         return CheckResult("differential", "not-applicable",
                            reason="the oracle runs only programs in the generator's model; "
                            "this module uses ops outside it")
+    different = kernels_not_catalogue(ctx.program)
+    if different:
+        return CheckResult("differential", "unknown", reason=different)
     # The text (LLVM 16's typed pointers made opaque, which xDSL needs), read
     # by the fast reader, by xDSL where that declines.  Not `ctx.module`: the
     # fast reader's objects are cheaper to walk than an in-process lowering's
     # xDSL module, and the fallback then parses the same text as before.
     return check(ctx.program, opaque_pointers(ctx.lowered_text), simulated(ctx.runtime))
+
+
+def kernels_not_catalogue(program: Program) -> str:
+    """Why the kernels of a program read by name are not known to be the
+    catalogue's (the source runner runs catalogue kernels only); "" when they
+    are, or when the program was generated (its kernels are the catalogue's)."""
+    from verify.ir.source_reader import KERNELS_BY_NAME, kernel_source
+
+    if KERNELS_BY_NAME not in program.tags:
+        return ""
+    from oracles.kernel_interp import same_as_catalogue
+
+    text = kernel_source(program)
+    reasons = []
+    for ref in program.kernels:
+        if text is None:
+            reasons.append(f"the source text of kernel @{ref.name} is not at hand to compare "
+                           f"it with the catalogue's {ref.shape}")
+            continue
+        why = same_as_catalogue(text, ref.name)
+        if why is not None:
+            reasons.append(why)
+    if not reasons:
+        return ""
+    return "; ".join(reasons) + ": the source runner runs catalogue kernels only"

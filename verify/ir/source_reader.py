@@ -10,41 +10,75 @@ in-process xDSL lowerings); for a user's file they use it when the file fits
 The text is first normalized to generic form by any `mlir-opt` found (no
 pass); without one, xDSL reads it directly (generic form only).  Ops outside
 the model are an error that names the op and its position.
+
+Everything `verify.model.printer` prints is read back: for a generated
+program P, reading `P.to_mlir()` gives P again up to the names of values
+(`tests/test_source_reader_kernels.py`).  Kernels are read by name only: a
+`gpu.func` of the `gpu.module @kernels` must be a catalogue kernel
+(`verify.model.kernels`) by its name and parameter types, and its body is
+not read.  A program that launches any is tagged `kernels-by-name`, and
+`kernel_source` gives the text it was read from, so that what runs the
+program (the differential oracle) can check the bodies are the catalogue's
+before it runs catalogue kernels in their place.
 """
 
 from __future__ import annotations
 
+import math
 import re
+import weakref
+from collections.abc import Callable
 from typing import Any
 
 from xdsl.parser import Parser
 
 from verify.ir import locations
-from verify.ir.attrs import source_loc
+from verify.ir.attrs import attr_of, func_name, launch_operands, source_loc
 from verify.ir.lowered_ir import op_name
 from verify.ir.source_text import normalize
 from verify.ir.tools import find_mlir_opt
 from verify.ir.types import memref_text
 from verify.ir.xdsl_context import gpu_unregistered
 from verify.model.errors import SourceParseError
+from verify.model.kernels import SHAPES, kernel_params, parse_kernel_name
 from verify.model.program import (
+    ELEMENT_TYPES,
+    FLOAT_TYPES,
+    SCALAR_TYPES,
     Alloc,
     Arg,
     Dealloc,
+    Dim,
     For,
     Function,
+    HostAlloc,
+    HostDealloc,
     HostLoad,
     HostStore,
     If,
+    KernelRef,
+    Launch,
     Memcpy,
     MemRefType,
     Memset,
     Op,
     Program,
+    Size,
     Wait,
 )
 
-_IGNORED = {"arith.constant", "func.return", "scf.yield", "memref.dim"}
+KERNELS_BY_NAME = "kernels-by-name"  # the tag of a program whose kernels were read by name
+_IGNORED = {"func.return", "scf.yield"}
+# Element types the model's buffers have (those `verify.lowerings.xdsl_build` builds).
+_ELEMENTS = frozenset({*ELEMENT_TYPES, *FLOAT_TYPES, "index"})
+_RESULT_TYPES = frozenset({"i1", "index", *_ELEMENTS})
+_SPACE = re.compile(r"(\d+)(?::i64)?")
+_TOKEN = "gpu.async.token"
+# Attributes of a gpu.func the model holds (their values are checked).
+_KERNEL_ATTRS = frozenset({"function_type", "sym_name", "gpu.kernel", "workgroup_attributions"})
+_UNMODELLED = ("is not modelled (supported: gpu.wait, gpu.alloc, gpu.dealloc, gpu.memset, "
+               "gpu.memcpy, gpu.launch_func, memref.alloc/dealloc/load/store/dim, scf.if, "
+               "scf.for, arith.constant); remove it or rewrite it with those ops")
 
 
 def model_of(generic: str, name: str) -> Program | None:
@@ -75,6 +109,30 @@ def program_from_text(text: str, name: str = "<input>") -> Program:
     return _parse_generic(normalize(text, name, tool) if tool else text, name)
 
 
+# The generic text each program tagged `kernels-by-name` was read from, by the
+# program's identity (programs equal up to kernel bodies are equal), while
+# the program lives.
+_SOURCES: dict[int, tuple[weakref.ref[Program], str]] = {}
+
+
+def kernel_source(program: Program) -> str | None:
+    """The text (generic form) `program` was read from, holding the `gpu.func`
+    bodies its model leaves out; None for a program not read by this module
+    (a generated one, or one copied since)."""
+    entry = _SOURCES.get(id(program))
+    return entry[1] if entry is not None and entry[0]() is program else None
+
+
+def _remember(program: Program, text: str) -> None:
+    key = id(program)
+
+    def forget(ref: weakref.ref[Program]) -> None:
+        if _SOURCES.get(key, (None, ""))[0] is ref:
+            del _SOURCES[key]
+
+    _SOURCES[key] = (weakref.ref(program, forget), text)
+
+
 def _parse_generic(generic: str, name: str, file_ids: bool = False) -> Program:
     try:
         module = Parser(gpu_unregistered(), generic, name).parse_module()
@@ -85,7 +143,10 @@ def _parse_generic(generic: str, name: str, file_ids: bool = False) -> Program:
             raise SourceParseError(f"{name}:{pos.group(1)}:{pos.group(2)}: not valid MLIR: "
                                    f"{msg[-1]}; fix the file there") from e
         raise SourceParseError(f"{name}: not valid MLIR: {msg[0] if msg else e}") from e
-    return _Reader(name, file_ids).module(module)
+    program = _Reader(name, file_ids).module(module)
+    if KERNELS_BY_NAME in program.tags:
+        _remember(program, generic)
+    return program
 
 
 class _Reader:
@@ -93,9 +154,12 @@ class _Reader:
         self.file = name
         self.file_ids = file_ids
         self.names: dict[Any, str] = {}
-        self.consts: dict[Any, int] = {}
+        self.consts: dict[Any, int | float] = {}
         self.count = 0
         self.used_ids: set[str] = set()
+        self.index_values: set[Any] = set()  # index arguments, memref.dim results, ivs
+        self.scalars: set[Any] = set()  # scalar (f32 / i32) arguments
+        self.kernels: dict[str, KernelRef] = {}  # the gpu.func of @kernels by name
 
     def where(self, op: Any) -> str:
         """The op's line and column in the file being read."""
@@ -129,31 +193,107 @@ class _Reader:
         self.used_ids.add(f"op{k}")
         return f"op{k}"
 
+    # -- module level ---------------------------------------------------------
     def module(self, module: Any) -> Program:
-        funcs = []
-        for op in module.body.blocks[0].ops:
-            if op_name(op) != "func.func":
+        ops = list(module.body.blocks[0].ops)
+        for op in ops:
+            if op_name(op) == "gpu.module":
+                self.gpu_module(op)
+            elif op_name(op) != "func.func":
                 raise self.fail(op, f"'{op_name(op)}' at module level is not modelled; "
                                 "put the gpu ops inside func.func")
-            funcs.append(self.function(op))
+        funcs = [self.function(op) for op in ops if op_name(op) == "func.func"]
         if not funcs:
             raise SourceParseError(f"{self.file}: no func.func in the module")
-        return Program(tuple(funcs))
+        program = Program(tuple(funcs))
+        return Program(program.functions, frozenset({KERNELS_BY_NAME})) if program.kernels \
+            else program
 
+    def gpu_module(self, op: Any) -> None:
+        """`gpu.module @kernels`: its `gpu.func`s, by name."""
+        sym = func_name(op)
+        if sym != "kernels" or self.kernels:
+            raise self.fail(op, f"gpu.module @{sym} is not modelled: the model holds one "
+                            "gpu.module, @kernels, of catalogue kernels")
+        extra = _extra_attrs(op, frozenset({"sym_name"}))
+        if extra:
+            raise self.fail(op, f"gpu.module @kernels with {', '.join(extra)} is not modelled")
+        for fn in op.regions[0].blocks[0].ops:
+            name = op_name(fn)
+            if name == "gpu.module_end":
+                continue
+            if name != "gpu.func":
+                raise self.fail(fn, f"'{name}' in gpu.module @kernels is not modelled; the "
+                                "model holds catalogue kernels (gpu.func) there only")
+            ref = self.kernel(fn)
+            self.kernels[ref.name] = ref
+
+    def kernel(self, fn: Any) -> KernelRef:
+        """The catalogue kernel a `gpu.func` is, by its name and parameter types."""
+        sym = func_name(fn)
+        ref = parse_kernel_name(sym)
+        if ref is None:
+            shapes = ", ".join(SHAPES)
+            raise self.fail(fn, f"gpu.func @{sym} is not a catalogue kernel; the model holds "
+                            f"kernels named <shape>_<type> ({shapes}; e.g. scale_16xf32, "
+                            "see verify.model.kernels) only")
+        if attr_of(fn, "gpu.kernel") is None:
+            raise self.fail(fn, f"gpu.func @{sym} is not a kernel; the model holds kernels only")
+        extra = _extra_attrs(fn, _KERNEL_ATTRS)
+        if extra or _int(attr_of(fn, "workgroup_attributions")) not in (None, 0):
+            raise self.fail(fn, f"gpu.func @{sym} with {', '.join(extra) or 'memory attributions'}"
+                            " is not modelled")
+        args = fn.regions[0].blocks[0].args if fn.regions and fn.regions[0].blocks else ()
+        got = tuple(_memref_of(str(a.type)) or str(a.type) for a in args)
+        want = kernel_params(ref)
+        if got != want:
+            raise self.fail(fn, f"gpu.func @{sym} takes ({', '.join(str(a.type) for a in args)});"
+                            f" the catalogue's {ref.shape} at {ref.type} takes "
+                            f"({', '.join(map(str, want))})")
+        return ref
+
+    # -- functions --------------------------------------------------------------
     def function(self, op: Any) -> Function:
-        fname = str(op.properties["sym_name"].data)
+        fname = func_name(op)
         if not op.regions or not op.regions[0].blocks:
             raise self.fail(op, f"@{fname} is a declaration; the model holds bodies only")
         block = op.regions[0].blocks[0]
-        args = []
-        for i, a in enumerate(block.args):
-            ty = str(a.type)
-            if ty not in ("i1", "index"):
-                raise self.fail(op, f"argument {i} of @{fname} has type {ty}; "
-                                "only i1 (branch) and index (size) arguments are modelled")
-            self.names[a] = f"%{'cond' if ty == 'i1' else 'size'}{i}"
-            args.append(Arg(self.names[a], ty))
-        return Function(fname, tuple(args), self.ops(block))
+        args = tuple(self.argument(op, fname, i, a) for i, a in enumerate(block.args))
+        body = self.ops(block)
+        last = block.last_op
+        results: tuple[Arg, ...] = ()
+        if last is not None and op_name(last) == "func.return":
+            results = tuple(self.result(last, fname, v) for v in last.operands)
+        return Function(fname, args, body, results)
+
+    def argument(self, op: Any, fname: str, i: int, arg: Any) -> Arg:
+        ty = str(arg.type)
+        type_: str | MemRefType = ty
+        if ty == "i1":
+            self.names[arg] = f"%cond{i}"
+        elif ty == "index":
+            self.names[arg] = f"%size{i}"
+            self.index_values.add(arg)
+        elif ty in SCALAR_TYPES:
+            self.names[arg] = f"%x{i}"
+            self.scalars.add(arg)
+        elif ty.startswith("memref<"):
+            type_ = _memref_type(op, ty, self)
+            self.names[arg] = f"%buf{i}"
+        else:
+            raise self.fail(op, f"argument {i} of @{fname} has type {ty}; only i1 (branch), "
+                            f"index (size), {'/'.join(SCALAR_TYPES)} (scalar) and memref "
+                            "(buffer) arguments are modelled")
+        return Arg(self.names[arg], type_)
+
+    def result(self, ret: Any, fname: str, value: Any) -> Arg:
+        ty = str(value.type)
+        type_: str | MemRefType | None = _memref_of(ty) if ty.startswith("memref<") else ty
+        if value not in self.names or type_ is None or type_ not in _RESULT_TYPES \
+                and not isinstance(type_, MemRefType):
+            raise self.fail(ret, f"@{fname} returns a {ty} value no modelled op makes (a "
+                            "constant?); returning it is not modelled")
+        return Arg(self.names[value], type_)
 
     def ops(self, block: Any) -> tuple[Op, ...]:
         out: list[Op] = []
@@ -163,92 +303,249 @@ class _Reader:
                 out.append(res)
         return tuple(out)
 
-    def segments(self, op: Any) -> list[int] | None:
-        seg = _first_set(op.properties.get("operandSegmentSizes"),
-                         op.attributes.get("operand_segment_sizes"))
-        return list(seg.get_values()) if seg is not None else None
-
-    def token_and_deps(self, op: Any, n_deps: int) -> tuple[str | None, tuple[str, ...]]:
-        deps = tuple(self.name(v, "t") for v in op.operands[:n_deps])
-        tok = [r for r in op.results if "gpu.async.token" in str(r.type)]
-        return (self.name(tok[0], "t") if tok else None), deps
-
-    def n_token_operands(self, op: Any) -> int:
-        return sum(1 for v in op.operands if "gpu.async.token" in str(v.type))
-
     def op(self, op: Any) -> Op | None:
         name = op_name(op)
         if name == "arith.constant":
             # Not `a or b`: xDSL's IntegerAttr of 0 is falsy.
-            value = getattr(_first_set(op.properties.get("value"), op.attributes.get("value")),
-                            "value", None)
+            value = getattr(attr_of(op, "value"), "value", None)
             data = getattr(value, "data", None)
             if isinstance(data, (int, float)):
-                self.consts[op.results[0]] = int(data)
+                self.consts[op.results[0]] = int(data) if isinstance(data, bool) else data
             return None
         if name in _IGNORED:
             return None
-        oid = self.op_id(op)
-        if name == "gpu.wait":
-            token, deps = self.token_and_deps(op, len(op.operands))
-            return Wait(oid, token, deps)
-        if name == "gpu.alloc":
-            seg = self.segments(op) or [self.n_token_operands(op), 0, 0]
-            token, deps = self.token_and_deps(op, seg[0])
-            mem = [r for r in op.results if "memref" in str(r.type)][0]
-            mtype = _memref_type(op, str(mem.type), self)
-            dyn = tuple(self.name(v) for v in op.operands[seg[0]:seg[0] + seg[1]])
-            shared = "hostShared" in op.properties or "hostShared" in op.attributes
-            return Alloc(oid, self.name(mem, "m"), token, deps, shared, mtype, dyn)
-        if name in ("gpu.dealloc", "gpu.memset", "gpu.memcpy"):
-            n_tok = self.n_token_operands(op)
-            token, deps = self.token_and_deps(op, n_tok)
-            rest = list(op.operands[n_tok:])
-            if name == "gpu.dealloc":
-                return Dealloc(oid, token, deps, self.name(rest[0], "m"),
-                               _memref_type(op, str(rest[0].type), self))
-            if name == "gpu.memset":
-                return Memset(oid, token, deps, self.name(rest[0], "m"),
-                              _memref_type(op, str(rest[0].type), self),
-                              self.consts.get(rest[1], 0))
-            return Memcpy(oid, token, deps, self.name(rest[0], "m"), self.name(rest[1], "m"),
-                          _memref_type(op, str(rest[0].type), self))
-        if name == "memref.store":
-            return HostStore(oid, self.name(op.operands[1], "m"),
-                             _memref_type(op, str(op.operands[1].type), self),
-                             self.consts.get(op.operands[0], 0))
-        if name == "memref.load":
-            return HostLoad(oid, self.name(op.results[0]), self.name(op.operands[0], "m"),
-                            _memref_type(op, str(op.operands[0].type), self))
-        if name == "scf.if":
-            cond = op.operands[0]
-            if cond not in self.names or not self.names[cond].startswith("%cond"):
-                raise self.fail(op, "scf.if on a value other than an i1 function argument "
-                                "is not modelled")
-            if op.results:
-                raise self.fail(op, "scf.if with results is not modelled")
-            then = self.ops(op.regions[0].blocks[0])
-            orelse = self.ops(op.regions[1].blocks[0]) if op.regions[1].blocks else ()
-            return If(oid, self.names[cond], then, orelse)
-        if name == "scf.for":
-            lb, ub, step = (self.consts.get(v) for v in op.operands[:3])
-            if lb is None or ub is None or not step or len(op.operands) > 3:
-                raise self.fail(op, "scf.for needs constant bounds and no iter_args")
-            body = op.regions[0].blocks[0]
-            iv = self.name(body.args[0], "i")
-            return For(oid, iv, max(0, -(-(ub - lb) // step)), self.ops(body))
-        raise self.fail(op, f"'{name}' is not modelled (supported: gpu.wait, gpu.alloc, "
-                        "gpu.dealloc, gpu.memset, gpu.memcpy, memref.load/store, scf.if, "
-                        "scf.for, arith.constant); remove it or rewrite it with those ops")
+        handler = _HANDLERS.get(name)
+        if handler is None:
+            raise self.fail(op, f"'{name}' {_UNMODELLED}")
+        return handler(self, op, self.op_id(op))
+
+    # -- operands -------------------------------------------------------------
+    def segments(self, op: Any) -> list[int] | None:
+        seg = attr_of(op, "operandSegmentSizes")
+        if seg is None:
+            seg = attr_of(op, "operand_segment_sizes")
+        return list(seg.get_values()) if seg is not None else None
+
+    def token_and_deps(self, op: Any, n_deps: int) -> tuple[str | None, tuple[str, ...]]:
+        deps = tuple(self.name(v, "t") for v in op.operands[:n_deps])
+        tok = [r for r in op.results if _TOKEN in str(r.type)]
+        return (self.name(tok[0], "t") if tok else None), deps
+
+    def n_token_operands(self, op: Any) -> int:
+        return sum(1 for v in op.operands if _TOKEN in str(v.type))
+
+    def buffer(self, op: Any, value: Any) -> tuple[str, MemRefType]:
+        """A buffer operand: its name and type."""
+        return self.name(value, "m"), _memref_type(op, str(value.type), self)
+
+    def index(self, op: Any, value: Any, what: str) -> str:
+        """An index value the model names: an index argument, a `memref.dim`
+        result or a loop's induction variable."""
+        if value not in self.index_values:
+            source = "a constant" if value in self.consts else "a value of another op"
+            raise self.fail(op, f"{what} is {source}, not an index argument, memref.dim "
+                            "result or loop variable; not modelled")
+        return self.names[value]
+
+    def size(self, op: Any, value: Any) -> Size:
+        """A launch size: an index constant, or a named index value."""
+        const = self.consts.get(value)
+        if isinstance(const, int) and const >= 0:
+            return const
+        return self.index(op, value, "a launch size")
+
+    def integral(self, op: Any, value: Any, what: str) -> int:
+        """The value of a constant that the model's int holds exactly: an
+        integer, or an integral float other than -0.0."""
+        const = self.consts.get(value)
+        if isinstance(const, int):
+            return const
+        if isinstance(const, float) and const.is_integer() \
+                and not (const == 0 and math.copysign(1.0, const) < 0):
+            return int(const)
+        why = "not a constant" if const is None else f"the constant {const}"
+        raise self.fail(op, f"{what} is {why}; only integral constants are modelled")
+
+    def at_zero(self, op: Any, indices: Any, what: str) -> None:
+        """Host accesses in the model touch element 0 only."""
+        for v in indices:
+            const = self.consts.get(v)
+            if not isinstance(const, int) or const != 0:
+                raise self.fail(op, f"{what} at an index other than a constant 0 is not "
+                                "modelled (the model touches element 0 only)")
+
+    # -- ops --------------------------------------------------------------------
+    def wait(self, op: Any, oid: str) -> Op:
+        token, deps = self.token_and_deps(op, len(op.operands))
+        return Wait(oid, token, deps)
+
+    def alloc(self, op: Any, oid: str) -> Op:
+        seg = self.segments(op) or [self.n_token_operands(op), 0, 0]
+        if len(seg) > 2 and seg[2]:
+            raise self.fail(op, "gpu.alloc with symbol operands is not modelled")
+        token, deps = self.token_and_deps(op, seg[0])
+        mem = [r for r in op.results if "memref" in str(r.type)][0]
+        mtype = _memref_type(op, str(mem.type), self)
+        dyn = tuple(self.index(op, v, "a dynamic size of gpu.alloc")
+                    for v in op.operands[seg[0]:seg[0] + seg[1]])
+        shared = attr_of(op, "hostShared") is not None
+        return Alloc(oid, self.name(mem, "m"), token, deps, shared, mtype, dyn)
+
+    def device_op(self, op: Any, oid: str) -> Op:
+        """gpu.dealloc, gpu.memset, gpu.memcpy."""
+        name = op_name(op)
+        n_tok = self.n_token_operands(op)
+        token, deps = self.token_and_deps(op, n_tok)
+        rest = list(op.operands[n_tok:])
+        dst, mtype = self.buffer(op, rest[0])
+        if name == "gpu.dealloc":
+            return Dealloc(oid, token, deps, dst, mtype)
+        if name == "gpu.memset":
+            value = self.integral(op, rest[1], "the value gpu.memset sets")
+            return Memset(oid, token, deps, dst, mtype, value)
+        src, src_type = self.buffer(op, rest[1])
+        if src_type != mtype:
+            raise self.fail(op, f"gpu.memcpy from {src_type} to {mtype} is not modelled (the "
+                            "model copies between buffers of one type)")
+        return Memcpy(oid, token, deps, dst, src, mtype)
+
+    def launch(self, op: Any, oid: str) -> Op:
+        parts = launch_operands(op)
+        if parts is None:
+            raise self.fail(op, "gpu.launch_func with these operand segments is not modelled")
+        ref = self.launched(op)
+        extra = len(op.operands) - len(parts.deps) - 6 - len(parts.operands)
+        if extra or parts.stream is not None:
+            raise self.fail(op, "gpu.launch_func with cluster sizes, dynamic shared memory "
+                            "or an async object is not modelled")
+        token, deps = self.token_and_deps(op, len(parts.deps))
+        s = [self.size(op, v) for v in parts.sizes]
+        buffers, scalar = self.launch_args(op, ref, parts.operands)
+        return Launch(oid, token, deps, ref, buffers, scalar, (s[0], s[1], s[2]),
+                      (s[3], s[4], s[5]))
+
+    def launched(self, op: Any) -> KernelRef:
+        """The kernel `@kernels::@name` a launch names, as the gpu.module has it."""
+        sym = attr_of(op, "kernel")
+        root = getattr(getattr(sym, "root_reference", None), "data", None)
+        nested = [getattr(r, "data", None)
+                  for r in getattr(getattr(sym, "nested_references", None), "data", ())]
+        if root != "kernels" or len(nested) != 1 or nested[0] not in self.kernels:
+            raise self.fail(op, f"gpu.launch_func of {sym} is not modelled: the model launches "
+                            "the gpu.func of its gpu.module @kernels")
+        return self.kernels[str(nested[0])]
+
+    def launch_args(self, op: Any, ref: KernelRef, operands: list[Any]
+                    ) -> tuple[tuple[str, ...], int | str | None]:
+        """The buffer operands' names and the scalar operand, checked against the kernel."""
+        want = kernel_params(ref)
+        got = tuple(_memref_of(str(v.type)) or str(v.type) for v in operands)
+        if got != want:
+            raise self.fail(op, f"gpu.launch_func @kernels::@{ref.name} passes "
+                            f"({', '.join(str(v.type) for v in operands)}); the kernel takes "
+                            f"({', '.join(map(str, want))})")
+        n = len(SHAPES[ref.shape].buffers)
+        buffers = tuple(self.name(v, "m") for v in operands[:n])
+        if len(operands) == n:
+            return buffers, None
+        value = operands[n]
+        if value in self.scalars:
+            return buffers, self.names[value]
+        return buffers, self.integral(op, value, "the scalar operand of gpu.launch_func")
+
+    def host_store(self, op: Any, oid: str) -> Op:
+        value = self.integral(op, op.operands[0], "the value memref.store stores")
+        self.at_zero(op, op.operands[2:], "memref.store")
+        memref, mtype = self.buffer(op, op.operands[1])
+        return HostStore(oid, memref, mtype, value)
+
+    def host_load(self, op: Any, oid: str) -> Op:
+        self.at_zero(op, op.operands[1:], "memref.load")
+        memref, mtype = self.buffer(op, op.operands[0])
+        return HostLoad(oid, self.name(op.results[0]), memref, mtype)
+
+    def host_alloc(self, op: Any, oid: str) -> Op:
+        seg = self.segments(op) or [len(op.operands), 0]
+        if len(seg) > 1 and seg[1] or attr_of(op, "alignment") is not None:
+            raise self.fail(op, "memref.alloc with symbol operands or an alignment is not "
+                            "modelled")
+        mtype = _memref_type(op, str(op.results[0].type), self)
+        dyn = tuple(self.index(op, v, "a dynamic size of memref.alloc")
+                    for v in op.operands[:seg[0]])
+        return HostAlloc(oid, self.name(op.results[0], "h"), mtype, dyn)
+
+    def host_dealloc(self, op: Any, oid: str) -> Op:
+        memref, mtype = self.buffer(op, op.operands[0])
+        return HostDealloc(oid, memref, mtype)
+
+    def dim(self, op: Any, oid: str) -> Op:
+        memref, mtype = self.buffer(op, op.operands[0])
+        k = self.consts.get(op.operands[1])
+        if not isinstance(k, int) or not 0 <= k < len(mtype.shape):
+            raise self.fail(op, "memref.dim of a dimension that is not a constant within "
+                            "the buffer's rank is not modelled")
+        self.index_values.add(op.results[0])
+        return Dim(oid, self.name(op.results[0], "d"), memref, mtype, k)
+
+    def if_op(self, op: Any, oid: str) -> Op:
+        cond = op.operands[0]
+        if cond not in self.names or not self.names[cond].startswith("%cond"):
+            raise self.fail(op, "scf.if on a value other than an i1 function argument "
+                            "is not modelled")
+        if op.results:
+            raise self.fail(op, "scf.if with results is not modelled")
+        then = self.ops(op.regions[0].blocks[0])
+        orelse = self.ops(op.regions[1].blocks[0]) if op.regions[1].blocks else ()
+        return If(oid, self.names[cond], then, orelse)
+
+    def for_op(self, op: Any, oid: str) -> Op:
+        lb, ub, step = (self.consts.get(v) for v in op.operands[:3])
+        if not isinstance(lb, int) or not isinstance(ub, int) or not isinstance(step, int) \
+                or step <= 0 or len(op.operands) > 3:
+            raise self.fail(op, "scf.for needs constant bounds and no iter_args")
+        body = op.regions[0].blocks[0]
+        iv = self.name(body.args[0], "i")
+        self.index_values.add(body.args[0])
+        return For(oid, iv, max(0, -(-(ub - lb) // step)), self.ops(body))
+
+
+_HANDLERS: dict[str, Callable[[_Reader, Any, str], Op]] = {
+    "gpu.wait": _Reader.wait, "gpu.alloc": _Reader.alloc, "gpu.dealloc": _Reader.device_op,
+    "gpu.memset": _Reader.device_op, "gpu.memcpy": _Reader.device_op,
+    "gpu.launch_func": _Reader.launch, "memref.store": _Reader.host_store,
+    "memref.load": _Reader.host_load, "memref.alloc": _Reader.host_alloc,
+    "memref.dealloc": _Reader.host_dealloc, "memref.dim": _Reader.dim, "scf.if": _Reader.if_op,
+    "scf.for": _Reader.for_op,
+}
+
+
+def _memref_of(text: str) -> MemRefType | None:
+    """The model's type of a printed memref type (a memory space as
+    `mlir-opt` or xDSL prints it); None for another type or one outside the model."""
+    parsed = memref_text(text)
+    if parsed is None or parsed.elem not in _ELEMENTS or len(parsed.rest) > 1:
+        return None
+    space = _SPACE.fullmatch(parsed.rest[0]) if parsed.rest else None
+    if parsed.rest and space is None:
+        return None
+    return MemRefType(parsed.dims, parsed.elem, int(space.group(1)) if space else None)
 
 
 def _memref_type(op: Any, text: str, reader: _Reader) -> MemRefType:
-    parsed = memref_text(text)
-    if parsed is None or parsed.rest:
-        raise reader.fail(op, f"memref type {text} is not modelled (no layout or "
-                          "memory space supported)")
-    return MemRefType(parsed.dims, parsed.elem)
+    mtype = _memref_of(text)
+    if mtype is None:
+        raise reader.fail(op, f"memref type {text} is not modelled (no layout supported; "
+                          f"element types {', '.join(sorted(_ELEMENTS))})")
+    return mtype
 
 
-def _first_set(*attrs: Any) -> Any:
-    return next((a for a in attrs if a is not None), None)
+def _extra_attrs(op: Any, allowed: frozenset[str]) -> list[str]:
+    """Attributes and properties of `op` outside `allowed` (xDSL's own
+    `op_name__` of an unregistered op aside)."""
+    names = {*(getattr(op, "properties", {}) or {}), *(getattr(op, "attributes", {}) or {})}
+    return sorted(n for n in names if n not in allowed and n != "op_name__")
+
+
+def _int(attr: Any) -> int | None:
+    data = getattr(getattr(attr, "value", None), "data", None)
+    return data if isinstance(data, int) else None

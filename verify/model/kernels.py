@@ -15,6 +15,7 @@ The catalogue is closed and small on purpose: `SHAPES` is all there is.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 
 from verify.model.program import FLOAT_TYPES, KernelRef, MemRefType
@@ -111,3 +112,31 @@ def kernel_ref(shape: str, type_: MemRefType) -> KernelRef:
         raise KeyError(f"unknown kernel shape {shape!r}; the catalogue has "
                        f"{', '.join(SHAPE_NAMES)}")
     return KernelRef(shape, type_)
+
+
+# Element types a catalogue kernel's buffers may have (its name spells one).
+KERNEL_ELEMENTS = ("f16", "bf16", "f32", "f64", "i8", "i16", "i32", "i64", "index")
+_MANGLED = re.compile(r"((?:(?:\d+|D)x)*)([a-z]+\d*)(?:_s(\d+))?")
+
+
+def parse_kernel_name(name: str) -> KernelRef | None:
+    """The catalogue entry a kernel's name is (`<shape>_<MemRefType.mangled()>`,
+    "scale_4xf32", "add_Dx4xbf16_s1"), or None.  Only the function's own
+    name: no `@`, no `kernels::`."""
+    shape, _, mangled = name.partition("_")
+    m = _MANGLED.fullmatch(mangled)
+    if shape not in SHAPES or m is None:
+        return None
+    dims = tuple(None if d == "D" else int(d) for d in m.group(1).split("x") if d)
+    if not 1 <= len(dims) <= 2 or m.group(2) not in KERNEL_ELEMENTS:
+        return None
+    space = int(m.group(3)) if m.group(3) is not None else None
+    ref = KernelRef(shape, MemRefType(dims, m.group(2), space))
+    return ref if ref.name == name else None
+
+
+def kernel_params(ref: KernelRef) -> tuple[MemRefType | str, ...]:
+    """The parameter types of the catalogue kernel `ref`, in order: its buffers'
+    memref type, then its scalar's element type if the shape has one."""
+    shape = SHAPES[ref.shape]
+    return (ref.type,) * len(shape.buffers) + ((ref.type.elem,) if shape.scalar else ())
