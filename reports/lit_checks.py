@@ -88,9 +88,16 @@ def _hoisted_out_of_branch(kind: str, creator: str | None, record: Record, buggy
             or _call_at(parse_calls(fixed), CREATES[kind], creator) is not None:
         return None
     lines = buggy.splitlines()
-    branch = next((m.group(1) for ln in lines[create.index + 1:]
-                   if (m := _BRANCH.match(ln)) is not None), None)
-    if branch is None:
+    at = next(((i, m.group(1)) for i, ln in enumerate(lines) if i > create.index
+               and (m := _BRANCH.match(ln)) is not None), None)
+    if at is None:
+        return None
+    branch_line, branch = at
+    # Destroyed only in the branch: every destroy after it, nested deeper.
+    depth = len(lines[create.index]) - len(lines[create.index].lstrip())
+    destroys = [d for d in calls if d.callee == DESTROYS[kind] and create.result in d.operands]
+    if not destroys or any(d.index < branch_line or len(lines[d.index])
+                           - len(lines[d.index].lstrip()) <= depth for d in destroys):
         return None
     text = strip_locs(op.text).split(" : ")[0]
     return Plan("created before the branch").add(
@@ -123,6 +130,8 @@ def leak_scan_plans(kind: str, buggy: str, fixed: str | None, record: Record) ->
             continue
         if any(d.callee == DESTROYS[kind] and d.func == c.func and c.result in d.operands
                for d in calls):
+            hoisted = _hoisted_out_of_branch(kind, c.loc, record, buggy, fixed)
+            out += [hoisted] if hoisted else []
             continue
         for ref, name in ((fixed, "leak scan (fixed)"), (buggy, "leak scan (buggy)")):
             if ref is not None:
@@ -164,7 +173,12 @@ def _destroyed_then_used(kind: str, destroy_op: str | None, record: Record, bugg
         if ref is None:
             continue
         calls = parse_calls(ref)
-        destroy = _call_at(calls, DESTROYS[kind], destroy_op)
+        at = [c for c in calls if c.callee == DESTROYS[kind] and c.loc == destroy_op
+              and destroy_op]
+        # Of the op's destroys, the one whose handle is taken again.
+        destroy = next((d for d in at if d.operands and any(
+            c.func == d.func and c.index > d.index and d.operands[0] in c.operands
+            for c in calls)), at[0] if at else None)
         if destroy is None:
             continue
         capture = f"llvm.call @{DESTROYS[kind]}(%[[H:{VAR}]])"

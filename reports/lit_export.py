@@ -73,11 +73,14 @@ def lit_pipeline(pipeline: str, program: str) -> str:
 
 
 def _source_names(record: Record, text: str) -> str:
-    """`%argN` of a lowered function as the source names its argument N."""
+    """Argument N as the source names it: `%argN` of a lowered function, or
+    the model's `%condN` / `%sizeN` / `%xN` / `%bufN` of a re-read text (the
+    reader numbers arguments by position, the text's own names being lost to
+    the generic form)."""
     program = str(record.get("program") or "")
     m = re.search(r"func\.func\s+(?:\w+\s+)?@[\w$.]+\(([^)]*)\)", program)
     names = re.findall(r"(%[\w$.]+)\s*:", m.group(1)) if m else []
-    return re.sub(r"%arg(\d+)\b",
+    return re.sub(r"%(?:arg|cond|size|x|buf)(\d+)\b",
                   lambda a: names[int(a.group(1))] if int(a.group(1)) < len(names)
                   else a.group(0), text)
 
@@ -110,6 +113,8 @@ def summary_sentence(record: Record) -> str:
     if inv == "lowering-complete" and off.source_ops:
         return f"{form(off.source_ops[0])} is left unconverted although the lowering succeeds"
     detail = str(record.get("detail") or "")
+    if inv == "differential":
+        detail = _source_names(record, detail)
     text = re.sub(r"\b(op\d+|\S+\.mlir:\d+:\d+)\b", lambda m: form(m.group(1)), detail)
     return re.sub(r", (on every path|if .*)$", "", text)
 

@@ -288,3 +288,69 @@ def test_a_runtime_error_of_the_differential_is_pinned_at_its_destroy(tmp_path: 
     assert checks[-2:] == ["// CHECK: llvm.call @mgpuStreamDestroy(%[[H:[0-9a-zA-Z_]+]])",
                            "// CHECK-NOT: %[[H]]{{[,)]}}"]
     assert test.proof is not None and test.proof.passes_on_fixed
+
+
+# -- which handle a plan pins ---------------------------------------------------------
+
+# 19's `gpu.wait async [%t3, %t5]`: two events destroyed at op4, the second
+# (a leftover's token) then waited on again at op6.
+TWO_DESTROYS = _lowered(
+    'llvm.call @mgpuStreamWaitEvent(%7, %4) : (!llvm.ptr, !llvm.ptr) -> () loc("op4")',
+    'llvm.call @mgpuEventDestroy(%4) : (!llvm.ptr) -> () loc("op4")',
+    'llvm.call @mgpuEventDestroy(%6) : (!llvm.ptr) -> () loc("op4")',
+    '%25 = llvm.call @mgpuStreamCreate() : () -> !llvm.ptr loc("op6")',
+    'llvm.call @mgpuStreamWaitEvent(%25, %6) : (!llvm.ptr, !llvm.ptr) -> () loc("op6")')
+
+
+def test_a_use_after_destroy_pins_the_destroy_whose_handle_is_used_again() -> None:
+    from reports.lit_checks import _destroyed_then_used
+
+    [plan] = _destroyed_then_used("event", "op4", {"program": ""}, TWO_DESTROYS, None)
+    assert _checks(plan.lines) == ["CHECK: llvm.call @mgpuEventDestroy(",
+                                   "CHECK: llvm.call @mgpuEventDestroy(%[[H:[0-9a-zA-Z_]+]])",
+                                   "CHECK-NOT: %[[H]]{{[,)]}}"]
+
+
+BRANCH_SOURCE = """\
+module {
+  func.func @f0(%cond0: i1) {
+    %t1 = gpu.wait async loc("op1")
+    scf.if %cond0 {
+      %t2 = gpu.wait async [%t1] loc("op3")
+    } loc("op2")
+    return
+  }
+}
+"""
+HOISTED = """\
+llvm.func @f0(%arg0: i1) {
+  %0 = llvm.call @mgpuStreamCreate() : () -> !llvm.ptr loc("op1")
+  %1 = llvm.call @mgpuEventCreate() : () -> !llvm.ptr loc("op3")
+  llvm.call @mgpuEventRecord(%1, %0) : (!llvm.ptr, !llvm.ptr) -> () loc("op3")
+  scf.if %arg0 {
+    llvm.call @mgpuEventDestroy(%1) : (!llvm.ptr) -> () loc("op3")
+  } loc("op2")
+  llvm.return
+}
+"""
+NO_EVENT = """\
+llvm.func @f0(%arg0: i1) {
+  %0 = llvm.call @mgpuStreamCreate() : () -> !llvm.ptr loc("op1")
+  scf.if %arg0 {
+  } loc("op2")
+  llvm.return
+}
+"""
+
+
+def test_a_live_event_of_the_differential_created_before_its_branch() -> None:
+    from reports.lit_checks import leak_scan_plans
+
+    record = {"program": BRANCH_SOURCE, "invariant": "differential"}
+    [plan] = leak_scan_plans("event", HOISTED, NO_EVENT, record)
+    assert _checks(plan.lines) == ["CHECK-NOT: llvm.call @mgpuEventCreate", "CHECK: scf.if"]
+    # Fooling it: the event is destroyed after the branch too, so nothing
+    # leaks; no such plan then.
+    both = HOISTED.replace("  llvm.return", "  llvm.call @mgpuEventDestroy(%1) : (!llvm.ptr) "
+                           '-> () loc("op3")\n  llvm.return')
+    assert leak_scan_plans("event", both, NO_EVENT, record) == []
