@@ -163,12 +163,20 @@ def _chains(lines: list[Line], stream: str, start: int, end: int, func: str,
     return sorted(found, key=len)
 
 
+def _of(loc: str | None, op: str) -> bool:
+    """Is a line located at source op `op`, or at a copy a pass made of it
+    (`op2.2`, see `verify.ir.source_reader`)?"""
+    return loc is not None and (loc == op or loc.startswith(op + ".")
+                                and loc[len(op) + 1:].isdigit())
+
+
 def _ends(lines: list[Line], x: str, y: str) -> tuple[Line, Line] | None:
     """X's work and Y's first effect, in one function, X first."""
-    work = next((ln for ln in lines if ln.loc == x and ln.stream is not None), None)
+    work = next((ln for ln in lines if _of(ln.loc, x) and ln.stream is not None), None)
     if work is None:
         return None
-    at_y = [ln for ln in lines if ln.loc == y and ln.func == work.func and ln.index > work.index]
+    at_y = [ln for ln in lines if _of(ln.loc, y) and ln.func == work.func
+            and ln.index > work.index]
     # Y's effect: its work (a launch, an mgpuMem* call) or host access, over
     # the stream bookkeeping a lowering puts around it.
     later = next((ln for ln in at_y if ln.kind == "launch" or ln.kind == "host"

@@ -51,7 +51,7 @@ def lower_for_test(spec: str, pipeline: str, source: str, debuginfo: bool = Fals
     try:
         path = tool_path(spec, pipeline)
         if path is None:
-            return Lowered(True, lower_custom(source, spec, debuginfo))
+            return Lowered(True, lower_custom(source, spec, debuginfo, pipeline=pipeline))
     except GpuAllocVerifyError as e:
         return Lowered(False, "", str(e))
     except Exception as e:  # noqa: BLE001 - a pattern failing is the lowering's answer

@@ -6,7 +6,13 @@
 prints the lowered module in custom form (xDSL's printer), as `mlir-opt
 FILE.mlir --pass-pipeline=...` would.  The exported lit tests' `lit.cfg.py`
 substitutes it for `mlir-opt` when lit runs with `--param lowering=xdsl:NAME`.
-The pipeline is accepted and ignored: the variant is the whole lowering.
+The variant re-creates gpu-to-llvm; passes the pipeline runs before it on
+host code (`func.func(gpu-async-region)`) are run first by the newest real
+mlir-opt, so `xdsl:split-api` in place of mlir-opt means "the same pipeline
+with gpu-to-llvm fixed".  Where the model does not read what they leave
+(`convert-scf-to-cf`'s branches), the source is lowered as written: those
+passes do not change what gpu-to-llvm has to do.  Passes nested in
+`gpu.module` are left out (the variant keeps kernels as signatures).
 """
 
 from __future__ import annotations
@@ -19,19 +25,65 @@ from collections.abc import Sequence
 from verify.model.errors import GpuAllocVerifyError
 
 
-def lower_custom(text: str, spec: str, debuginfo: bool = False, name: str = "<input>") -> str:
-    """`text` lowered by the xDSL variant `spec`, printed in custom form."""
+def lower_custom(text: str, spec: str, debuginfo: bool = False, name: str = "<input>",
+                 pipeline: str = "") -> str:
+    """`text` lowered by the xDSL variant `spec` (after `pipeline`'s host passes
+    before gpu-to-llvm), printed in custom form."""
     from xdsl.printer import Printer
 
     from reports.xdsl_custom import custom_gpu_ops
     from verify.ir.source_reader import program_from_text
     from verify.lowerings.xdsl_lowering import resolve_xdsl
+    from verify.model.errors import SourceParseError
 
-    program = program_from_text(text, name)
+    entering = before_gpu_to_llvm(text, pipeline, name)
+    try:
+        program = program_from_text(entering, name)
+    except SourceParseError:
+        if entering == text:
+            raise
+        program = program_from_text(text, name)
     module = resolve_xdsl(spec).lower_module(program)
     out = io.StringIO()
     Printer(stream=out, print_debuginfo=debuginfo).print_op(module)
     return custom_gpu_ops(out.getvalue().rstrip("\n") + "\n")
+
+
+def host_passes(pipeline: str) -> list[str]:
+    """The passes `pipeline` (with or without `builtin.module(...)`) runs on
+    host code before gpu-to-llvm."""
+    from verify.lowerings.mlir_opt import top_level_passes
+
+    inner = pipeline.strip()
+    if inner.startswith("builtin.module(") and inner.endswith(")"):
+        inner = inner[len("builtin.module("):-1]
+    parts = top_level_passes(inner)
+    before = parts[:parts.index("gpu-to-llvm")] if "gpu-to-llvm" in parts else []
+    return [p for p in before if not p.startswith("gpu.module(")]
+
+
+def before_gpu_to_llvm(text: str, pipeline: str, name: str) -> str:
+    """`text` after the pipeline's host passes, by the newest mlir-opt found,
+    locations kept (the text itself when there are none)."""
+    import subprocess
+
+    from verify.ir.tools import find_mlir_opt
+    from verify.model.errors import EnvironmentProblem, SourceParseError
+
+    passes = host_passes(pipeline)
+    if not passes:
+        return text
+    tool = find_mlir_opt()
+    if tool is None:
+        raise EnvironmentProblem(f"running {', '.join(passes)} before the in-process "
+                                 "gpu-to-llvm needs mlir-opt: apt-get install mlir-19-tools")
+    proc = subprocess.run([tool, f"--pass-pipeline=builtin.module({','.join(passes)})",
+                           "--mlir-print-debuginfo", "--mlir-print-local-scope", "-"],
+                          input=text, capture_output=True, text=True, timeout=120)
+    if proc.returncode != 0:
+        first = (proc.stderr.strip().splitlines() or [f"exit {proc.returncode}"])[0]
+        raise SourceParseError(f"{name}: {', '.join(passes)} failed: {first}")
+    return proc.stdout
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -46,7 +98,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         with open(args.file, encoding="utf-8") as f:
             text = f.read()
         sys.stdout.write(lower_custom(text, args.lowering, args.mlir_print_debuginfo,
-                                      args.file))
+                                      args.file, args.pass_pipeline))
     except (OSError, GpuAllocVerifyError) as e:
         print(f"{args.file}: error: {e}", file=sys.stderr)
         return 1

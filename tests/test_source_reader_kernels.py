@@ -248,3 +248,23 @@ def test_differential_on_kernel_program_file(tmp_path: Path,
     [unknown] = out["unknown"]
     assert "kernel @scale_16xf32's body is not the catalogue's scale" in unknown["reason"]
     assert "catalogue kernels only" in unknown["reason"]
+
+
+def test_copies_a_pass_made_of_an_op_are_named_after_it() -> None:
+    """gpu-async-region gives the ops it makes for `gpu.dealloc ... loc("op2")`
+    that location too: the copies are `op2.2`, `op2.3` (tied back to op2), and
+    a fresh id never takes a name a later op of the text has."""
+    from verify.ir.source_reader import program_from_text
+
+    text = """\
+func.func @f() {
+  %t0 = gpu.wait async loc("op2")
+  %t1 = gpu.wait async [%t0] loc("op2")
+  %t2 = gpu.wait async [%t1]
+  %t3 = gpu.wait async [%t2] loc("op3")
+  gpu.wait [%t3] loc("op2")
+  return
+}
+"""
+    program = program_from_text(text)
+    assert [op.id for op in program.walk()] == ["op2", "op2.2", "op4", "op3", "op2.3"]

@@ -2,7 +2,7 @@
 
 // event-double-destroy-wait-async-dep: the event destroyed by `gpu.wait async [%t]` (not created here) is destroyed twice (use from `gpu.wait async [%t]`).
 // Root cause b3b26469374 found by gpu-alloc-verify in 4 program(s) on mlir-opt-19, mlir-opt-22; invariant stream-no-use-after-destroy: no stream or event reaches a runtime call after its destroy; no double destroy.
-// Verified: fails on mlir-opt-19 at line 16; no fixed lowering to pass on.
+// Verified: fails on mlir-opt-19 at line 16; passes on xdsl:split-api.
 
 module attributes {gpu.container_module} {
   gpu.module @kernels {

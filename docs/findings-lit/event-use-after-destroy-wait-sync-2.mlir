@@ -2,9 +2,14 @@
 
 // event-use-after-destroy-wait-sync-2: the event destroyed by `gpu.wait [%t]` (not created here) is used by mgpuEventSynchronize after its destroy (use from `gpu.wait [%t]`), when %arg0=true.
 // Root cause bc73a85d852 found by gpu-alloc-verify in 4 program(s) on mlir-opt-19, mlir-opt-22; invariant stream-no-use-after-destroy: no stream or event reaches a runtime call after its destroy; no double destroy.
-// Verified: fails on mlir-opt-19 at line 11; no fixed lowering to pass on.
+// Verified: fails on mlir-opt-19 at line 16; passes on xdsl:split-api.
 
 module attributes {gpu.container_module} {
+  gpu.module @kernels {
+    gpu.func @add_4xi32(%a: memref<4xi32>, %b: memref<4xi32>, %out: memref<4xi32>) kernel {
+      gpu.return
+    }
+  }
   // CHECK-LABEL: llvm.func @f0(
   // CHECK: llvm.call @mgpuEventDestroy(%[[H:[0-9a-zA-Z_]+]])
   // The event destroyed at `gpu.wait [%t]` is not used again:

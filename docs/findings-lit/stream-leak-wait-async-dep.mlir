@@ -11,9 +11,8 @@ module {
   // CHECK: llvm.call @mgpuStreamDestroy(%[[H]])
   func.func @f0() {
     %t1 = gpu.wait async
-    %t2 = gpu.wait async
-    %t3 = gpu.wait async [%t1]
-    gpu.wait [%t2, %t3]
+    %t2 = gpu.wait async [%t1]
+    gpu.wait [%t2]
     return
   }
 }

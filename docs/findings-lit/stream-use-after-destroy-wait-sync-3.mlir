@@ -2,7 +2,7 @@
 
 // stream-use-after-destroy-wait-sync-3: stream created by `gpu.wait async` is used by mgpuStreamSynchronize after its destroy (destroy from `host read`, use from `gpu.wait [%t]`).
 // Root cause bdeb3ca8955 found by gpu-alloc-verify in 7 program(s) on mlir-opt-16, mlir-opt-19, mlir-opt-22; invariant stream-no-use-after-destroy: no stream or event reaches a runtime call after its destroy; no double destroy.
-// Verified: fails on mlir-opt-16 at line 11; no fixed lowering to pass on.
+// Verified: fails on mlir-opt-16 at line 11; passes on xdsl:split-api.
 
 module {
   // CHECK-LABEL: llvm.func @f0(

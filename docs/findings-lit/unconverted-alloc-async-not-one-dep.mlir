@@ -8,7 +8,7 @@ module {
   // CHECK-LABEL: llvm.func @f0(
   // `gpu.alloc async` is lowered to runtime calls, not left as gpu.alloc:
   // CHECK-NOT: gpu.alloc
-  // CHECK: llvm.call @mgpuStreamCreate(
+  // CHECK: llvm.call @mgpuMemAllocAsync(
   func.func @f0() {
     %m1, %t2 = gpu.alloc async () : memref<4xf32>
     return

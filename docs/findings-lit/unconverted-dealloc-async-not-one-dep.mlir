@@ -8,7 +8,7 @@ module {
   // CHECK-LABEL: llvm.func @f0(
   // `gpu.dealloc async` is lowered to runtime calls, not left as gpu.dealloc:
   // CHECK-NOT: gpu.dealloc
-  // CHECK: llvm.call @mgpuStreamCreate(
+  // CHECK: llvm.call @mgpuMemFreeAsync(
   func.func @f0() {
     %m1 = gpu.alloc host_shared () : memref<16x64xf16>
     %t3 = gpu.dealloc async %m1 : memref<16x64xf16>

@@ -8,7 +8,7 @@ module {
   // CHECK-LABEL: llvm.func @f0(
   // `gpu.memcpy` is lowered to runtime calls, not left as gpu.memcpy:
   // CHECK-NOT: gpu.memcpy
-  // CHECK: llvm.call @mgpuStreamCreate(
+  // CHECK: llvm.call @mgpuMemcpy(
   func.func @f0(%cond0: i1) {
     scf.if %cond0 {
     } else {

@@ -12,8 +12,8 @@ module {
   func.func @f0() {
     %cst_f32_0 = arith.constant 0.0 : f32
     %t1 = gpu.wait async
-        %m3 = gpu.alloc host_shared () : memref<1xf32>
-        %t4 = gpu.memset async [%t1] %m3, %cst_f32_0 : memref<1xf32>, f32
+    %m3 = gpu.alloc host_shared () : memref<1xf32>
+    %t4 = gpu.memset async [%t1] %m3, %cst_f32_0 : memref<1xf32>, f32
     return
   }
 }

@@ -8,7 +8,7 @@ module {
   // CHECK-LABEL: llvm.func @f0(
   // `gpu.memset async` is lowered to runtime calls, not left as gpu.memset:
   // CHECK-NOT: gpu.memset
-  // CHECK: llvm.call @mgpuStreamCreate(
+  // CHECK: llvm.call @mgpuMemset32(
   func.func @f0(%size0: index) {
     %cst_i32_0 = arith.constant 0 : i32
     %m1 = gpu.alloc host_shared (%size0) : memref<?xi32>

@@ -8,7 +8,7 @@ module {
   // CHECK-LABEL: llvm.func @f0(
   // `gpu.memset` is lowered to runtime calls, not left as gpu.memset:
   // CHECK-NOT: gpu.memset
-  // CHECK: llvm.call @mgpuStreamCreate(
+  // CHECK: llvm.call @mgpuMemset32(
   func.func @f0() {
     %cst_f32_0 = arith.constant 0.0 : f32
     %m1 = gpu.alloc () : memref<4xf32>

@@ -157,6 +157,7 @@ class _Reader:
         self.consts: dict[Any, int | float] = {}
         self.count = 0
         self.used_ids: set[str] = set()
+        self.reserved: set[str] = set()  # the name locations of the text
         self.index_values: set[Any] = set()  # index arguments, memref.dim results, ivs
         self.scalars: set[Any] = set()  # scalar (f32 / i32) arguments
         self.kernels: dict[str, KernelRef] = {}  # the gpu.func of @kernels by name
@@ -187,14 +188,27 @@ class _Reader:
         if key and key not in self.used_ids:
             self.used_ids.add(key)
             return key
+        if named:
+            # A pass (gpu-async-region) copied the op's location onto the ops
+            # it made for it: each copy is named after it, `op2.2`.
+            n = 2
+            while f"{named}.{n}" in self.used_ids:
+                n += 1
+            self.used_ids.add(f"{named}.{n}")
+            return f"{named}.{n}"
+        # A fresh id, never one a later op of the text is named.
         k = len(self.used_ids) + 1
-        while f"op{k}" in self.used_ids:
+        while f"op{k}" in self.used_ids or f"op{k}" in self.reserved:
             k += 1
         self.used_ids.add(f"op{k}")
         return f"op{k}"
 
     # -- module level ---------------------------------------------------------
     def module(self, module: Any) -> Program:
+        for inner in module.walk():
+            loc = locations.parse(str(getattr(inner, "location", "")))
+            if loc is not None and loc.kind == "name" and not loc.children:
+                self.reserved.add(loc.name)
         ops = list(module.body.blocks[0].ops)
         for op in ops:
             if op_name(op) == "gpu.module":
