@@ -25,14 +25,13 @@ from dataclasses import dataclass
 from typing import Any
 
 from reports.lit_plan import VAR, Directive, Plan
-from verify.ir.ir_lines import loc_id, parse_source
+from verify.ir.ir_lines import loc_id, parse_calls, parse_source
 from verify.ir.locations import strip
 from verify.model.runtime_api import roles
 
 Record = dict[str, Any]
 
 _EDGE = re.compile(r"yet (\S+) of (\S+) may start before (\S+) of (\S+) ends")
-_CALL = re.compile(r"^\s*(?:(%[\w$.#:]+)\s*=\s*)?llvm\.call @([\w$.]+)\(([^)]*)\)")
 _LAUNCH = re.compile(r"^\s*(?:%[\w$.#:]+\s*=\s*)?gpu\.launch_func\s*(?:<(%[\w$.#]+)\s*:[^>]*>)?"
                      r"\s*@([\w$.]+)::@([\w$.]+)")
 _HOST = re.compile(r"^\s*(?:%[\w$.#:]+\s*=\s*)?(llvm\.(?:load|store))\b")
@@ -54,25 +53,25 @@ class Line:
 
 
 def read_lines(text: str) -> list[Line]:
+    """The runtime calls (`verify.ir.ir_lines.parse_calls`), converted
+    launches and host loads and stores of custom-form lowered text."""
     out: list[Line] = []
+    for c in parse_calls(text):
+        ops = tuple(c.operands)
+        sig = roles(c.callee, len(ops)) or ()
+        stream = ops[sig.index("stream")] if "stream" in sig and _is_work(c.callee) else None
+        out.append(Line(c.index, c.func, "call", c.callee, ops, stream, c.loc))
     func = ""
     for i, line in enumerate(text.splitlines()):
         fm = _FUNC.match(line)
         if fm:
             func = fm.group(1)
-            continue
-        if (m := _CALL.match(line)) is not None:
-            ops = tuple(o.strip() for o in m.group(3).split(",") if o.strip())
-            sig = roles(m.group(2), len(ops)) or ()
-            stream = ops[sig.index("stream")] if "stream" in sig and _is_work(m.group(2)) \
-                else None
-            out.append(Line(i, func, "call", m.group(2), ops, stream, loc_id(line)))
         elif (m := _LAUNCH.match(line)) is not None:
             out.append(Line(i, func, "launch", f"{m.group(2)}::@{m.group(3)}", (),
                             m.group(1), loc_id(line)))
         elif (m := _HOST.match(line)) is not None:
             out.append(Line(i, func, "host", m.group(1), (), None, loc_id(line)))
-    return out
+    return sorted(out, key=lambda ln: ln.index)
 
 
 def _is_work(callee: str) -> bool:

@@ -14,6 +14,8 @@ from __future__ import annotations
 
 import re
 
+from verify.ir.fastparse import Unsupported, split_top
+
 _LAUNCH = re.compile(
     r'^(?P<pad>\s*)"gpu\.launch_func"\((?P<ops>[^)]*)\) '
     r"<\{kernel = (?P<kernel>@[\w$.]+::@[\w$.]+), "
@@ -24,20 +26,15 @@ _MODULE_END = re.compile(r'^\s*"gpu\.module_end"\(\) : \(\) -> \(\)(\s+loc\(.*\)
 
 
 def _split(text: str) -> list[str]:
-    """Comma-separated items, commas inside <>, (), [] kept."""
-    parts, depth, start = [], 0, 0
-    for i, ch in enumerate(text):
-        depth += {"<": 1, "(": 1, "[": 1, ">": -1, ")": -1, "]": -1}.get(ch, 0)
-        if ch == "," and depth == 0:
-            parts.append(text[start:i].strip())
-            start = i + 1
-    if text.strip():
-        parts.append(text[start:].strip())
-    return parts
+    """Comma-separated items, commas inside brackets and strings kept."""
+    return split_top(text) if text.strip() else []
 
 
 def _launch(m: re.Match[str]) -> str | None:
-    ops, types = _split(m.group("ops")), _split(m.group("types"))
+    try:
+        ops, types = _split(m.group("ops")), _split(m.group("types"))
+    except Unsupported:
+        return None
     segs = [int(s) for s in m.group("segs").split(",")]
     if len(segs) != 13 or len(ops) != len(types) or segs[0] or any(segs[7:11]) \
             or segs[1:7] != [1] * 6:
