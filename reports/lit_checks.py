@@ -49,25 +49,11 @@ def leak_plans(record: Record, buggy: str, fixed: str | None) -> list[Plan]:
     times = re.search(r"destroyed (\d+) time", str(record.get("detail") or ""))
     if times and int(times.group(1)) >= 2:
         # Destroyed too often: a `leak` plan sees the first destroy and passes.
-        plans = [p for p in (_destroyed_once(kind, off.creator, ref, record, name)
+        plans = [p for p in (_leak(kind, off.creator, ref, record, name, once=True)
                              for ref, name in ((fixed, "destroyed once (fixed)"),
                                                (buggy, "destroyed once (buggy)"))
                              if ref is not None) if p is not None]
     return ([hoisted] if hoisted else []) + plans
-
-
-def _destroyed_once(kind: str, creator: str | None, ref: str, record: Record,
-                    name: str) -> Plan | None:
-    calls = parse_calls(ref)
-    create = _call_at(calls, CREATES[kind], creator)
-    if create is None:
-        return None
-    form = _form(str(record.get("program") or ""), creator)
-    return Plan(name).add(create.func, *_ordinal(calls, create),
-                          Directive("", f"%[[H:{VAR}]] = llvm.call @{CREATES[kind]}()"),
-                          Directive("", f"llvm.call @{DESTROYS[kind]}(%[[H]])"),
-                          Directive("NOT", f"llvm.call @{DESTROYS[kind]}(%[[H]])", True,
-                                    f"The {kind} created for `{form}` is destroyed once only:"))
 
 
 _BRANCH = re.compile(r"^\s*(?:%\S+\s*=\s*)?(scf\.if|cf\.cond_br|llvm\.cond_br)\b")
@@ -108,16 +94,21 @@ def _hoisted_out_of_branch(kind: str, creator: str | None, record: Record, buggy
         Directive("", branch))
 
 
-def _leak(kind: str, creator: str | None, ref: str, record: Record, name: str) -> Plan | None:
+def _leak(kind: str, creator: str | None, ref: str, record: Record, name: str,
+          once: bool = False) -> Plan | None:
+    """The handle created for `creator` is destroyed; with `once`, destroyed
+    and then not destroyed again."""
     calls = parse_calls(ref)
     create = _call_at(calls, CREATES[kind], creator)
     if create is None:
         return None
     form = _form(str(record.get("program") or ""), creator)
+    destroy = f"llvm.call @{DESTROYS[kind]}(%[[H]])"
+    pin = (Directive("", destroy), Directive("NOT", destroy, True, f"The {kind} created for "
+                                             f"`{form}` is destroyed once only:")) if once \
+        else (Directive("", destroy, True, f"The {kind} created for `{form}` is destroyed:"),)
     return Plan(name).add(create.func, *_ordinal(calls, create),
-                          Directive("", f"%[[H:{VAR}]] = llvm.call @{CREATES[kind]}()"),
-                          Directive("", f"llvm.call @{DESTROYS[kind]}(%[[H]])", True,
-                                    f"The {kind} created for `{form}` is destroyed:"))
+                          Directive("", f"%[[H:{VAR}]] = llvm.call @{CREATES[kind]}()"), *pin)
 
 
 def leak_scan_plans(kind: str, buggy: str, fixed: str | None, record: Record) -> list[Plan]:

@@ -25,9 +25,9 @@ from dataclasses import dataclass
 from typing import Any
 
 from reports.lit_plan import VAR, Directive, Plan
-from verify.ir.ir_lines import loc_id, parse_calls, parse_source
+from verify.ir.ir_lines import func_of_line, loc_id, parse_calls, parse_source
 from verify.ir.locations import strip
-from verify.model.runtime_api import roles
+from verify.model.runtime_api import is_work, roles
 
 Record = dict[str, Any]
 
@@ -35,7 +35,6 @@ _EDGE = re.compile(r"yet (\S+) of (\S+) may start before (\S+) of (\S+) ends")
 _LAUNCH = re.compile(r"^\s*(?:%[\w$.#:]+\s*=\s*)?gpu\.launch_func\s*(?:<(%[\w$.#]+)\s*:[^>]*>)?"
                      r"\s*@([\w$.]+)::@([\w$.]+)")
 _HOST = re.compile(r"^\s*(?:%[\w$.#:]+\s*=\s*)?(llvm\.(?:load|store))\b")
-_FUNC = re.compile(r"^\s*llvm\.func @([\w$.]+)\(")
 MAX_LINKS = 6
 
 
@@ -59,23 +58,18 @@ def read_lines(text: str) -> list[Line]:
     for c in parse_calls(text):
         ops = tuple(c.operands)
         sig = roles(c.callee, len(ops)) or ()
-        stream = ops[sig.index("stream")] if "stream" in sig and _is_work(c.callee) else None
+        stream = ops[sig.index("stream")] if "stream" in sig and is_work(c.callee, len(ops)) \
+            else None
         out.append(Line(c.index, c.func, "call", c.callee, ops, stream, c.loc))
     func = ""
     for i, line in enumerate(text.splitlines()):
-        fm = _FUNC.match(line)
-        if fm:
-            func = fm.group(1)
-        elif (m := _LAUNCH.match(line)) is not None:
+        func = func_of_line(line, func)
+        if (m := _LAUNCH.match(line)) is not None:
             out.append(Line(i, func, "launch", f"{m.group(2)}::@{m.group(3)}", (),
                             m.group(1), loc_id(line)))
         elif (m := _HOST.match(line)) is not None:
             out.append(Line(i, func, "host", m.group(1), (), None, loc_id(line)))
     return sorted(out, key=lambda ln: ln.index)
-
-
-def _is_work(callee: str) -> bool:
-    return callee.startswith("mgpuMem") and "Host" not in callee
 
 
 def _family(callee: str) -> str:
@@ -117,6 +111,9 @@ def _first_of(lines: list[Line], target: Line, after: int) -> bool:
 class Link:
     line: Line
     pattern: str
+    # The capture of the stream the chain is on after this link; "" once it
+    # has reached the host (a synchronize).
+    stream: str
 
 
 def _chains(lines: list[Line], stream: str, start: int, end: int, func: str,
@@ -140,23 +137,24 @@ def _chains(lines: list[Line], stream: str, start: int, end: int, func: str,
         # A chain that reaches the host orders any later op, work included.
         sync = first("mgpuStreamSynchronize", pos, lambda c: c.operands == (s,))
         if sync is not None:
-            found.append([*chain, Link(sync, f"llvm.call @mgpuStreamSynchronize(%[[{cap}]])")])
+            found.append([*chain, Link(sync, f"llvm.call @mgpuStreamSynchronize(%[[{cap}]])",
+                                       "")])
         rec = first("mgpuEventRecord", pos, lambda c: len(c.operands) == 2 and c.operands[1] == s)
         if rec is None:
             return
         ev = next(names)
-        rec_link = Link(rec, f"llvm.call @mgpuEventRecord(%[[{ev}:{VAR}]], %[[{cap}]])")
+        rec_link = Link(rec, f"llvm.call @mgpuEventRecord(%[[{ev}:{VAR}]], %[[{cap}]])", cap)
         esync = first("mgpuEventSynchronize", rec.index,
                       lambda c: c.operands == (rec.operands[0],))
         if esync is not None:
             found.append([*chain, rec_link,
-                          Link(esync, f"llvm.call @mgpuEventSynchronize(%[[{ev}]])")])
+                          Link(esync, f"llvm.call @mgpuEventSynchronize(%[[{ev}]])", "")])
         wait = first("mgpuStreamWaitEvent", rec.index,
                      lambda c: len(c.operands) == 2 and c.operands[1] == rec.operands[0])
         if wait is not None:
             s2 = next(names)
             walk(wait.operands[0], s2, wait.index, [*chain, rec_link, Link(
-                wait, f"llvm.call @mgpuStreamWaitEvent(%[[{s2}:{VAR}]], %[[{ev}]])")])
+                wait, f"llvm.call @mgpuStreamWaitEvent(%[[{s2}:{VAR}]], %[[{ev}]])", s2)])
 
     walk(stream, "S", start, [])
     return sorted(found, key=len)
@@ -179,7 +177,7 @@ def _ends(lines: list[Line], x: str, y: str) -> tuple[Line, Line] | None:
     # Y's effect: its work (a launch, an mgpuMem* call) or host access, over
     # the stream bookkeeping a lowering puts around it.
     later = next((ln for ln in at_y if ln.kind == "launch" or ln.kind == "host"
-                  or _is_work(ln.name)), at_y[0] if at_y else None)
+                  or is_work(ln.name, len(ln.operands))), at_y[0] if at_y else None)
     return (work, later) if later is not None else None
 
 
@@ -244,15 +242,14 @@ def order_plans(record: Record, buggy: str, fixed: str | None) -> list[Plan]:
     for chain in chains[:2]:
         if not _first_of(f_lines, later, chain[-1].line.index if chain else work.index):
             continue  # FileCheck would take an earlier line for Y
-        last_stream = _last_capture(chain)
+        last_stream = chain[-1].stream if chain else "S"
         head = Directive("", _pattern(work, f"%[[S:{VAR}]]"))
         program = str(record.get("program") or "")
         comment = (f"`{op_text(program, x)}` is ordered before `{op_text(program, y)}`: "
                    "its stream synchronized, or an event of it awaited")
         links = [Directive("", ln.pattern, True, comment if k == 0 else "")
                  for k, ln in enumerate(chain)]
-        onto_stream = target is not None and not (chain and "Synchronize" in chain[-1].pattern)
-        end_stream = f"%[[{last_stream}]]" if onto_stream else None
+        end_stream = f"%[[{last_stream}]]" if target is not None and last_stream else None
         # The end is a defect line too: a buggy output that synchronizes S
         # only after Y fails there (the witness still needs Y to exist).
         tail = Directive("", _pattern(later, end_stream), True)
@@ -266,10 +263,3 @@ def order_plans(record: Record, buggy: str, fixed: str | None) -> list[Plan]:
         plans.append(plan)
     return plans
 
-
-def _last_capture(chain: list[Link]) -> str:
-    for link in reversed(chain):
-        m = re.search(r"mgpuStreamWaitEvent\(%\[\[(\w+):", link.pattern)
-        if m:
-            return m.group(1)
-    return "S"

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import re
 
-from verify.ir.fastparse import Unsupported, split_top
+from verify.ir.fastparse import split_list
 
 _LAUNCH = re.compile(
     r'^(?P<pad>\s*)"gpu\.launch_func"\((?P<ops>[^)]*)\) '
@@ -25,16 +25,8 @@ _MODULE = re.compile(r'^(\s*)"gpu\.module"\(\) <\{sym_name = "([\w$.]+)"\}> \(\{
 _MODULE_END = re.compile(r'^\s*"gpu\.module_end"\(\) : \(\) -> \(\)(\s+loc\(.*\))?$')
 
 
-def _split(text: str) -> list[str]:
-    """Comma-separated items, commas inside brackets and strings kept."""
-    return split_top(text) if text.strip() else []
-
-
 def _launch(m: re.Match[str]) -> str | None:
-    try:
-        ops, types = _split(m.group("ops")), _split(m.group("types"))
-    except Unsupported:
-        return None
+    ops, types = split_list(m.group("ops")), split_list(m.group("types"))
     segs = [int(s) for s in m.group("segs").split(",")]
     if len(segs) != 13 or len(ops) != len(types) or segs[0] or any(segs[7:11]) \
             or segs[1:7] != [1] * 6:

@@ -427,6 +427,18 @@ def split_top(text: str) -> list[str]:
     return parts
 
 
+def split_list(text: str) -> list[str]:
+    """The items of a comma-separated list (types, arguments, passes) at its
+    top-level commas: none for blank text, and the whole text as one item
+    where its brackets do not balance (the tool that reads it says why)."""
+    if not text.strip():
+        return []
+    try:
+        return split_top(text)
+    except Unsupported:
+        return [text.strip()]
+
+
 def _match_brace(text: str, pos: int) -> int:
     """Index of the `}` closing the `{` at pos (strings skipped)."""
     depth = 0

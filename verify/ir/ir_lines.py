@@ -146,7 +146,8 @@ class Residue:
     loc: str | None
 
 
-def _func_of(line: str, current: str) -> str:
+def func_of_line(line: str, current: str) -> str:
+    """The function a line of lowered text is in, given the one before it."""
     fm = _FUNC_RE.search(line)
     if fm and ("llvm.func" in line or "func.func" in line):
         return fm.group(1) or fm.group(2)
@@ -158,7 +159,7 @@ def parse_calls(lowered: str) -> list[Call]:
     calls: list[Call] = []
     func = ""
     for i, line in enumerate(lowered.splitlines()):
-        func = _func_of(line, func)
+        func = func_of_line(line, func)
         gm, cm = _GENERIC_CALL.match(line), _CUSTOM_CALL.match(line)
         if gm:
             result, operands, callee = gm.group(1), gm.group(2), gm.group(3)
@@ -176,7 +177,7 @@ def parse_residue(lowered: str) -> list[Residue]:
     out: list[Residue] = []
     func = ""
     for i, line in enumerate(lowered.splitlines()):
-        func = _func_of(line, func)
+        func = func_of_line(line, func)
         m = _RESIDUE.match(line)
         if m:
             name = m.group(1)

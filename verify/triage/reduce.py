@@ -16,6 +16,7 @@ import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
+from verify.ir.fastparse import split_list
 from verify.ir.source_module import SourceModule
 from verify.lowerings.base import Lowering
 from verify.triage.rejudge import Settings, rejudge
@@ -56,18 +57,6 @@ _ARGS = re.compile(r"^(\s*func\.func\s+(?:\w+\s+)?@[\w$.]+\()(.*)(\).*)$")
 _REGION = re.compile(r"^\s*(scf\.if|scf\.for)\b.*\{\s*$")
 
 
-def _split_args(args: str) -> list[str]:
-    parts, depth, start = [], 0, 0
-    for i, ch in enumerate(args):
-        depth += {"<": 1, ">": -1, "(": 1, ")": -1}.get(ch, 0)
-        if ch == "," and depth == 0:
-            parts.append(args[start:i].strip())
-            start = i + 1
-    if args.strip():
-        parts.append(args[start:].strip())
-    return parts
-
-
 def candidates(lines: list[str]) -> list[Edit]:
     """Every one-step reduction of the text."""
     out: list[Edit] = []
@@ -83,7 +72,7 @@ def candidates(lines: list[str]) -> list[Edit]:
                     out.extend(_unwrap(lines, i, end))
             m = _ARGS.match(line)
             if m:
-                args = _split_args(m.group(2))
+                args = split_list(m.group(2))
                 for k in range(len(args)):
                     rest = ", ".join(a for j, a in enumerate(args) if j != k)
                     out.append(Edit(frozenset(), ((i, m.group(1) + rest + m.group(3)),)))
@@ -127,7 +116,7 @@ def host_buffers(text: str) -> str:
             continue
         kept, allocs = [], []
         pad = re.match(r"^\s*", line).group(0) + "  "  # type: ignore[union-attr]
-        for arg in _split_args(m.group(2)):
+        for arg in split_list(m.group(2)):
             a = _MEMREF_ARG.match(arg)
             if a is None:
                 kept.append(arg)
