@@ -100,10 +100,15 @@ Expectations:
 26 slot address to @opaque_sink, SSA handle used
      bug:  double destroy: uad
      twin: synchronize + destroy: leak, uad [U]
+27 host wait through a second stream that waited on an event
+     bugs: record after the wait; the synchronize on a third stream through
+           an alloca slot, or in a helper; the synchronize before the wait:
+           order
+     twin: record, wait, synchronize the second stream, read: order [H]
 
 (order = async-order, uad = stream-no-use-after-destroy, leak =
 stream-no-leak, event = event-no-leak, flag = host-shared-flag.)  Cases 01-15
-are the brief's; 16-26 probe further (memory escapes, indirect calls,
+are the brief's; 16-27 probe further (memory escapes, indirect calls,
 switch, bounds of unrolling and inlining).
 
 `test_false_holds_and_false_alarms` counts, over the whole suite, false holds
@@ -182,6 +187,7 @@ CASES: list[Case] = [
     Case("24_loop_past_bound", (UAD, LEAK), (LEAK, UAD), NOT_VIOLATED),
     Case("25_deep_call_chain", (UAD, LEAK), (LEAK, UAD), NOT_VIOLATED),
     Case("26_slot_escapes_handle_used", (UAD,), (LEAK, UAD), UNKNOWN),
+    Case("27_wait_through_second_stream", (ORDER,), (ORDER,), HOLDS),
 ]
 BY_FILE = {c.file: c for c in CASES}
 _SECTION = re.compile(r"^// ---- (\w+(?::[\w-]+)?)\s*$", re.M)
