@@ -205,7 +205,7 @@ def _execute_costs(lowering: Lowering, progs: Sequence[Program], runtime: str) -
             continue
         module = outcome.module if outcome.module is not None else read_lowered(outcome.lowered)
         src = source_facts(program)
-        ctx = CheckContext(program, src, extract(module, src.arg_names), module,
+        ctx = CheckContext(program, src, extract(module, src.lowered_arg_names), module,
                            outcome.lowered, runtime)
         start = time.perf_counter()
         try:

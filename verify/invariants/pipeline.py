@@ -91,7 +91,7 @@ def judge(program: Program | SourceModule, outcome: LoweringOutcome, spec: str,
     try:
         module: Any = read_lowered(outcome.lowered, parser, outcome.module)
         parsed = time.perf_counter()
-        facts = _extract(module, outcome, src.arg_names)
+        facts = _extract(module, outcome, src.lowered_arg_names)
     except LoweredParseError as e:
         results[NO_CRASH] = CheckResult(NO_CRASH, "violated", [Violation(
             NO_CRASH, f"the lowering reported success but printed unreadable IR: {e}")])

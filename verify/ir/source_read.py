@@ -34,6 +34,7 @@ import z3
 
 from verify.ir.attrs import attr_of, callee_name, int_tuple, int_value, type_text, where
 from verify.ir.lowered_ir import op_name
+from verify.ir.types import memref_text
 from verify.model import fold
 from verify.model.values import source_unknown
 
@@ -99,6 +100,9 @@ class SourceFacts:
     awaited: dict[str, z3.BoolRef] = field(default_factory=dict)
     func_of: dict[str, str] = field(default_factory=dict)
     arg_names: dict[str, list[str]] = field(default_factory=dict)
+    # The same arguments as `func-to-llvm` passes them (a ranked memref is
+    # 3 + 2 * rank arguments): what the lowered function's arguments are.
+    lowered_arg_names: dict[str, list[str]] = field(default_factory=dict)
     # function -> why the order of its work cannot be decided
     order_unknown: dict[str, list[str]] = field(default_factory=dict)
     # host accesses the reader could not see (ops it does not model on buffers)
@@ -122,6 +126,24 @@ def read_source(module: Any) -> SourceFacts:
         reader.function(fn)
     reader.finish()
     return reader.facts
+
+
+def lowered_labels(label: str, type_: str) -> list[str]:
+    """The labels of the lowered arguments one source argument becomes under
+    the LLVM calling convention: a ranked memref is its descriptor's fields
+    (allocated, aligned, offset, a size and a stride per dimension), an
+    unranked one (rank, descriptor pointer), anything else itself.  Only the
+    argument itself keeps the source's label, so a branch on it is the same
+    variable on both sides and no descriptor field takes another's name."""
+    memref = memref_text(type_)
+    if memref is not None:
+        rank = len(memref.dims)
+        return ([f"{label}.allocated", f"{label}.aligned", f"{label}.offset"]
+                + [f"{label}.size{d}" for d in range(rank)]
+                + [f"{label}.stride{d}" for d in range(rank)])
+    if type_.replace(" ", "").startswith("memref<*"):
+        return [f"{label}.rank", f"{label}.descriptor"]
+    return [label]
 
 
 def _sym(fn: Any) -> str:
@@ -216,7 +238,8 @@ class _Reader:
     def function(self, fn: Any) -> None:
         self.func = _sym(fn)
         entry = fn.regions[0].blocks[0]
-        labels = []
+        labels: list[str] = []
+        lowered: list[str] = []
         for i, arg in enumerate(entry.args):
             hint = getattr(arg, "name_hint", None) or getattr(arg, "name", None)
             label = str(hint) if hint else f"%arg{i}"
@@ -226,7 +249,9 @@ class _Reader:
                 label = f"%arg{i}"
             labels.append(label)
             self.arg_label[arg] = label
+            lowered += lowered_labels(label, type_text(arg))
         self.facts.arg_names[self.func] = labels
+        self.facts.lowered_arg_names[self.func] = lowered
         for k, b in enumerate(fn.regions[0].blocks):
             self.block(b, fold.TRUE if k == 0 else
                        self.unknown(f"block {k} of @{self.func} (cf branches)"))
