@@ -62,6 +62,8 @@ def render(record: dict[str, Any], max_lowered: int = 200, repro: str | None = N
     lines = [f"ERROR: {inv} violated on {record['lowering']}" + (f"  [{vid}]" if vid else ""),
              f"  rule: {INVARIANTS.get(inv, inv)}",
              f"  {record['detail']}"]
+    if record.get("confirmation"):
+        lines.append(f"  execution: {record['confirmation']}")
     if repro:
         lines.append(f"  reproduce: {repro}")
     lines += ["", "Source:" if program_name == "program" else f"Source: {program_name}"]

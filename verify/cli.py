@@ -34,7 +34,7 @@ from verify.model.verdicts import INVARIANTS
 RUNTIMES = ("cuda", "hip", "sycl")
 # Version of the `--json` summary of fuzz and check; its shape is
 # verify/schema/summary.schema.json.  Bump it when a field changes meaning or goes.
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2
 EXIT_OK, EXIT_VIOLATION, EXIT_ERROR, EXIT_UNKNOWN, EXIT_INTERRUPTED = 0, 1, 2, 3, 130
 
 
@@ -412,8 +412,11 @@ def _check_summary(text: str, row: dict[str, Judgement], file: str = "") -> dict
     violations: list[dict[str, Any]] = [
         {"id": "", "invariant": v.invariant, "lowering": spec, "program": text,
          "lowered": j.lowered, "detail": v.detail,
-         "counterexample": v.counterexample, "marked_calls": v.marked_calls}
+         "counterexample": v.counterexample, "marked_calls": v.marked_calls,
+         "confirmation": v.confirmation}
         for spec, j in row.items() for v in j.violations()]
+    defects = [{"lowering": spec, **d.to_json()} for spec, j in row.items()
+               for d in j.disagreements]
     unknown = [{"lowering": spec, "invariant": inv, "reason": r.reason or "solver gave up"}
                for spec, j in row.items() for inv, r in j.results.items()
                if r.verdict == "unknown"]
@@ -428,7 +431,7 @@ def _check_summary(text: str, row: dict[str, Judgement], file: str = "") -> dict
     return {"schema_version": SCHEMA_VERSION, "command": "check", "seed": None,
             "examples": 1, "lowerings": list(row), "by_invariant": tally.by_invariant,
             "by_lowering": tally.by_lowering, "violations": violations, "unknown": unknown,
-            "oracle_coverage": coverage}
+            "analysis_defects": defects, "oracle_coverage": coverage}
 
 
 def _print_check(row: dict[str, Judgement], summary: dict[str, Any],
@@ -445,6 +448,11 @@ def _print_check(row: dict[str, Judgement], summary: dict[str, Any],
             print(f"  {inv:28} {r.verdict}{extra}")
             for v in r.violations:
                 print(f"    {v.detail}")
+                if v.confirmation:
+                    print(f"    ({v.confirmation})")
+    for d in summary["analysis_defects"]:
+        print(f"\nANALYSIS DEFECT ({d['kind']}) on {d['lowering']}, {d['invariant']}: the "
+              f"analysis said {d['analysis']}; execution: {d['execution']}")
     for record in summary["violations"]:
         repro = _check_repro(args, record) if args is not None else None
         print("\n" + render(record, repro=repro,

@@ -13,6 +13,7 @@ from collections.abc import Sequence
 
 from verify.invariants.pipeline import Judgement, judge
 from verify.invariants.solver import DEFAULT_TIMEOUT_MS
+from verify.invariants.witness import TruthPolicy
 from verify.ir.source_module import SourceModule, from_text, read_text
 from verify.ir.tools import find_mlir_opt
 from verify.lowerings.base import Lowering
@@ -42,8 +43,10 @@ def check_file(path: str, lowerings: Sequence[Lowering], invariants: Sequence[st
             row[lowering.spec] = _unreadable(lowering.spec, str(source), invariants)
             continue
         outcome = lowering.lower_batch([source])[0]
+        # `check` always cross-checks each `holds` by execution on boundary inputs.
         row[lowering.spec] = judge(source, outcome, lowering.spec, invariants, runtime,
-                                   timeout_ms or DEFAULT_TIMEOUT_MS)
+                                   timeout_ms or DEFAULT_TIMEOUT_MS,
+                                   truth=TruthPolicy(crosscheck=True))
     if len(errors) == len(lowerings) and errors:
         raise errors[0]
     return written, row

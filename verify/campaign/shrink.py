@@ -60,6 +60,7 @@ class Found:
             "detail": viol.detail if viol else "(did not reproduce when re-judged)",
             "counterexample": viol.counterexample if viol else {},
             "marked_calls": viol.marked_calls if viol else [],
+            "confirmation": viol.confirmation if viol else "",
             "shrunk": self.shrunk,
         }
 

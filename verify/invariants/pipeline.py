@@ -11,6 +11,7 @@ from typing import Any
 from verify.extract.calls import LoweredFacts, extract
 from verify.invariants import CHECKERS, CheckContext
 from verify.invariants.solver import DEFAULT_TIMEOUT_MS
+from verify.invariants.witness import Disagreement, TruthPolicy, reconcile
 from verify.ir.fastparse import Unsupported
 from verify.ir.lowered_ir import LoweredParseError, parse_lowered, read_lowered
 from verify.ir.source_facts import source_facts
@@ -23,6 +24,7 @@ from verify.model.program import Program
 from verify.model.verdicts import VERDICTS, CheckResult, Violation
 
 NO_CRASH = "lowering-no-crash"
+DEFAULT_TRUTH = TruthPolicy()  # every violation's witness run; holds not cross-checked
 # Invariants about what gpu-to-llvm does with the ops it is given.
 ENTRY_JUDGED = ("sync-alloc-no-stream", "host-shared-flag")
 
@@ -44,6 +46,9 @@ class Judgement:
     lowered: str = ""
     diagnostics: str = ""
     notes: list[str] = field(default_factory=list)  # how the verdicts were reached
+    # Where the analysis and execution disagreed (execution's answer is in
+    # `results`): analysis defects, reported.
+    disagreements: list[Disagreement] = field(default_factory=list)
 
     def violations(self) -> list[Violation]:
         return [v for r in self.results.values() for v in r.violations]
@@ -55,9 +60,12 @@ class Judgement:
 def judge(program: Program | SourceModule, outcome: LoweringOutcome, spec: str,
           invariants: Sequence[str], runtime: str = "cuda",
           timeout_ms: int = DEFAULT_TIMEOUT_MS, parser: str | None = None,
-          timings: dict[str, float] | None = None) -> Judgement:
+          timings: dict[str, float] | None = None,
+          truth: TruthPolicy | None = DEFAULT_TRUTH) -> Judgement:
     """`parser`: see `verify.ir.lowered_ir.read_lowered`.  `timings`, if given,
-    gets the seconds spent in "parse", "extract" and each invariant added."""
+    gets the seconds spent in "parse", "extract" and each invariant added.
+    `truth`: how execution checks the verdicts (`verify.invariants.witness`);
+    None: not at all."""
     results: dict[str, CheckResult] = {}
     rest = [i for i in invariants if i != NO_CRASH]
     if outcome.status in ("crash", "timeout"):
@@ -127,8 +135,11 @@ def judge(program: Program | SourceModule, outcome: LoweringOutcome, spec: str,
             results[i] = CHECKERS[i](ctx)
             clock, now = now, time.perf_counter()
             timings[i] = timings.get(i, 0.0) + now - clock
+    disagreements = reconcile(ctx, results, truth) if truth is not None else []
+    if timings is not None:
+        timings["ground-truth"] = timings.get("ground-truth", 0.0) + time.perf_counter() - now
     return Judgement(spec, "ok", _ordered(results, invariants), outcome.lowered,
-                     outcome.diagnostics, notes)
+                     outcome.diagnostics, notes, disagreements)
 
 
 def _extract(module: Any, outcome: LoweringOutcome, arg_names: dict[str, list[str]]

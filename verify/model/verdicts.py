@@ -33,6 +33,9 @@ class Violation:
     # Branch values ({"f0:%cond0": true}), a schedule, offending op ids...
     counterexample: dict[str, Any] = field(default_factory=dict)
     marked_calls: list[str] = field(default_factory=list)  # lowered ops to mark
+    # What running the lowered code said: "confirmed by execution: ...",
+    # "not confirmed: why", "found by execution: ..." ("" : not asked).
+    confirmation: str = ""
 
     def to_json(self) -> dict[str, Any]:
         return asdict(self)

@@ -1,0 +1,256 @@
+"""Ground truth: what running the lowered code shows about an invariant.
+
+The lowered module is run by the lowered-IR interpreter (`oracles.lowered_interp`)
+on the checking runtime (`oracles.simulated`: the semantics of upstream's
+CUDA/HIP/SYCL wrappers, handle lives, happens-before races), one function
+with concrete inputs at a time.  The source runs beside it under the
+reference semantics, for the two facts an invariant's definition takes from
+the source: which tokens it leaves un-awaited on that path (a lowering may
+then keep their streams) and whether it races itself.
+
+`observe` reads one invariant off one execution: what it shows broken (in
+words), nothing, or why this execution cannot tell (a leftover op that made
+a token, an op the interpreter does not model, a source that races).  The
+analysis is judged against it by `verify.invariants.witness`.
+"""
+
+from __future__ import annotations
+
+import itertools
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from oracles.differential import DEFAULT_SIZE, _lowered_args, default_value, program_kernels
+from oracles.lowered_interp import LoweredRun, run_function
+from oracles.runtime import (
+    DEVICE_RACE,
+    DOUBLE_DESTROY,
+    HOST_RACE,
+    INVALID_HANDLE,
+    NULL_STREAM,
+    USE_AFTER_DESTROY,
+)
+from oracles.simulated import SimulatedRuntime
+from oracles.source_interp import ArgValue, SourceRun, bind_buffers, program_unmodelled
+from oracles.source_interp import run_function as run_source
+from verify.ir.source_facts import SourceFacts
+from verify.model.program import MemRefType, Program
+from verify.model.runtime_api import arg_of, roles
+
+# Invariants a run of the lowered code decides (the others are facts of the
+# module text, or, for `differential`, an execution already).
+EXECUTION_DECIDED = (
+    "sync-alloc-no-stream", "stream-no-leak", "stream-no-use-after-destroy",
+    "event-no-leak", "host-shared-flag", "async-order", "runtime-contract",
+)
+MAX_INPUT = 1 << 12  # a larger integer input (a trip count) is not run
+RACES = (HOST_RACE, DEVICE_RACE)
+
+
+@dataclass
+class Execution:
+    """One function run with concrete inputs: lowered code and source."""
+
+    function: str
+    inputs: dict[str, ArgValue]  # by the program model's argument names
+    lowered: LoweredRun | None = None
+    source: SourceRun | None = None
+    why_not: str = ""  # why nothing ran (or ran to the end)
+    arg_order: tuple[str, ...] = ()  # the model's argument names, in order
+
+    @property
+    def ran(self) -> bool:
+        return (not self.why_not and self.lowered is not None and self.lowered.status == "ok"
+                and self.lowered.outcome is not None)
+
+    def named_inputs(self, facts: SourceFacts) -> dict[str, ArgValue]:
+        """The inputs by the source's own argument names (the model may rename)."""
+        labels = facts.arg_names.get(self.function, [])
+        names = list(self.arg_order)
+        return {labels[names.index(k)] if k in names and names.index(k) < len(labels) else k: v
+                for k, v in self.inputs.items()}
+
+    def show_inputs(self, facts: SourceFacts) -> str:
+        shown = ", ".join(f"{k}={_show(v)}" for k, v in self.named_inputs(facts).items())
+        return f"@{self.function}({shown})"
+
+
+@dataclass
+class Observation:
+    """What one execution shows about one invariant."""
+
+    decided: bool
+    seen: list[str] = field(default_factory=list)  # the violations it shows, in words
+    why_not: str = ""  # why it cannot tell (decided False)
+
+
+def _show(v: ArgValue) -> str:
+    return str(v).lower() if isinstance(v, bool) else str(v)
+
+
+def execute(program: Program, module: Any, function: str, inputs: Mapping[str, ArgValue],
+            profile: str = "cuda") -> Execution:
+    """Run `function` of the lowered `module` (and of the source) with `inputs`."""
+    ex = Execution(function, dict(inputs))
+    fn = next((f for f in program.functions if f.name == function), None)
+    if fn is None:
+        ex.why_not = f"@{function} is not a function of the source"
+        return ex
+    big = [f"{k}={v}" for k, v in inputs.items()
+           if not isinstance(v, bool) and isinstance(v, int) and abs(v) > MAX_INPUT]
+    if big:
+        ex.why_not = f"input {big[0]} is too large to execute"
+        return ex
+    unmodelled = program_unmodelled(program)
+    if unmodelled is not None:
+        ex.why_not = unmodelled
+        return ex
+    ex.arg_order = tuple(a.name for a in fn.args)
+    values: dict[str, ArgValue] = {}
+    for a in fn.args:
+        if not isinstance(a.type, MemRefType):
+            values[a.name] = inputs.get(a.name, False if a.type == "i1" else default_value(a.type))
+    ex.inputs = dict(values)
+    kernels = program_kernels(program)
+    rt = SimulatedRuntime(profile, 0)
+    try:
+        bound = {**values, **bind_buffers(fn, rt, DEFAULT_SIZE)}
+        ex.source = run_source(fn, bound, rt)
+    except Exception as e:  # noqa: BLE001 - the reference semantics declined
+        ex.why_not = f"the source does not run: {type(e).__name__}: {e}"
+        return ex
+    finally:
+        rt.close()
+    rt = SimulatedRuntime(profile, 0)
+    try:
+        bound = {**values, **bind_buffers(fn, rt, DEFAULT_SIZE)}
+        ex.lowered = run_function(module, fn.name, _lowered_args(fn, bound), rt,
+                                  kernels=kernels)
+    except Exception as e:  # noqa: BLE001 - the interpreter declined (a fast-model gap)
+        ex.why_not = f"the lowered code does not run: {type(e).__name__}: {e}"
+        return ex
+    finally:
+        rt.close()
+    if ex.lowered.status != "ok":
+        ex.why_not = f"the lowered code does not run to the end: {ex.lowered.reason}"
+    return ex
+
+
+def observe(invariant: str, ex: Execution, facts: SourceFacts) -> Observation:
+    """What `ex` shows about `invariant` (`facts`: what gpu-to-llvm was given)."""
+    if not ex.ran:
+        return Observation(False, why_not=ex.why_not or "the lowered code did not run")
+    low = ex.lowered
+    assert low is not None and low.outcome is not None
+    errors = low.outcome.errors
+    if invariant == "stream-no-use-after-destroy":
+        return Observation(True, [f"{e.kind} at {e.loc or '?'} ({e.detail})" for e in errors
+                                  if e.kind in (USE_AFTER_DESTROY, DOUBLE_DESTROY)])
+    if invariant in ("stream-no-leak", "event-no-leak"):
+        return _leaks(invariant, ex)
+    if invariant == "sync-alloc-no-stream":
+        sync = {op.id for op in facts.sync_allocs()}
+        return Observation(True, [f"mgpuStreamCreate at {c.loc} (a synchronous gpu.alloc)"
+                                  for c in low.raw_trace
+                                  if c.callee == "mgpuStreamCreate" and c.loc in sync])
+    if invariant == "host-shared-flag":
+        return Observation(True, _wrong_flags(ex, facts))
+    if invariant == "async-order":
+        src = ex.source
+        if src is None or src.outcome is None:
+            return Observation(False, why_not="the source did not run")
+        if any(e.kind in RACES for e in src.outcome.errors):
+            return Observation(False, why_not="the source itself races on these inputs")
+        return Observation(True, [f"{e.kind} at {e.loc or '?'} ({e.detail})"
+                                  for e in errors if e.kind in RACES])
+    if invariant == "runtime-contract":
+        return Observation(True, [f"{e.kind} at {e.loc or '?'} ({e.detail})" for e in errors
+                                  if e.kind in (NULL_STREAM, INVALID_HANDLE)])
+    return Observation(False, why_not=f"{invariant} is not decided by execution")
+
+
+def _leaks(invariant: str, ex: Execution) -> Observation:
+    low, src = ex.lowered, ex.source
+    assert low is not None and low.outcome is not None
+    if low.token_residue:
+        return Observation(False, why_not="an op left unconverted made or took a token: the "
+                           "handles behind it are not the lowered code's")
+    kind = "stream" if invariant == "stream-no-leak" else "event"
+    if kind == "stream" and src is not None and src.unawaited:
+        return Observation(False, why_not="the source leaves token(s) un-awaited on these "
+                           f"inputs ({', '.join(src.unawaited[:3])})")
+    live = low.outcome.live_streams if kind == "stream" else low.outcome.live_events
+    seen = [f"{label} is live at exit" for label in live]
+    seen += [f"{e.detail} at {e.loc or '?'}" for e in low.outcome.errors
+             if e.kind == DOUBLE_DESTROY and e.call.startswith(kind)]
+    return Observation(True, seen)
+
+
+def _wrong_flags(ex: Execution, facts: SourceFacts) -> list[str]:
+    """Allocation calls whose host_shared flag differs from their source op's."""
+    low = ex.lowered
+    assert low is not None
+    shared = {op.id: op.host_shared for op in facts.allocs()}
+    out = []
+    for c in low.raw_trace:
+        names = roles(c.callee, len(c.args))
+        if c.loc not in shared or names is None or "flag" not in names:
+            continue
+        flag = bool(int(arg_of(c.callee, c.args, "flag")) & 1)
+        if flag != shared[c.loc]:
+            out.append(f"{c.callee} at {c.loc} passes host_shared={int(flag)}, the source "
+                       f"says {int(shared[c.loc])}")
+    return out
+
+
+def boundary_inputs(program: Program, function: str, budget: int = 16
+                    ) -> list[dict[str, ArgValue]]:
+    """Inputs to cross-check a `holds` on: every assignment of the i1
+    arguments while it fits the budget, and for integer arguments 0, 1, the
+    default size and one past the analysis's unroll bound."""
+    from verify.extract.calls import DEFAULT_LOOP_BOUND
+
+    fn = next(f for f in program.functions if f.name == function)
+    conds = [a.name for a in fn.args if a.type == "i1"]
+    ints = [a.name for a in fn.args if a.type not in ("i1",)
+            and not isinstance(a.type, MemRefType) and isinstance(default_value(a.type), int)]
+    int_values = (DEFAULT_SIZE, 0, 1, DEFAULT_LOOP_BOUND + 1)
+    out: list[dict[str, ArgValue]] = []
+    bools = list(itertools.product((False, True), repeat=len(conds)))
+    for k, value in enumerate(int_values):
+        for pattern in bools if k == 0 else bools[:1] + bools[-1:]:
+            inputs: dict[str, ArgValue] = dict(zip(conds, pattern, strict=True))
+            inputs.update({name: value for name in ints})
+            if inputs not in out:
+                out.append(inputs)
+            if len(out) >= budget:
+                return out
+        if not ints:
+            break
+    return out
+
+
+def witness_inputs(program: Program, facts: SourceFacts, path: Mapping[str, Any]
+                   ) -> list[tuple[str, dict[str, ArgValue]]]:
+    """(function, inputs) to run for a counterexample `path` ({"f:%label": value}):
+    its functions with the values it names, mapped from the analysis's labels
+    to the program's arguments by position.  A path that names no function
+    (a violation on every path) runs every function on default inputs."""
+    by_fn: dict[str, dict[str, ArgValue]] = {}
+    for key, value in path.items():
+        func, _, label = str(key).rpartition(":")
+        labels = facts.arg_names.get(func, [])
+        fn = next((f for f in program.functions if f.name == func), None)
+        if fn is None or label not in labels:
+            continue
+        index = labels.index(label)
+        if index < len(fn.args):
+            by_fn.setdefault(func, {})[fn.args[index].name] = value
+    if by_fn:
+        return list(by_fn.items())
+    return [(fn.name, {}) for fn in program.functions]
+
+
+def runnable_functions(program: Program) -> Sequence[str]:
+    return [fn.name for fn in program.functions]

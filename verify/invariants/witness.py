@@ -1,0 +1,187 @@
+"""The analysis checked against execution (`ground_truth`), on every verdict.
+
+- A `violated` verdict's counterexample gives concrete inputs; the lowered
+  code runs with them.  Where the run shows the violation, the violation
+  says "confirmed by execution".  Where it runs and shows nothing (nor on
+  the default inputs of the other branch values), the violation is not
+  reported: the verdict becomes `unknown`, naming the disagreement, and the
+  disagreement is recorded as an analysis defect.  Where the code cannot run
+  (an op left unconverted that made a token, an op the interpreter does not
+  model), the violation stays, marked "not confirmed" with the reason.
+- A `holds` verdict is cross-checked on boundary inputs
+  (`ground_truth.boundary_inputs`).  A run that shows a violation overrides
+  it: `violated`, "found by execution", recorded as an analysis defect.
+
+Execution's answer wins because it is the ground truth the analysis
+approximates: the lowered code itself, on a runtime with the wrappers'
+semantics.
+"""
+
+from __future__ import annotations
+
+from collections.abc import MutableMapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from verify.invariants.context import CheckContext
+from verify.invariants.ground_truth import (
+    EXECUTION_DECIDED,
+    Execution,
+    boundary_inputs,
+    execute,
+    observe,
+    witness_inputs,
+)
+from verify.model.verdicts import CheckResult, Violation
+
+CONFIRMED = "confirmed by execution"
+NOT_CONFIRMED = "not confirmed"
+FOUND = "found by execution"
+
+
+@dataclass
+class TruthPolicy:
+    """How much execution checks the analysis (`judge`'s `truth`)."""
+
+    confirm: bool = True  # run each violation's witness
+    crosscheck: bool = False  # run boundary inputs behind each `holds`
+    budget: int = 16  # boundary inputs per function
+
+
+@dataclass
+class Disagreement:
+    """The analysis and execution disagree: a defect of the analysis."""
+
+    invariant: str
+    kind: str  # "unsound" (holds, execution violates) or "imprecise" (the reverse)
+    analysis: str  # what the analysis said
+    execution: str  # what the run showed, with its inputs
+
+    def to_json(self) -> dict[str, str]:
+        return {"invariant": self.invariant, "kind": self.kind, "analysis": self.analysis,
+                "execution": self.execution}
+
+
+@dataclass
+class _Runs:
+    """Executions of one (program, lowering), each made once."""
+
+    ctx: CheckContext
+    module: Any
+    made: dict[tuple[str, tuple[tuple[str, Any], ...]], Execution] = field(default_factory=dict)
+
+    def get(self, function: str, inputs: dict[str, Any]) -> Execution:
+        key = (function, tuple(sorted(inputs.items())))
+        if key not in self.made:
+            assert self.ctx.program is not None
+            self.made[key] = execute(self.ctx.program, self.module, function, inputs,
+                                     self.ctx.runtime)
+        return self.made[key]
+
+
+def reconcile(ctx: CheckContext, results: MutableMapping[str, CheckResult],
+              policy: TruthPolicy) -> list[Disagreement]:
+    """Check each execution-decided verdict in `results` against execution,
+    in place; returns the disagreements found (analysis defects)."""
+    todo = [i for i in EXECUTION_DECIDED if i in results]
+    if not todo:
+        return []
+    if ctx.program is None:
+        why = ("not confirmed: the source uses ops outside the executable model, so the "
+               "lowered code cannot be run with its inputs")
+        for i in todo:
+            for v in results[i].violations:
+                v.confirmation = why
+        return []
+    runs = _Runs(ctx, _runnable(ctx))
+    found: list[Disagreement] = []
+    for i in todo:
+        result = results[i]
+        if result.verdict == "violated" and policy.confirm:
+            found += _confirm(runs, result)
+        elif result.verdict == "holds" and policy.crosscheck:
+            found += _crosscheck(runs, result, policy.budget)
+            results[i] = result
+    return found
+
+
+def _runnable(ctx: CheckContext) -> Any:
+    from oracles.lowered_interp import read_fast
+    from verify.ir.lowered_ir import opaque_pointers
+
+    text = opaque_pointers(ctx.lowered_text)
+    fast = read_fast(text)
+    return fast if fast is not None else text
+
+
+def _execute(runs: _Runs, function: str, inputs: dict[str, Any]) -> Execution:
+    from verify.ir import fastparse
+
+    try:
+        return runs.get(function, inputs)
+    except fastparse.Unsupported:  # outside the fast reader's model: run xDSL's parse
+        from oracles.lowered_interp import parse_module
+        from verify.ir.lowered_ir import opaque_pointers
+
+        runs.module = parse_module(opaque_pointers(runs.ctx.lowered_text))
+        runs.made.clear()
+        return runs.get(function, inputs)
+
+
+def _confirm(runs: _Runs, result: CheckResult) -> list[Disagreement]:
+    kept: list[Violation] = []
+    contradicted: list[str] = []
+    program = runs.ctx.program
+    assert program is not None
+    for v in result.violations:
+        path = v.counterexample.get("path") or {}
+        shown, undecided, ran = [], [], []
+        for function, inputs in witness_inputs(program, runs.ctx.source, path):
+            ex = _execute(runs, function, inputs)
+            seen = observe(result.invariant, ex, runs.ctx.lowering_input)
+            if not seen.decided:
+                undecided.append(seen.why_not)
+            elif seen.seen:
+                shown.append(f"{ex.show_inputs(runs.ctx.source)}: {seen.seen[0]}")
+            else:
+                ran.append(ex.show_inputs(runs.ctx.source))
+        if shown:
+            v.confirmation = f"{CONFIRMED}: {shown[0]}"
+            kept.append(v)
+        elif undecided or not ran:
+            v.confirmation = f"{NOT_CONFIRMED}: {undecided[0] if undecided else 'nothing ran'}"
+            kept.append(v)
+        else:
+            contradicted.append(f"{v.detail}; but {', '.join(ran)} runs without it")
+    result.violations = kept
+    if kept or not contradicted:
+        return []
+    result.verdict = "unknown"
+    result.reason = ("the analysis and execution disagree (an analysis defect, reported): "
+                     + contradicted[0])
+    return [Disagreement(result.invariant, "imprecise", "violated", c) for c in contradicted]
+
+
+def _crosscheck(runs: _Runs, result: CheckResult, budget: int) -> list[Disagreement]:
+    program = runs.ctx.program
+    assert program is not None
+    tried = 0
+    for fn in program.functions:
+        for inputs in boundary_inputs(program, fn.name, budget):
+            ex = _execute(runs, fn.name, inputs)
+            seen = observe(result.invariant, ex, runs.ctx.lowering_input)
+            if not seen.decided:
+                continue
+            tried += 1
+            if seen.seen:
+                what = f"{ex.show_inputs(runs.ctx.source)}: {seen.seen[0]}"
+                result.verdict = "violated"
+                result.violations = [Violation(
+                    result.invariant, f"{FOUND} (the analysis said holds): {what}",
+                    {"inputs": {f"{fn.name}:{k}": v
+                                for k, v in ex.named_inputs(runs.ctx.source).items()},
+                     "found_by": "execution"}, confirmation=f"{FOUND}: {what}")]
+                return [Disagreement(result.invariant, "unsound", "holds", what)]
+    if tried:
+        result.coverage = f"cross-checked by execution on {tried} input(s)"
+    return []
