@@ -110,7 +110,7 @@ def fuzz_run(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
 def test_fuzz_json_matches_schema(fuzz_run: dict[str, Any]) -> None:
     summary = fuzz_run["summary"]
     validate_json(summary)
-    assert summary["schema_version"] == 1 and summary["command"] == "fuzz"
+    assert summary["schema_version"] == 2 and summary["command"] == "fuzz"
     assert summary["seed"] == 0
     assert summary["violations"], "xdsl:pr69969 leaves ops unconverted within 20 programs"
     assert fuzz_run["rc"] == 1

@@ -25,6 +25,7 @@ from reports.explain import render
 from verify.config import Config, load_config
 from verify.invariants.pipeline import Judgement, Tally, active_invariants
 from verify.invariants.solver import DEFAULT_TIMEOUT_MS
+from verify.invariants.witness import DEFAULT_CROSSCHECK_SHARE
 from verify.lowerings.base import Lowering
 from verify.lowerings.mlir_opt import DEFAULT_PIPELINE, DEFAULT_TIMEOUT_S, MlirOptLowering
 from verify.lowerings.registry import available_specs, default_spec, resolve
@@ -97,6 +98,16 @@ def check_pipeline(lowering: Lowering) -> None:
     if why is not None:
         raise UsageError(f"--pipeline '{lowering.pipeline}' is not a pipeline "
                          f"{lowering.spec} accepts: {' '.join(why.split())}")
+
+
+def _share(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"'{text}' is not a number") from None
+    if not 0 <= value <= 1:
+        raise argparse.ArgumentTypeError(f"must be between 0 and 1, not {text}")
+    return value
 
 
 def _positive(kind: type[int] | type[float]) -> Any:
@@ -215,6 +226,11 @@ def _fuzz_arguments(fz: argparse.ArgumentParser) -> None:
                     help="continue the latest campaign of --results FILE that has no "
                     "campaign-end (killed or interrupted): same id, seed, lowerings, pipeline, "
                     "runtime, generator settings and max-examples, recorded programs skipped")
+    fz.add_argument("--crosscheck-share", type=_share, default=DEFAULT_CROSSCHECK_SHARE,
+                    metavar="F",
+                    help="share of programs (0 to 1) whose holds verdicts are cross-checked "
+                    "by running the lowered code on boundary inputs; every violation is "
+                    "always run (default: %(default)s)")
     fz.add_argument("--max-ops", type=int, default=8, help="ops per function, at most")
     fz.add_argument("--linear-tokens", action="store_true",
                     help="each token used once, as gpu-async-region produces")
@@ -559,6 +575,7 @@ def _new_options(args: argparse.Namespace, results: str | None) -> Any:
         jobs=max(1, args.jobs or os.cpu_count() or 1),
         baseline=_resolve(args.baseline, args) if args.baseline else None,
         solver_timeout_ms=args.solver_timeout,
+        crosscheck_share=args.crosscheck_share,
     )
 
 
@@ -596,6 +613,7 @@ def _resumed_options(args: argparse.Namespace, results: str | None) -> Any:
         results=results, batch_size=args.batch_size,
         baseline=_resolve(baseline, args) if baseline else None,
         solver_timeout_ms=args.solver_timeout, resume=state,
+        crosscheck_share=args.crosscheck_share,
     )
 
 

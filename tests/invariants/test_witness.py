@@ -45,11 +45,11 @@ LEAKY = CORRECT.replace(
     '  ^x:\n    llvm.return\n')
 
 
-def _judge(lowered_funcs: str, truth: TruthPolicy | None = TruthPolicy()):
+def _judge(lowered_funcs: str, truth: TruthPolicy | None = None):
     program = program_from_text(SOURCE)
     lowered = generic("module {\n" + lowered_funcs + DECLS + "}\n")
     return judge(program, LoweringOutcome("ok", lowered=lowered), "hand-written",
-                 active_invariants(), truth=truth)
+                 active_invariants(), truth=truth or TruthPolicy())
 
 
 def _context(lowered_funcs: str):

@@ -58,6 +58,7 @@ from verify.campaign.shrink import (
 )
 from verify.invariants.pipeline import Judgement, Tally, check_batch
 from verify.invariants.solver import DEFAULT_TIMEOUT_MS
+from verify.invariants.witness import DEFAULT_CROSSCHECK_SHARE, TruthPolicy
 from verify.lowerings.base import Lowering
 from verify.lowerings.mlir_opt import DEFAULT_PIPELINE
 from verify.model.program import Program
@@ -87,6 +88,13 @@ class FuzzOptions:
     resume: ResumeState | None = None  # continue this unfinished campaign
     # Every record also goes here (a cluster shard streams them to its driver).
     record_sink: Callable[[dict[str, Any]], None] | None = None
+    # Execution checks every violation, and cross-checks the holds of this
+    # share of the programs (verify.invariants.witness).
+    crosscheck_share: float = DEFAULT_CROSSCHECK_SHARE
+
+    @property
+    def truth(self) -> TruthPolicy:
+        return TruthPolicy(crosscheck=self.crosscheck_share > 0, share=self.crosscheck_share)
 
 
 @dataclass
@@ -101,6 +109,7 @@ class FuzzReport:
     resumed: int = 0  # programs taken over from the file by --resume
     unknown: list[dict[str, Any]] = field(default_factory=list)
     oracle_coverage: list[dict[str, Any]] = field(default_factory=list)
+    analysis_defects: list[dict[str, Any]] = field(default_factory=list)
 
     def summary(self) -> dict[str, Any]:
         return {
@@ -114,6 +123,7 @@ class FuzzReport:
             "stopped_by": self.stopped_by,
             "resumed": self.resumed,
             "oracle_coverage": self.oracle_coverage,
+            "analysis_defects": self.analysis_defects,
         }
 
 
@@ -175,6 +185,7 @@ class _Campaign:
         self.choices: dict[str, tuple[Any, ...]] = {}
         self.uncaptured: dict[str, list[Key]] = {}  # text -> resumed keys it was first for
         self.unknown: dict[tuple[str, str, str], dict[str, Any]] = {}
+        self.defects: dict[tuple[str, str, str], dict[str, Any]] = {}
         # (lowering, invariant, "exhaustive"/"sampled") -> programs whose
         # testing-oracle "holds" covered that much
         self.oracle_cov: dict[tuple[str, str, str], int] = {}
@@ -233,6 +244,12 @@ class _Campaign:
             "lowering": spec, "invariant": inv, "reason": short, "count": 0, "program": text})
         entry["count"] += 1
 
+    def _note_defect(self, spec: str, defect: dict[str, str], text: str) -> None:
+        key = (spec, defect["invariant"], defect["kind"])
+        entry = self.defects.setdefault(key, {"lowering": spec, **defect, "count": 0,
+                                              "program": text})
+        entry["count"] += 1
+
     # -- search ----------------------------------------------------------
     def out_of_time(self) -> bool:
         budget = self.opts.time_budget
@@ -264,9 +281,9 @@ class _Campaign:
             from verify.campaign.parallel import check_batch_parallel
 
             return check_batch_parallel(batch, lowerings, opts.invariants, opts.runtime,
-                                        opts.solver_timeout_ms, opts.jobs)
+                                        opts.solver_timeout_ms, opts.jobs, truth=opts.truth)
         return check_batch(batch, lowerings, opts.invariants, opts.runtime,
-                           timeout_ms=opts.solver_timeout_ms)
+                           timeout_ms=opts.solver_timeout_ms, truth=opts.truth)
 
     def flush(self) -> None:
         opts = self.opts
@@ -299,6 +316,8 @@ class _Campaign:
                            if r.verdict == "unknown"}
                 for inv, reason in reasons.items():
                     self._note_unknown(spec, inv, reason, text)
+                for d in j.disagreements:
+                    self._note_defect(spec, d.to_json(), text)
                 if reasons:
                     entry["reasons"] = reasons
                 covered = {inv: r.coverage for inv, r in j.results.items()
@@ -380,7 +399,8 @@ class _Campaign:
                             {k: v.index for k, v in self.first.items()}, self.id,
                             self.stopped_by, self.resumed, list(self.unknown.values()),
                             [{"lowering": s, "invariant": i, "coverage": c, "count": n}
-                             for (s, i, c), n in sorted(self.oracle_cov.items())])
+                             for (s, i, c), n in sorted(self.oracle_cov.items())],
+                            list(self.defects.values()))
         self._write({"kind": "campaign-end", "campaign": self.id,
                      "summary": report.summary(), "coverage": self.coverage,
                      "stopped_by": self.stopped_by, "elapsed": report.elapsed})

@@ -29,8 +29,9 @@ from typing import Any, TypeVar
 
 import z3
 
-from verify.invariants.pipeline import Judgement, check_batch
+from verify.invariants.pipeline import DEFAULT_TRUTH, Judgement, check_batch
 from verify.invariants.solver import DEFAULT_TIMEOUT_MS
+from verify.invariants.witness import TruthPolicy
 from verify.lowerings.base import Lowering
 from verify.model.program import Program
 
@@ -139,21 +140,22 @@ def map_shares(func: Callable[[T], R], items: Sequence[T], jobs: int) -> list[R]
 
 
 def _judge_share(args: tuple[Any, ...]) -> list[dict[str, Judgement]]:
-    programs, lowerings, invariants, runtime, timeout_ms, parser = args
-    return check_batch(programs, lowerings, invariants, runtime, timeout_ms, parser)
+    programs, lowerings, invariants, runtime, timeout_ms, parser, truth = args
+    return check_batch(programs, lowerings, invariants, runtime, timeout_ms, parser, truth)
 
 
 def check_batch_parallel(programs: Sequence[Program], lowerings: Sequence[Lowering],
                          invariants: Sequence[str], runtime: str = "cuda",
                          timeout_ms: int = DEFAULT_TIMEOUT_MS, jobs: int | None = None,
-                         parser: str | None = None) -> list[dict[str, Judgement]]:
+                         parser: str | None = None, truth: TruthPolicy | None = DEFAULT_TRUTH
+                         ) -> list[dict[str, Judgement]]:
     """`check_batch` on `jobs` processes (default: one per core)."""
     jobs = jobs or default_jobs()
     parts = shares(len(programs), jobs)
     if jobs <= 1 or len(parts) <= 1:
-        return check_batch(programs, lowerings, invariants, runtime, timeout_ms, parser)
+        return check_batch(programs, lowerings, invariants, runtime, timeout_ms, parser, truth)
     tasks = [([programs[i] for i in idx], list(lowerings), list(invariants), runtime,
-              timeout_ms, parser) for idx in parts]
+              timeout_ms, parser, truth) for idx in parts]
     table: list[dict[str, Judgement]] = [{} for _ in programs]
     for idx, rows in zip(parts, map_shares(_judge_share, tasks, jobs), strict=True):
         for i, row in zip(idx, rows, strict=True):

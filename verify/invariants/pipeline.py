@@ -169,7 +169,8 @@ def _ordered(results: dict[str, CheckResult], order: Sequence[str]) -> dict[str,
 def check_batch(programs: Sequence[Program | SourceModule], lowerings: Sequence[Lowering],
                 invariants: Sequence[str], runtime: str = "cuda",
                 timeout_ms: int = DEFAULT_TIMEOUT_MS,
-                parser: str | None = None) -> list[dict[str, Judgement]]:
+                parser: str | None = None,
+                truth: TruthPolicy | None = DEFAULT_TRUTH) -> list[dict[str, Judgement]]:
     """Judgements per program, keyed by lowering spec (on several processes:
     `verify.campaign.parallel.check_batch_parallel`)."""
     table: list[dict[str, Judgement]] = [{} for _ in programs]
@@ -177,7 +178,7 @@ def check_batch(programs: Sequence[Program | SourceModule], lowerings: Sequence[
         outcomes = lowering.lower_batch(programs)
         for row, program, outcome in zip(table, programs, outcomes, strict=False):
             row[lowering.spec] = judge(program, outcome, lowering.spec, invariants,
-                                       runtime, timeout_ms, parser)
+                                       runtime, timeout_ms, parser, truth=truth)
     return table
 
 
