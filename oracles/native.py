@@ -57,6 +57,7 @@ from verify.model.errors import EnvironmentProblem
 
 SHIM_SOURCE = Path(__file__).parent / "native" / "mgpu_shim.c"
 ENTRY = "__gav_entry"
+BUFFER = "mgpuShimBuffer"  # the shim's caller-buffer allocator
 FINISH_PIPELINE = (
     "builtin.module(convert-scf-to-cf,convert-cf-to-llvm,convert-arith-to-llvm,"
     "finalize-memref-to-llvm,convert-func-to-llvm,reconcile-unrealized-casts)"
@@ -65,7 +66,10 @@ KERNEL_PASSES = "nvvm-attach-target,gpu-module-to-binary{format=llvm}"
 NEWEST_FIRST = (22, 21, 20, 19, 18, 17)
 NativeStatus = Literal["ok", "pipeline-failed", "translate-failed", "run-failed", "timeout",
                        "unsupported"]
-ArgSpec = tuple[str, int]  # (type "i1" | "index" | "ptr", value)
+# (type, value): "i1" | "index" a constant, "ptr" a constant address,
+# "buffer" a fresh zeroed buffer of `value` bytes, "alias" the argument at
+# position `value` again (a descriptor's aligned pointer is its allocated one).
+ArgSpec = tuple[str, int]
 # Shim calls that set a kernel up: not runtime calls the interpreter traces.
 SETUP_CALLS = frozenset({"mgpuModuleLoad", "mgpuModuleLoadJIT", "mgpuModuleGetFunction",
                          "mgpuModuleUnload"})
@@ -161,13 +165,22 @@ def entry_function(calls: Sequence[tuple[str, Sequence[ArgSpec]]]) -> str:
     lines = [f"  llvm.func @{ENTRY}() {{"]
     n = 0
     for name, args in calls:
-        names, types = [], []
+        names: list[str] = []
+        types: list[str] = []
         for type_, value in args:
+            if type_ == "alias":
+                names.append(names[value])
+                types.append(types[value])
+                continue
             llvm_type = "i1" if type_ == "i1" else "i64"
             constant = f"llvm.mlir.constant({int(value)} : {llvm_type}) : {llvm_type}"
             lines.append(f"    %a{n} = {constant}")
             if type_ == "ptr":  # a field of a lowered memref descriptor
                 lines.append(f"    %p{n} = llvm.inttoptr %a{n} : i64 to !llvm.ptr")
+                names.append(f"%p{n}")
+                types.append("!llvm.ptr")
+            elif type_ == "buffer":
+                lines.append(f"    %p{n} = llvm.call @{BUFFER}(%a{n}) : (i64) -> !llvm.ptr")
                 names.append(f"%p{n}")
                 types.append("!llvm.ptr")
             else:
@@ -176,6 +189,8 @@ def entry_function(calls: Sequence[tuple[str, Sequence[ArgSpec]]]) -> str:
             n += 1
         lines.append(f"    llvm.call @{name}({', '.join(names)}) : ({', '.join(types)}) -> ()")
     lines += ["    llvm.return", "  }"]
+    if any(t == "buffer" for _, args in calls for t, _ in args):
+        lines.append(f"  llvm.func @{BUFFER}(i64) -> !llvm.ptr")
     return "\n".join(lines) + "\n"
 
 

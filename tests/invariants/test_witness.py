@@ -159,3 +159,23 @@ def test_memref_arguments_do_not_shift_branch_names():
     # Un-awaited when %c is false (the source's own leak, exempt), awaited when true.
     assert j.results["stream-no-leak"].verdict == "holds", j.results["stream-no-leak"]
     assert not j.disagreements
+
+
+def test_check_confirms_a_real_double_destroy_by_a_native_run():
+    """mlir-opt-19's fan-out double destroy: the witness JIT-run on the C
+    shim, its calls replayed on the checking runtime."""
+    import pytest
+
+    from tests.conftest import need_mlir_opt
+    from verify.campaign.check_file import check_file
+    from verify.invariants.ground_truth import _native_runner
+    from verify.lowerings.registry import resolve
+
+    need_mlir_opt(19)
+    if isinstance(_native_runner(), str):
+        pytest.skip(_native_runner())
+    _, row = check_file("tests/corpus/fanout_double_destroy.mlir", [resolve("mlir-opt-19")],
+                        ["stream-no-leak", "stream-no-use-after-destroy"])
+    for inv in ("stream-no-leak", "stream-no-use-after-destroy"):
+        v = row["mlir-opt-19"].results[inv].violations[0]
+        assert v.confirmation.startswith(f"{CONFIRMED} (native run): @replicate()"), v

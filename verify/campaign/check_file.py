@@ -43,10 +43,11 @@ def check_file(path: str, lowerings: Sequence[Lowering], invariants: Sequence[st
             row[lowering.spec] = _unreadable(lowering.spec, str(source), invariants)
             continue
         outcome = lowering.lower_batch([source])[0]
-        # `check` always cross-checks each `holds` by execution on boundary inputs.
+        # `check` always cross-checks each `holds` by execution on boundary inputs,
+        # and runs each violation's witness natively where the module runs so.
         row[lowering.spec] = judge(source, outcome, lowering.spec, invariants, runtime,
                                    timeout_ms or DEFAULT_TIMEOUT_MS,
-                                   truth=TruthPolicy(crosscheck=True))
+                                   truth=TruthPolicy(crosscheck=True, native=True))
     if len(errors) == len(lowerings) and errors:
         raise errors[0]
     return written, row

@@ -31,6 +31,7 @@ from verify.invariants.ground_truth import (
     boundary_inputs,
     execute,
     observe,
+    run_natively,
     witness_inputs,
 )
 from verify.model.verdicts import CheckResult, Violation
@@ -48,6 +49,7 @@ class TruthPolicy:
 
     confirm: bool = True  # run each violation's witness
     crosscheck: bool = False  # run boundary inputs behind each `holds`
+    native: bool = False  # also run each confirmed witness natively (JIT, C shim)
     budget: int = 16  # boundary inputs per function
     share: float = 1.0  # the share of programs whose holds are cross-checked
 
@@ -118,7 +120,7 @@ def reconcile(ctx: CheckContext, results: MutableMapping[str, CheckResult],
     for i in todo:
         result = results[i]
         if result.verdict == "violated" and policy.confirm:
-            found += _confirm(runs, result)
+            found += _confirm(runs, result, policy.native)
         elif result.verdict == "holds" and crosscheck:
             found += _crosscheck(runs, result, policy.budget)
             results[i] = result
@@ -148,29 +150,49 @@ def _execute(runs: _Runs, function: str, inputs: dict[str, Any]) -> Execution:
         return runs.get(function, inputs)
 
 
-def _confirm(runs: _Runs, result: CheckResult) -> list[Disagreement]:
+def _confirmed(runs: _Runs, invariant: str, ex: Execution, shown: str, native: bool) -> str:
+    """The confirmation of a violation the interpreter showed: by the native
+    run's calls too where the policy asks and the module runs natively."""
+    interpreted = f"{CONFIRMED} (lowered-IR interpreter): {shown}"
+    if not native:
+        return interpreted
+    assert runs.ctx.program is not None
+    nat = run_natively(runs.ctx.program, ex, runs.ctx.lowered_text, runs.ctx.runtime)
+    if isinstance(nat, str):
+        return f"{interpreted}; not run natively: {nat}"
+    seen = observe(invariant, nat, runs.ctx.lowering_input)
+    if seen.decided and seen.seen:
+        return f"{CONFIRMED} (native run): {ex.show_inputs(runs.ctx.source)}: {seen.seen[0]}"
+    # The native run made the interpreter's calls, call for call; what it
+    # does not trace (host accesses) only the interpreter saw.
+    return f"{interpreted}; the native run made the same {len(nat.lowered.trace)} calls " \
+        "(it does not trace host loads and stores)" if nat.lowered else interpreted
+
+
+def _confirm(runs: _Runs, result: CheckResult, native: bool) -> list[Disagreement]:
     kept: list[Violation] = []
     contradicted: list[str] = []
     program = runs.ctx.program
     assert program is not None
     for v in result.violations:
         path = v.counterexample.get("path") or {}
-        shown, undecided, ran = [], [], []
+        shown: list[tuple[Execution, str]] = []
+        undecided, ran = [], []
         for function, inputs in witness_inputs(program, runs.ctx.source, path):
             ex = _execute(runs, function, inputs)
             seen = observe(result.invariant, ex, runs.ctx.lowering_input)
             if not seen.decided:
                 undecided.append(seen.why_not)
             elif seen.seen:
-                shown.append(f"{ex.show_inputs(runs.ctx.source)}: {seen.seen[0]}")
+                shown.append((ex, f"{ex.show_inputs(runs.ctx.source)}: {seen.seen[0]}"))
             else:
                 ran.append(ex.show_inputs(runs.ctx.source))
         if shown and runs.residue:
             v.confirmation = (f"{NOT_CONFIRMED}: {runs.residue}; with them run by their source "
-                              f"meaning, {shown[0]}")
+                              f"meaning, {shown[0][1]}")
             kept.append(v)
         elif shown:
-            v.confirmation = f"{CONFIRMED}: {shown[0]}"
+            v.confirmation = _confirmed(runs, result.invariant, *shown[0], native)
             kept.append(v)
         elif runs.residue:
             v.confirmation = f"{NOT_CONFIRMED}: {runs.residue}"
