@@ -40,9 +40,10 @@ FORMS = [
     ('loc(fused["op4", "k.mlir":3:5])', "op4", "k.mlir:3:5", "k.mlir:3:5"),
     ('loc(fused<"meta">[unknown, "op4"])', "op4", None, "op4"),
     ("loc(fused[])", None, None, "?"),
-    # Call site: no key (as before), the first file location is the position.
-    ('loc(callsite("op4" at "k.mlir":9:1))', None, "k.mlir:9:1", "k.mlir:9:1"),
-    ('loc(callsite("a" at callsite("b" at "c":1:2)))', None, "c:1:2", "c:1:2"),
+    # Call site (inlined code): the callee's key, the op that was inlined;
+    # the first file location is the position.
+    ('loc(callsite("op4" at "k.mlir":9:1))', "op4", "k.mlir:9:1", "k.mlir:9:1"),
+    ('loc(callsite("a" at callsite("b" at "c":1:2)))', "a", "c:1:2", "c:1:2"),
     ("loc(unknown)", None, None, "?"),
     ("loc(#loc3)", None, None, "?"),
     ('loc( "op4" )', "op4", None, "op4"),
@@ -102,7 +103,7 @@ LINES = [
     ('  llvm.call @f() : () -> () loc("solver/step")', "solver/step"),  # was "step"
     ('  llvm.call @f() : () -> () loc("op2"("k.mlir":1:2))', "op2"),  # was None
     ('  llvm.call @f() : () -> () loc(fused["p1/op3", "op4"])', "op3"),  # was None
-    ('  llvm.call @f() : () -> () loc(callsite("op4" at "k.mlir":1:2))', None),
+    ('  llvm.call @f() : () -> () loc(callsite("op4" at "k.mlir":1:2))', "op4"),
     ('^bb0(%a: i64 loc("a0"), %b: i1 loc(unknown)):', "a0"),  # the last one with a key
     ('  "x.y"() {d = "loc(\\"q\\")"} : () -> () loc("op5")', "op5"),
     ('  "x.y"() {d = "loc(\\"q\\")"} : () -> ()', None),  # text in a string is no location
@@ -210,3 +211,27 @@ def test_memref_text_reads_every_form() -> None:
     strided = memref_text("memref<4x?xf32, strided<[?, 1], offset: ?>>")
     assert strided is not None and strided.rest == ("strided<[?,1],offset:?>",)
     assert memref_text("f32") is None and memref_text("memref<4x>") is None
+
+
+def test_tagging_gives_every_op_a_key_of_its_own() -> None:
+    """Shared, unknown and call-site op locations are wrapped in a name that
+    is unique and still reads as the position; unique ones and block
+    arguments are left alone."""
+    from verify.ir.locations import source_key, tag_locations
+
+    text = "\n".join([
+        '^bb0(%arg0: i1 loc("k.mlir":1:1)):',
+        '  %0 = "gpu.wait"() : () -> !gpu.async.token loc("k.mlir":3:5)',
+        '  %1 = "gpu.wait"() : () -> !gpu.async.token loc("k.mlir":3:5)',
+        '  "gpu.wait"(%1) : (!gpu.async.token) -> () loc("k.mlir":9:1)',
+        '  "gpu.wait"(%0) : (!gpu.async.token) -> () loc(callsite("h" at "k.mlir":11:2))',
+        '  "gpu.wait"(%0) : (!gpu.async.token) -> () loc(unknown)',
+        '  "gpu.wait"(%0) : (!gpu.async.token) -> () loc("k.mlir:3:5#1")',
+    ])
+    lines = tag_locations(text).split("\n")
+    keys = [source_key(line[line.index("loc("):]) for line in lines]
+    assert lines[0].endswith('loc("k.mlir":1:1)):')  # a block argument: untouched
+    assert lines[1].endswith('loc("k.mlir:3:5#2"("k.mlir":3:5))')  # #1 is taken below
+    assert keys[1:] == ["k.mlir:3:5#2", "k.mlir:3:5#3", "k.mlir:9:1", "h",
+                        "loc#1", "k.mlir:3:5#1"]
+    assert len(set(keys[1:])) == 6

@@ -179,3 +179,33 @@ def test_check_confirms_a_real_double_destroy_by_a_native_run():
     for inv in ("stream-no-leak", "stream-no-use-after-destroy"):
         v = row["mlir-opt-19"].results[inv].violations[0]
         assert v.confirmation.startswith(f"{CONFIRMED} (native run): @replicate()"), v
+
+
+def test_ops_sharing_a_location_are_told_apart():
+    """Two allocs written with one location: before tagging, the non-shared
+    one's call was compared with the host_shared one's flag (a false
+    violation, which execution keyed the same way 'confirmed')."""
+    import tempfile
+    from pathlib import Path
+
+    from tests.conftest import need_mlir_opt
+    from verify.campaign.check_file import check_file
+    from verify.lowerings.registry import resolve
+
+    need_mlir_opt(19)
+    text = """func.func @main() {
+  %a = gpu.alloc host_shared () : memref<4xi32> loc("k.mlir":3:5)
+  %t0 = gpu.wait async loc("k.mlir":4:5)
+  %b, %t1 = gpu.alloc async [%t0] () : memref<4xi32> loc("k.mlir":3:5)
+  gpu.wait [%t1] loc("k.mlir":9:1)
+  return
+}
+"""
+    with tempfile.TemporaryDirectory() as d:
+        path = Path(d) / "shared.mlir"
+        path.write_text(text)
+        _, row = check_file(str(path), [resolve("mlir-opt-19")],
+                            ["host-shared-flag", "sync-alloc-no-stream"])
+    j = row["mlir-opt-19"]
+    assert j.verdicts() == {"host-shared-flag": "holds", "sync-alloc-no-stream": "holds"}
+    assert not j.disagreements

@@ -10,8 +10,10 @@ form means to the harness:
 - `source_key`: the key of the source op a location names, the key lowered
   calls, oracles and source readers all use: a name location's name, or
   `file:line:col` for a file location; inside a fused location, the first
-  item that has a key.  None for `unknown`, an alias (`#loc3`) and a call-site
-  location (which op it stands for is not decided here).
+  item that has a key; in a call-site location, the callee's (code inlined
+  from a tagged op maps to that op).  None for `unknown` and an alias
+  (`#loc3`).  `tag_locations` gives every op of a user's source a key of its
+  own before lowering, so a key names exactly one op.
 - `position`: the place to name in a reason text: the first file location
   anywhere in it (`k.mlir:3:5`), else None; `where` falls back on the key.
 - `id_on_line`: the key a printed line carries (its last location with a
@@ -60,6 +62,8 @@ class Location:
             return self
         if self.kind == "fused":
             return next((k for k in (c.keyed() for c in self.children) if k is not None), None)
+        if self.kind == "callsite":  # inlined code: the op inlined, not its call
+            return self.children[0].keyed()
         return None
 
     @property
@@ -317,3 +321,59 @@ def strip(line: str) -> str:
         return line
     out.append(line[pos:])
     return "".join(out).rstrip()
+
+
+# -- tagging a source so that every op has a key of its own --------------------
+
+def tag_locations(text: str) -> str:
+    """`text` (generic form, every op's location printed) with each op
+    location that is not a key of its own wrapped in a name location that
+    is: an op sharing its key with another op, and one with no key
+    (`unknown`, a call site), get `loc("KEY#n"(original))`, KEY being its
+    position (or `loc`).  Lowered code keeps the name, so each lowered call
+    maps to exactly one source op whatever locations the user wrote, and the
+    name still reads as the user's `file:line:col`.  Block-argument
+    locations (lines opening a block) are left alone: only ops are keyed."""
+    lines = text.split("\n")
+    found: list[tuple[int, Location | None, int, int]] = []
+    for n, line in enumerate(lines):
+        if line.lstrip().startswith("^"):
+            continue
+        found += [(n, loc, start, end) for loc, start, end in _on_line(line)]
+    counts: dict[str | None, int] = {}
+    for _, loc, _, _ in found:
+        key = loc.key if loc is not None else None
+        counts[key] = counts.get(key, 0) + 1
+    taken = {k for k in counts if k is not None}
+    serial: dict[str, int] = {}
+    edits: dict[int, list[tuple[int, int, str]]] = {}
+    for n, loc, start, end in found:
+        key = loc.key if loc is not None else None
+        if key is not None and counts[key] == 1:
+            continue
+        base = (loc.position if loc is not None else None) or key or "loc"
+        tag = _fresh_tag(base, serial, taken)
+        inner = lines[n][start:end]
+        inner = inner[inner.index("(") + 1:inner.rindex(")")].strip()
+        plain = loc is None or loc.kind == "unknown"
+        new = f"loc({_quote(tag)})" if plain else f"loc({_quote(tag)}({inner}))"
+        edits.setdefault(n, []).append((start, end, new))
+    for n, spans in edits.items():
+        line = lines[n]
+        for start, end, new in reversed(spans):
+            line = line[:start] + new + line[end:]
+        lines[n] = line
+    return "\n".join(lines)
+
+
+def _fresh_tag(base: str, serial: dict[str, int], taken: set[str]) -> str:
+    while True:
+        serial[base] = serial.get(base, 0) + 1
+        tag = f"{base}#{serial[base]}"
+        if tag not in taken:
+            taken.add(tag)
+            return tag
+
+
+def _quote(text: str) -> str:
+    return '"' + text.replace("\\", "\\\\").replace('"', '\\"') + '"'

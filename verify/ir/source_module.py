@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from verify.ir.locations import tag_locations
 from verify.ir.source_read import SourceFacts, read_source
 from verify.ir.source_text import normalize, parse_source
 from verify.model.errors import SourceParseError
@@ -106,8 +107,11 @@ def load(path: str | Path, tool: str | None) -> SourceModule:
 
 
 def from_text(written: str, name: str, tool: str | None) -> SourceModule:
+    """The module `tool` prints, each op's location made a key of its own
+    (`verify.ir.locations.tag_locations`: shared, unknown and call-site
+    locations would map lowered calls to the wrong op)."""
     if tool is None:  # read by xDSL: an unreadable file is an input error now
-        source = SourceModule(name, written, written, None)
+        source = SourceModule(name, written, tag_locations(written), None)
         source.module()
         return source
-    return SourceModule(name, written, normalize(written, name, tool), tool)
+    return SourceModule(name, written, tag_locations(normalize(written, name, tool)), tool)
