@@ -1,11 +1,16 @@
 """`async-order`: the source's happens-before edges hold in every schedule.
 
 Edges of the source program:
-- token: an op that depends on a token starts after the work behind it;
-- host wait: after `gpu.wait [%t]`, host accesses and synchronous ops start
-  after the work behind `%t`;
+- token: an op that depends on a token starts after the work behind it
+  (within one loop iteration);
+- host wait: after `gpu.wait [%t]`, host accesses and every gpu op issued
+  later start after the work behind `%t`;
 - synchronous op: a synchronous gpu op finishes before later host accesses
-  and synchronous ops start.
+  and gpu ops start;
+- host access: a host read or write happens before later gpu work on its
+  buffer starts.
+"Later" is host order: in a loop, the same or a later iteration (the
+unrolled calls' iteration numbers; source text order across loops).
 Each edge is one query over the schedule encoding (asserted once, queries
 pushed on top); a model is a schedule in which the later op starts before
 the earlier one's work is done.
@@ -38,8 +43,64 @@ def _same_iteration(a: Item, b: Item) -> bool:
     return a.call.iters[:n] == b.call.iters[:n]
 
 
+Key = tuple[tuple[int, int], ...]  # (loop instance, iteration) per enclosing loop
+
+
+def _loop_keys(calls: list[Call]) -> dict[int, Key]:
+    """Each call's place in the unrolled loops: consecutive calls stay in one
+    loop instance while its iteration number does not go down (calls are
+    listed in program order, iteration by iteration)."""
+    keys: dict[int, Key] = {}
+    prev: tuple[int, ...] = ()
+    inst: list[int] = []
+    fresh = 0
+    for c in calls:
+        it = c.iters
+        for k in range(len(it)):
+            if k >= len(inst):
+                inst.append(0)
+            if k >= len(prev) or it[:k] != prev[:k] or it[k] < prev[k]:
+                fresh += 1
+                inst[k] = fresh
+        keys[c.index] = tuple(zip(inst[:len(it)], it, strict=True))
+        prev = it
+    return keys
+
+
+def _precedes(ka: Key, kb: Key, text_before: bool) -> bool:
+    """Does the source run the instance at `ka` before the one at `kb`?  Down
+    the common loops: an earlier iteration of one loop instance runs first;
+    in the same iteration, or in two different loops, the source text
+    order (`text_before`) decides."""
+    for (ia, na), (ib, nb) in zip(ka, kb, strict=False):
+        if ia != ib:
+            return text_before
+        if na != nb:
+            return na < nb
+    return text_before
+
+
+@dataclass(frozen=True)
+class _Edge:
+    """`earlier`'s work ends before `later` starts.  `after` names the op
+    whose place in host order makes the edge (a host wait, a synchronous
+    op, a host access): its instances order `later`'s instances that come
+    after it, in this or a later loop iteration.  None for a token edge,
+    which holds within one iteration."""
+
+    earlier: SourceOp
+    later: SourceOp
+    cond: z3.BoolRef
+    why: str
+    after: str | None = None
+
+
+def _touch(a: SourceOp, b: SourceOp) -> bool:
+    return bool(set(a.buffers) & set(b.buffers))
+
+
 class _Edges:
-    def __init__(self, ctx: CheckContext, sch: Schedule, func: str) -> None:
+    def __init__(self, ctx: CheckContext, sch: Schedule, func: str, calls: list[Call]) -> None:
         self.ctx = ctx
         self.items: dict[str, list[Item]] = {}
         for it in sch.items.values():
@@ -48,6 +109,7 @@ class _Edges:
         self.producer = {op.token: op for op in ctx.source.ops.values()
                          if op.is_gpu and op.token}
         self.order = {op_id: k for k, op_id in enumerate(ctx.source.ops)}
+        self.keys = _loop_keys(calls)
 
     def behind(self, token: str, seen: set[str] | None = None) -> list[SourceOp]:
         """The ops whose work a token stands for (through work-less waits)."""
@@ -66,30 +128,56 @@ class _Edges:
         return sorted({src.func_of[k] for k in self.items
                        if k in src.func_of and src.func_of[k] != func})
 
-    def edges(self, func: str) -> Iterable[tuple[SourceOp, SourceOp, z3.BoolRef, str]]:
-        """(earlier op, later op, extra source condition, why) for this function."""
+    def applies(self, e: _Edge, a: Item, b: Item) -> bool:
+        """Does edge `e` order instance `a` of its earlier op before `b`?
+        `a`'s iteration stands for that of `e.after` (a wait inside a loop
+        on a token from before it is taken in the first iteration only)."""
+        if e.after is None:
+            return _same_iteration(a, b)
+        text_before = self.order[e.after] < self.order[e.later.id]
+        return _precedes(self.keys.get(a.call.index, ()), self.keys.get(b.call.index, ()),
+                         text_before)
+
+    def edges(self, func: str) -> Iterable[_Edge]:
+        """The source's happens-before edges within `func`."""
         src = self.ctx.source
         ops = [op for op in src.ops.values() if src.func_of[op.id] == func]
         for y in ops:
             for d in y.deps:
                 for x in self.behind(d):
-                    yield x, y, fold.TRUE, f"{y.describe()} depends on {d} of {x.describe()}"
+                    yield _Edge(x, y, fold.TRUE, f"{y.describe()} depends on {d} of "
+                                f"{x.describe()}")
         for w in ops:
-            if not (w.kind == "wait" and w.token is None):
+            if w.kind == "wait" and w.token is None:
+                yield from self._host_wait(w, ops)
+            elif _host_ordered(w):
+                yield from self._host_op(w, ops)
+
+    def _host_wait(self, w: SourceOp, ops: list[SourceOp]) -> Iterable[_Edge]:
+        # The host blocks until the awaited work is done: every host access
+        # and every op issued after it (in host order) starts later.
+        guard = self.ctx.source.guards[w.id]
+        for h in ops:
+            if h is w or not (_host_ordered(h) or h.is_gpu):
                 continue
-            for h in ops:
-                if self.order[h.id] > self.order[w.id] and _host_ordered(h):
-                    for d in w.deps:
-                        for x in self.behind(d):
-                            yield (x, h, src.guards[w.id],
-                                   f"host wait {w.id} awaits {x.describe()} before "
-                                   f"{h.describe()}")
-        for y in ops:
-            if y.is_sync and y.kind != "wait":
-                for h in ops:
-                    if self.order[h.id] > self.order[y.id] and _host_ordered(h):
-                        yield (y, h, fold.TRUE,
-                               f"synchronous {y.describe()} finishes before {h.describe()}")
+            for d in w.deps:
+                for x in self.behind(d):
+                    if x is not h:
+                        yield _Edge(x, h, guard, f"host wait {w.id} awaits {x.describe()} "
+                                    f"before {h.describe()}", w.id)
+
+    def _host_op(self, y: SourceOp, ops: list[SourceOp]) -> Iterable[_Edge]:
+        # A synchronous op finishes, and a host access happens, before what
+        # the host does after it: host accesses and synchronous ops, and any
+        # gpu op issued later (a host access: one on a buffer it touches).
+        for h in ops:
+            if h is y or not (_host_ordered(h) or h.is_gpu):
+                continue
+            if y.is_host_access and (h.is_host_access or not _touch(y, h)):
+                continue
+            what = "synchronous " if y.is_gpu else ""
+            yield _Edge(y, h, fold.TRUE, f"{what}{y.describe()} finishes before "
+                        f"{h.describe()}", y.id)
 
 
 # Calls whose handle arguments order work without being work themselves.
@@ -127,14 +215,13 @@ def _open_pairs(f: Findings, sch: Schedule, edges: _Edges, func: str
     `unknown` at once (`f`)."""
     pairs: list[_Pair] = []
     any_edge = False
-    for x, y, cond, why in edges.edges(func):
+    for e in edges.edges(func):
+        x, y, cond, why = e.earlier, e.later, e.cond, e.why
         for a in edges.items.get(x.id, []):
-            if a.stream is None:
-                continue  # a host access ends when it is issued
             # Every pair, whatever the issue order: work issued before the
             # work it depends on is the bug to find.
             for b in edges.items.get(y.id, []):
-                if b is a or not _same_iteration(a, b):
+                if b is a or not edges.applies(e, a, b):
                     continue
                 any_edge = True
                 path = fold.conj(a.call.guard, b.call.guard, cond)
@@ -202,6 +289,24 @@ def _true_in(model: z3.ModelRef, pairs: list[_Pair]) -> _Pair:
     return pairs[0]
 
 
+def _untagged_work(f: Findings, sch: Schedule, edges: _Edges, func: str) -> None:
+    """Work without a source op's location (say, in an outlined helper) may
+    be the work of a source op that has none: that op's edges are not
+    decided."""
+    src = f.ctx.source
+    loose = [it for it in sch.items.values()
+             if it.stream is not None and it.call.source_op not in src.ops]
+    if not loose:
+        return
+    for op in src.ops.values():
+        if (src.func_of[op.id] == func and op.is_gpu and op.kind != "wait"
+                and not edges.items.get(op.id)):
+            f.unknown.append(f"{op.describe()} has no lowered work with its location, and "
+                             f"{loose[0].call.callee} in @{func} has no source op's "
+                             "location: the order of that work is not decided")
+            return
+
+
 def check_async_order(ctx: CheckContext) -> CheckResult:
     funcs = list(dict.fromkeys(c.func for c in ctx.lowered.calls))
     f = Findings("async-order", ctx)
@@ -211,10 +316,11 @@ def check_async_order(ctx: CheckContext) -> CheckResult:
     for func in funcs:
         calls = [c for c in ctx.lowered.calls if c.func == func]
         sch = encode(calls)
-        edges = _Edges(ctx, sch, func)
+        edges = _Edges(ctx, sch, func, calls)
         for other in edges.inlined(func):
             f.unknown.append(f"work of @{other} runs inside @{func}: the host order across "
                              "that call is not modelled")
+        _untagged_work(f, sch, edges, func)
         pairs, has_edge = _open_pairs(f, sch, edges, func)
         any_edge = any_edge or has_edge
         if not pairs:

@@ -5,9 +5,12 @@ work on a stream gets a start and an end after its issue time; work on one
 stream runs in FIFO order; an event record completes after the work its
 stream had before it; `mgpuStreamWaitEvent` holds later work of a stream
 until the event completes; `mgpuStreamSynchronize` / `mgpuEventSynchronize`
-hold the host.  Work the wrapper finishes before returning (allocation, a
-free on the null stream) ends before the next host call.  Anything else the
-device is free to reorder: a model of the constraints is a schedule.
+hold the host.  A wait or synchronize sees only the event's latest record
+when it is issued (a re-record replaces it; CUDA's wrapper semantics), and
+`mgpuEventSynchronize` of a stream handle waits for nothing.  Work the
+wrapper finishes before returning (allocation, a free on the null stream)
+ends before the next host call.  Anything else the device is free to
+reorder: a model of the constraints is a schedule.
 
 Every constraint is an order `p < q` or `p <= q` between two time
 variables, under a guard (the paths on which it applies).  They are kept as
@@ -70,9 +73,12 @@ class Schedule:
 
     def order_if_same(self, guards: tuple[z3.BoolRef, ...],
                       same: tuple[tuple[z3.ArithRef, z3.ArithRef], ...],
-                      earlier: str, later: str) -> None:
+                      earlier: str, later: str,
+                      unless: tuple[tuple[z3.BoolRef, z3.ArithRef, z3.ArithRef], ...] = ()
+                      ) -> None:
         """`earlier <= later` on the paths `guards` when each pair in `same`
-        is one value."""
+        is one value, except where for some `(g, x, y)` in `unless`, `g`
+        holds and `x` is `y` (a later record replaced the one ordering)."""
         eqs: list[z3.BoolRef] = []
         hidden = False
         for x, y in same:
@@ -82,6 +88,16 @@ class Schedule:
                 hidden = True
             else:
                 eqs.append(fold.eq(x, y))
+        for g, x, y in unless:
+            if x is not y and (fold.unknown_only(x) or fold.unknown_only(y)):
+                # Whether it voids the order hinges on a value not followed:
+                # the order is only kept for `strengthened`.
+                hidden = True
+                continue
+            void = fold.conj(g, fold.eq(x, y))
+            if void is fold.TRUE:
+                return
+            eqs.append(fold.neg(void))
         guard = fold.conj(*guards, *eqs)
         if guard is fold.FALSE:
             return
@@ -208,8 +224,37 @@ def encode(calls: list[Call]) -> Schedule:
         for w2 in work[i + 1:]:
             sch.order_if_same((w1.call.guard, w2.call.guard),
                               ((w1.stream, w2.stream),), w1.end, w2.start)  # type: ignore[arg-type]
+    _event_orders(sch, calls, work, after, prefix)
+    return sch
+
+
+def _replaced(records: list[tuple[Call, str]], r: Call, before: int, event: z3.ArithRef
+              ) -> tuple[tuple[z3.BoolRef, z3.ArithRef, z3.ArithRef], ...]:
+    """The records of `event` after `r` and before call `before`: each one
+    replaces `r` (an event holds its latest record only)."""
+    return tuple((r2.guard, r2.args[0], event) for r2, _ in records
+                 if r.index < r2.index < before)
+
+
+def _event_orders(sch: Schedule, calls: list[Call], work: list[Item], after: dict[int, str],
+                  prefix: str) -> None:
+    """Records, waits and host synchronizations (CUDA wrapper semantics): a
+    record completes after its stream's earlier work and waits; a wait or
+    synchronize sees the latest record of its event when it is issued."""
+    true = fold.TRUE
     records: list[tuple[Call, str]] = []
     waits: list[Call] = []
+
+    def queued(c: Call, stream: z3.ArithRef, until: str) -> None:
+        # Waits queued on `stream` before `c` are commands of it too: they
+        # hold it until the record each one saw.
+        for wt in waits:
+            for r, tr in records:
+                if r.index < wt.index:
+                    sch.order_if_same((wt.guard, r.guard, c.guard),
+                                      ((wt.args[0], stream), (r.args[0], wt.args[1])), tr,
+                                      until, _replaced(records, r, wt.index, wt.args[1]))
+
     for c in calls:
         if c.callee == "mgpuEventRecord" and len(c.args) == 2:
             t = f"{prefix}T{c.index}"
@@ -218,41 +263,27 @@ def encode(calls: list[Call]) -> Schedule:
                 if w.call.index < c.index:
                     sch.order_if_same((w.call.guard, c.guard), ((w.stream, c.args[1]),),  # type: ignore[arg-type]
                                       w.end, t)
-            # The stream also waited for the events it was told to wait on
-            # (each as recorded when the wait was issued).
-            for wt in waits:
-                for r, tr in records:
-                    if r.index > wt.index:
-                        continue
-                    sch.order_if_same((wt.guard, r.guard, c.guard),
-                                      ((wt.args[0], c.args[1]), (r.args[0], wt.args[1])), tr, t)
+            queued(c, c.args[1], t)
             records.append((c, t))
         elif c.callee == "mgpuStreamWaitEvent" and len(c.args) == 2:
             waits.append(c)
             for r, t in records:
+                void = _replaced(records, r, c.index, c.args[1])
                 for w in work:
                     if w.call.index > c.index:
                         sch.order_if_same((r.guard, c.guard, w.call.guard),
                                           ((r.args[0], c.args[1]), (w.stream, c.args[0])),  # type: ignore[arg-type]
-                                          t, w.start)
+                                          t, w.start, void)
         elif c.callee == "mgpuEventSynchronize" and len(c.args) == 1:
             for r, t in records:
                 sch.order_if_same((r.guard, c.guard), ((r.args[0], c.args[0]),), t,
-                                  after[c.index])
+                                  after[c.index], _replaced(records, r, c.index, c.args[0]))
         elif c.callee == "mgpuStreamSynchronize" and len(c.args) == 1:
             for w in work:
                 if w.call.index < c.index:
                     sch.order_if_same((w.call.guard, c.guard), ((w.stream, c.args[0]),),  # type: ignore[arg-type]
                                       w.end, after[c.index])
-            # Waits queued on the stream are commands of it too: synchronizing
-            # it waits for the events they name, as recorded at the wait.
-            for wt in waits:
-                for r, tr in records:
-                    if r.index < wt.index:
-                        sch.order_if_same((wt.guard, r.guard, c.guard),
-                                          ((wt.args[0], c.args[0]), (r.args[0], wt.args[1])),
-                                          tr, after[c.index])
-    return sch
+            queued(c, c.args[0], after[c.index])
 
 
 def describe(sch: Schedule, model: z3.ModelRef) -> list[str]:

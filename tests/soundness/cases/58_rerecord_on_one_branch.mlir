@@ -1,0 +1,102 @@
+// Case 58: an event re-recorded on one branch only (guards on the latest
+// record).  Source as case 53, with an unused i1 argument %c.
+// twin: on %c, the event is first recorded on the second stream, then
+// always re-recorded on the memset's stream: ordered on both paths.
+// bug: the event recorded on the memset's stream, then, on %c only,
+// re-recorded on the second stream before the wait: violated on %c=true.
+// bug:record-in-helper: that re-record done by @mark.
+
+// ---- source
+func.func @main(%c: i1) {
+  %cst = arith.constant 3 : i32
+  %c0 = arith.constant 0 : index
+  %t0 = gpu.wait async loc("op1")
+  %m, %t1 = gpu.alloc async [%t0] host_shared () : memref<4xi32> loc("op2")
+  %t2 = gpu.memset async [%t1] %m, %cst : memref<4xi32>, i32 loc("op3")
+  %t3 = gpu.wait async [%t2] loc("op4")
+  gpu.wait [%t3] loc("op5")
+  %v = memref.load %m[%c0] : memref<4xi32> loc("op6")
+  return
+}
+
+// ---- twin
+  llvm.func @main(%c: i1) {
+    %s = llvm.call @mgpuStreamCreate() : () -> !llvm.ptr loc("op1")
+    %sz = llvm.mlir.constant(16 : i64) : i64 loc("op2")
+    %one = llvm.mlir.constant(1 : i8) : i8 loc("op2")
+    %p = llvm.call @mgpuMemAlloc(%sz, %s, %one) : (i64, !llvm.ptr, i8) -> !llvm.ptr loc("op2")
+    %v = llvm.mlir.constant(3 : i32) : i32 loc("op3")
+    %n = llvm.mlir.constant(4 : i64) : i64 loc("op3")
+    llvm.call @mgpuMemset32(%p, %v, %n, %s) : (!llvm.ptr, i32, i64, !llvm.ptr) -> () loc("op3")
+    %b = llvm.call @mgpuStreamCreate() : () -> !llvm.ptr loc("op4")
+    %e = llvm.call @mgpuEventCreate() : () -> !llvm.ptr loc("op4")
+    llvm.cond_br %c, ^re, ^go loc("op4")
+  ^re:
+    llvm.call @mgpuEventRecord(%e, %b) : (!llvm.ptr, !llvm.ptr) -> () loc("op4")
+    llvm.br ^go loc("op4")
+  ^go:
+    llvm.call @mgpuEventRecord(%e, %s) : (!llvm.ptr, !llvm.ptr) -> () loc("op4")
+    llvm.call @mgpuStreamWaitEvent(%b, %e) : (!llvm.ptr, !llvm.ptr) -> () loc("op4")
+    llvm.call @mgpuEventDestroy(%e) : (!llvm.ptr) -> () loc("op4")
+    llvm.call @mgpuStreamDestroy(%s) : (!llvm.ptr) -> () loc("op4")
+    llvm.call @mgpuStreamSynchronize(%b) : (!llvm.ptr) -> () loc("op5")
+    llvm.call @mgpuStreamDestroy(%b) : (!llvm.ptr) -> () loc("op5")
+    %x = llvm.load %p : !llvm.ptr -> i32 loc("op6")
+    llvm.return
+  }
+
+// ---- bug
+  llvm.func @main(%c: i1) {
+    %s = llvm.call @mgpuStreamCreate() : () -> !llvm.ptr loc("op1")
+    %sz = llvm.mlir.constant(16 : i64) : i64 loc("op2")
+    %one = llvm.mlir.constant(1 : i8) : i8 loc("op2")
+    %p = llvm.call @mgpuMemAlloc(%sz, %s, %one) : (i64, !llvm.ptr, i8) -> !llvm.ptr loc("op2")
+    %v = llvm.mlir.constant(3 : i32) : i32 loc("op3")
+    %n = llvm.mlir.constant(4 : i64) : i64 loc("op3")
+    llvm.call @mgpuMemset32(%p, %v, %n, %s) : (!llvm.ptr, i32, i64, !llvm.ptr) -> () loc("op3")
+    %b = llvm.call @mgpuStreamCreate() : () -> !llvm.ptr loc("op4")
+    %e = llvm.call @mgpuEventCreate() : () -> !llvm.ptr loc("op4")
+    llvm.call @mgpuEventRecord(%e, %s) : (!llvm.ptr, !llvm.ptr) -> () loc("op4")
+    llvm.cond_br %c, ^re, ^go loc("op4")
+  ^re:
+    llvm.call @mgpuEventRecord(%e, %b) : (!llvm.ptr, !llvm.ptr) -> () loc("op4")
+    llvm.br ^go loc("op4")
+  ^go:
+    llvm.call @mgpuStreamWaitEvent(%b, %e) : (!llvm.ptr, !llvm.ptr) -> () loc("op4")
+    llvm.call @mgpuEventDestroy(%e) : (!llvm.ptr) -> () loc("op4")
+    llvm.call @mgpuStreamDestroy(%s) : (!llvm.ptr) -> () loc("op4")
+    llvm.call @mgpuStreamSynchronize(%b) : (!llvm.ptr) -> () loc("op5")
+    llvm.call @mgpuStreamDestroy(%b) : (!llvm.ptr) -> () loc("op5")
+    %x = llvm.load %p : !llvm.ptr -> i32 loc("op6")
+    llvm.return
+  }
+
+// ---- bug:record-in-helper
+  llvm.func @mark(%ev: !llvm.ptr, %st: !llvm.ptr) {
+    llvm.call @mgpuEventRecord(%ev, %st) : (!llvm.ptr, !llvm.ptr) -> ()
+    llvm.return
+  }
+  llvm.func @main(%c: i1) {
+    %s = llvm.call @mgpuStreamCreate() : () -> !llvm.ptr loc("op1")
+    %sz = llvm.mlir.constant(16 : i64) : i64 loc("op2")
+    %one = llvm.mlir.constant(1 : i8) : i8 loc("op2")
+    %p = llvm.call @mgpuMemAlloc(%sz, %s, %one) : (i64, !llvm.ptr, i8) -> !llvm.ptr loc("op2")
+    %v = llvm.mlir.constant(3 : i32) : i32 loc("op3")
+    %n = llvm.mlir.constant(4 : i64) : i64 loc("op3")
+    llvm.call @mgpuMemset32(%p, %v, %n, %s) : (!llvm.ptr, i32, i64, !llvm.ptr) -> () loc("op3")
+    %b = llvm.call @mgpuStreamCreate() : () -> !llvm.ptr loc("op4")
+    %e = llvm.call @mgpuEventCreate() : () -> !llvm.ptr loc("op4")
+    llvm.call @mgpuEventRecord(%e, %s) : (!llvm.ptr, !llvm.ptr) -> () loc("op4")
+    llvm.cond_br %c, ^re, ^go loc("op4")
+  ^re:
+    llvm.call @mark(%e, %b) : (!llvm.ptr, !llvm.ptr) -> () loc("op4")
+    llvm.br ^go loc("op4")
+  ^go:
+    llvm.call @mgpuStreamWaitEvent(%b, %e) : (!llvm.ptr, !llvm.ptr) -> () loc("op4")
+    llvm.call @mgpuEventDestroy(%e) : (!llvm.ptr) -> () loc("op4")
+    llvm.call @mgpuStreamDestroy(%s) : (!llvm.ptr) -> () loc("op4")
+    llvm.call @mgpuStreamSynchronize(%b) : (!llvm.ptr) -> () loc("op5")
+    llvm.call @mgpuStreamDestroy(%b) : (!llvm.ptr) -> () loc("op5")
+    %x = llvm.load %p : !llvm.ptr -> i32 loc("op6")
+    llvm.return
+  }
