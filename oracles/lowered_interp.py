@@ -65,6 +65,11 @@ from verify.ir.xdsl_context import all_dialects
 LoweredStatus = Literal["ok", "incomplete", "unsupported", "error"]
 RESIDUES = ("gpu.wait", "gpu.alloc", "gpu.dealloc", "gpu.memset", "gpu.memcpy")
 STEP_LIMIT = 200_000
+# Stack slots (`llvm.alloca`) live here, outside the runtime's memory: the
+# host's own scratch, neither a buffer the program observes nor one the
+# runtime checks.
+STACK_BASE = 0x5A00_0000_0000
+STACK_LIMIT = 1 << 24
 DYNAMIC_INDEX = -2147483648
 
 
@@ -118,6 +123,7 @@ class _Machine:
         self.env: dict[SSAValue, Any] = {}
         self.steps = 0
         self.raw: list[RawCall] = []
+        self.stack = bytearray()  # every llvm.alloca slot, from STACK_BASE on
         self.funcs: dict[str, Operation] = {}
         for op in module.walk():
             if op_name(op) in ("llvm.func", "func.func"):
@@ -251,16 +257,43 @@ class _Machine:
                 offset += field_off
         return self.set(op, (int(ptr or 0) + offset) & ((1 << 64) - 1))
 
+    def alloca(self, op: Operation) -> _Flow:
+        t: Attribute | str = fast_ir.type_of(prop(op, "elem_type"))
+        size = layout(t)[0] * int(self.v(op.operands[0]))
+        base = len(self.stack) + (-len(self.stack) % 16)
+        if base + size > STACK_LIMIT:
+            raise Unsupported(f"llvm.alloca of more than {STACK_LIMIT} bytes in all")
+        self.stack.extend(bytes(base + size - len(self.stack)))
+        return self.set(op, STACK_BASE + base)
+
+    def _slot(self, addr: int, n: int) -> int | None:
+        """The offset of [addr, addr + n) in the stack, None if not in it."""
+        off = addr - STACK_BASE
+        if 0 <= off and off + n <= len(self.stack):
+            return off
+        if 0 <= off < STACK_LIMIT:
+            raise Unsupported(f"an access past the stack slots at {addr:#x}")
+        return None
+
     def load(self, op: Operation) -> _Flow:
         t = op.results[0].type
+        addr, n = int(self.v(op.operands[0]) or 0), layout(t)[0]
+        off = self._slot(addr, n)
+        if off is not None:
+            return self.set(op, decode(bytes(self.stack[off:off + n]), t))
         self.rt.set_location(op_loc(op))
-        data = self.rt.host_read(int(self.v(op.operands[0]) or 0), layout(t)[0])
+        data = self.rt.host_read(addr, n)
         return self.set(op, decode(data, t) if data is not None else 0)
 
     def store(self, op: Operation) -> _Flow:
         value, ptr = op.operands[0], op.operands[1]
+        addr, data = int(self.v(ptr) or 0), encode(self.v(value), value.type)
+        off = self._slot(addr, len(data))
+        if off is not None:
+            self.stack[off:off + len(data)] = data
+            return None
         self.rt.set_location(op_loc(op))
-        self.rt.host_write(int(self.v(ptr) or 0), encode(self.v(value), value.type))
+        self.rt.host_write(addr, data)
         return None
 
     def memref_address(self, op: Operation, mref: SSAValue, idx: Sequence[SSAValue]) -> int:
@@ -406,8 +439,9 @@ _HANDLERS: dict[str, Callable[[_Machine, Operation], _Flow]] = {
         op, m.v(op.operands[0]).extract(ints(prop(op, "position")))
     ),
     "llvm.getelementptr": _Machine.gep,
-    "llvm.ptrtoint": lambda m, op: m.set(op, m.v(op.operands[0])),
-    "llvm.inttoptr": lambda m, op: m.set(op, m.v(op.operands[0])),
+    # A pointer is 64 bits: to a narrower integer and back loses the top.
+    "llvm.ptrtoint": lambda m, op: m.resize(op, sign_extend=False),
+    "llvm.inttoptr": lambda m, op: m.resize(op, sign_extend=False),
     # One flat address space here: a pointer keeps its value across spaces.
     "llvm.addrspacecast": lambda m, op: m.set(op, m.v(op.operands[0])),
     "llvm.bitcast": _Machine.bitcast,
@@ -423,6 +457,7 @@ _HANDLERS: dict[str, Callable[[_Machine, Operation], _Flow]] = {
     "arith.cmpi": _icmp,
     "llvm.select": _select,
     "arith.select": _select,
+    "llvm.alloca": _Machine.alloca,
     "llvm.load": _Machine.load,
     "llvm.store": _Machine.store,
     "memref.load": _Machine.memref_load,

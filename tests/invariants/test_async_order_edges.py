@@ -19,8 +19,7 @@ below was `holds`, every twin `holds` too):
 - c. event re-records: a wait (53) or an event synchronize (54) sees only the
   latest record, also when the re-record is on one branch (58).
 
-Where the simulator cannot follow a program (the lowered interpreter does
-not run `llvm.alloca`), the test says so rather than skipping silently.
+The simulator runs every program, stack slots (`llvm.alloca`) included.
 """
 
 from __future__ import annotations
@@ -91,10 +90,6 @@ def _simulate(file: str, name: str) -> list[tuple[str, list[str]]]:
 def test_simulator_agrees(item: tuple[str, str]) -> None:
     file, name = item
     runs = _simulate(file, name)
-    if "llvm.alloca" in sections(file)[name]:
-        # The lowered interpreter does not run stack slots: blind here.
-        assert all(status == "unsupported" for status, _ in runs), runs
-        return
     assert all(status == "ok" for status, _ in runs), runs
     if name.startswith("twin"):
         assert not any(races for _, races in runs), runs
@@ -104,7 +99,6 @@ def test_simulator_agrees(item: tuple[str, str]) -> None:
 
 def test_every_edge_kind_has_a_simulated_bug() -> None:
     seen = {f for f, name in PROGRAMS if name.startswith("bug")
-            and "llvm.alloca" not in sections(f)[name]
             and any(races for _, races in _simulate(f, name))}
     assert seen == set(FILES)
 

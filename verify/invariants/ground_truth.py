@@ -171,8 +171,8 @@ def observe(invariant: str, ex: Execution, facts: SourceFacts) -> Observation:
             return Observation(False, why_not="the source did not run")
         if any(e.kind in RACES for e in src.outcome.errors):
             return Observation(False, why_not="the source itself races on these inputs")
-        return Observation(True, [f"{e.kind} at {e.loc or '?'} ({e.detail})"
-                                  for e in errors if e.kind in RACES])
+        races = [f"{e.kind} at {e.loc or '?'} ({e.detail})" for e in errors if e.kind in RACES]
+        return Observation(True, races or _out_of_order(ex))
     if invariant == "runtime-contract":
         return Observation(True, [f"{e.kind} at {e.loc or '?'} ({e.detail})" for e in errors
                                   if e.kind in (NULL_STREAM, INVALID_HANDLE)])
@@ -194,6 +194,21 @@ def _leaks(invariant: str, ex: Execution) -> Observation:
     seen += [f"{e.detail} at {e.loc or '?'}" for e in low.outcome.errors
              if e.kind == DOUBLE_DESTROY and e.call.startswith(kind)]
     return Observation(True, seen)
+
+
+def _out_of_order(ex: Execution) -> list[str]:
+    """Buffers whose final bytes differ from the source's although nothing
+    raced: work ordered, but in another order than the source's edges."""
+    from oracles.differential import normalize
+
+    assert ex.source is not None and ex.source.outcome is not None
+    assert ex.lowered is not None and ex.lowered.outcome is not None
+    src = normalize(ex.source.outcome, False)["allocations"]
+    low = normalize(ex.lowered.outcome, False)["allocations"]
+    return [f"{label} ends with {low[label]['contents']}, the source's with "
+            f"{src[label]['contents']} (work ran in another order)"
+            for label in sorted(set(src) & set(low))
+            if src[label]["contents"] != low[label]["contents"]]
 
 
 def _wrong_flags(ex: Execution, facts: SourceFacts) -> list[str]:
