@@ -45,7 +45,11 @@ def test_seeded_bug_found_within_300_and_shrunk(bug: str, mutant) -> None:
     key = (lowering.spec, BUGS[bug])
     assert key in report.found, sorted(report.found)
     assert report.first_seen[key] <= 300
-    assert report.found[key].program.op_count() <= 5, report.found[key].program.to_mlir()
+    # drop-synchronize: since a host wait orders its work before every later
+    # GPU op, the first program found is two memsets of one buffer on two
+    # streams (7 ops, none removable), not the host read after a memset (5).
+    bound = 7 if bug == "drop-synchronize" else 5
+    assert report.found[key].program.op_count() <= bound, report.found[key].program.to_mlir()
 
 
 # Issue 15: the differential oracle alone, on a default campaign (kernels,
