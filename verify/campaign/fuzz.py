@@ -56,7 +56,8 @@ from verify.campaign.shrink import (
     seeded,
     shrink,
 )
-from verify.invariants.pipeline import Judgement, Tally, check_batch
+from verify.invariants.ground_truth import EXECUTION_DECIDED
+from verify.invariants.pipeline import Judgement, Tally, check_batch, judge
 from verify.invariants.solver import DEFAULT_TIMEOUT_MS
 from verify.invariants.witness import DEFAULT_CROSSCHECK_SHARE, TruthPolicy
 from verify.lowerings.base import Lowering
@@ -388,6 +389,8 @@ class _Campaign:
                 f = self._unshrunk(key, first)
                 if f is not None:
                     found[key] = f
+        for f in found.values():
+            self._confirm_natively(f)
         # A campaign killed while writing its violations keeps those written.
         written = opts.resume.violations if opts.resume else []
         done = {(r.get("lowering"), r.get("invariant")) for r in written}
@@ -405,6 +408,21 @@ class _Campaign:
                      "summary": report.summary(), "coverage": self.coverage,
                      "stopped_by": self.stopped_by, "elapsed": report.elapsed})
         return report
+
+    def _confirm_natively(self, found: Found) -> None:
+        """Run a reported violation's witness natively as well (`check` does
+        for every one; a campaign for those it reports, shrunk)."""
+        if found.invariant not in EXECUTION_DECIDED:
+            return
+        lowering = next((lw for lw in self.opts.lowerings if lw.spec == found.spec), None)
+        if lowering is None:
+            return
+        outcome = lowering.lower_batch([found.program])[0]
+        j = judge(found.program, outcome, found.spec, [found.invariant], self.opts.runtime,
+                  self.opts.solver_timeout_ms, truth=TruthPolicy(native=True))
+        again = {v.detail: v.confirmation for v in j.violations()}
+        for v in found.judgement.results[found.invariant].violations:
+            v.confirmation = again.get(v.detail, v.confirmation)
 
     def _replay_settings(self) -> dict[str, Any]:
         """What `replay` needs, besides lowering and invariant, to judge a
