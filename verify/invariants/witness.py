@@ -83,7 +83,6 @@ class _Runs:
     ctx: CheckContext
     module: Any
     made: dict[tuple[str, tuple[tuple[str, Any], ...]], Execution] = field(default_factory=dict)
-    residue: str = ""  # why runs of this module confirm nothing, if they cannot
 
     def get(self, function: str, inputs: dict[str, Any]) -> Execution:
         key = (function, tuple(sorted(inputs.items())))
@@ -108,13 +107,18 @@ def reconcile(ctx: CheckContext, results: MutableMapping[str, CheckResult],
             for v in results[i].violations:
                 v.confirmation = why
         return []
-    runs = _Runs(ctx, _runnable(ctx))
     residue = sorted({r.what for r in ctx.lowered.residue})
     if residue:
-        # The interpreter runs leftovers by their source meaning: a model,
-        # not the lowered code, which does not even translate to LLVM IR.
-        runs.residue = (f"ops left unconverted ({', '.join(residue[:3])}): the lowered code "
-                        "cannot run as it is")
+        # The lowered code does not even translate to LLVM IR; the
+        # interpreter would run leftovers by their source meaning, a model
+        # of the source, not the code.  Nothing is run.
+        why = (f"{NOT_CONFIRMED}: ops left unconverted ({', '.join(residue[:3])}): the "
+               "lowered code cannot run as it is")
+        for i in todo:
+            for v in results[i].violations:
+                v.confirmation = why
+        return []
+    runs = _Runs(ctx, _runnable(ctx))
     found: list[Disagreement] = []
     crosscheck = policy.crosschecks(ctx.lowered_text)
     for i in todo:
@@ -129,8 +133,12 @@ def reconcile(ctx: CheckContext, results: MutableMapping[str, CheckResult],
 
 def _runnable(ctx: CheckContext) -> Any:
     from oracles.lowered_interp import read_fast
+    from verify.ir import fastparse
     from verify.ir.lowered_ir import opaque_pointers
 
+    if isinstance(ctx.module, fastparse.Op) and "!llvm.ptr<" not in ctx.lowered_text:
+        # read already, by the fast reader (typed pointers are made opaque first)
+        return ctx.module
     text = opaque_pointers(ctx.lowered_text)
     fast = read_fast(text)
     return fast if fast is not None else text
@@ -187,15 +195,8 @@ def _confirm(runs: _Runs, result: CheckResult, native: bool) -> list[Disagreemen
                 shown.append((ex, f"{ex.show_inputs(runs.ctx.source)}: {seen.seen[0]}"))
             else:
                 ran.append(ex.show_inputs(runs.ctx.source))
-        if shown and runs.residue:
-            v.confirmation = (f"{NOT_CONFIRMED}: {runs.residue}; with them run by their source "
-                              f"meaning, {shown[0][1]}")
-            kept.append(v)
-        elif shown:
+        if shown:
             v.confirmation = _confirmed(runs, result.invariant, *shown[0], native)
-            kept.append(v)
-        elif runs.residue:
-            v.confirmation = f"{NOT_CONFIRMED}: {runs.residue}"
             kept.append(v)
         elif undecided or not ran:
             v.confirmation = f"{NOT_CONFIRMED}: {undecided[0] if undecided else 'nothing ran'}"
@@ -222,7 +223,7 @@ def _crosscheck(runs: _Runs, result: CheckResult, budget: int) -> list[Disagreem
             if not seen.decided:
                 continue
             tried += 1
-            if seen.seen and not runs.residue:
+            if seen.seen:
                 what = f"{ex.show_inputs(runs.ctx.source)}: {seen.seen[0]}"
                 result.verdict = "violated"
                 result.violations = [Violation(
