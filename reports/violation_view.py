@@ -123,6 +123,7 @@ def violation_view(v: dict[str, Any], index: int, lit: dict[str, Any] | None = N
         "lowering": str(v.get("lowering", "?")),
         "pipeline": str(v.get("pipeline") or ""),
         "detail": str(v.get("detail", "")),
+        "confirmation": str(v.get("confirmation") or ""),
         "program": [{"n": n, "html": highlight(ln),
                      "mark": bool(marked) and loc_id(ln) in marked}
                     for n, ln in enumerate(program.splitlines(), 1)],

@@ -153,7 +153,8 @@ def make_violation(wrappers: dict[str, str], tmp_path_factory: pytest.TempPathFa
     def make(vid: str, invariant: str, tool: str, program: str, *,
              pipeline: str = "gpu-to-llvm", marked: list[str] | None = None,
              lowering: str | None = None,
-             detail: str = "", counterexample: dict[str, Any] | None = None) -> dict[str, Any]:
+             detail: str = "", counterexample: dict[str, Any] | None = None,
+             confirmation: str = "") -> dict[str, Any]:
         _, lowered = lower(wrappers[tool], program, pipeline, tmp)
         if lowering is None:
             lowering = "mlir-opt-19" if tool == "real" else f"mlir-opt:{wrappers[tool]}"
@@ -161,7 +162,7 @@ def make_violation(wrappers: dict[str, str], tmp_path_factory: pytest.TempPathFa
                 "invariant": invariant, "lowering": lowering, "pipeline": pipeline,
                 "program": program, "lowered": lowered, "detail": detail,
                 "counterexample": counterexample or {"path": {}},
-                "marked_calls": marked or []}
+                "marked_calls": marked or [], "confirmation": confirmation}
 
     return make
 
@@ -245,6 +246,8 @@ def campaigns(make_violation: Callable[..., dict[str, Any]]) -> dict[str, list[d
         make_violation(f"{c}-v0", "stream-no-leak", "drop-destroy", PROG_STREAM,
                        marked=["op0"], detail="the stream created by op0 is never destroyed",
                        lowering=buggy,
+                       confirmation="confirmed by execution (native run): @f0(): "
+                       "stream@op0#0 is live at exit",
                        counterexample={"path": {}, "source_op": "op0",
                                        "trace_source": ["wait op0 -> s0", "alloc op1 on s0",
                                                         "dealloc op2 on s0", "sync s0"],

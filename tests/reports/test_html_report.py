@@ -160,6 +160,7 @@ def test_violation_evidence(report: tuple[Path, str, Dom]) -> None:
     leak = sections["v-nightly-2-v0"]
     assert "stream-no-leak" in leak["text"] and "the stream created by op0" in leak["text"]
     assert "every stream created is destroyed exactly once" in leak["text"]  # description
+    assert "Execution: confirmed by execution (native run): @f0(): stream@op0#0" in leak["text"]
     assert leak["attrs"]["data-lowering"] == BUGGY
     # Lowered IR in custom form, no harness locations; the marks are on the calls
     # that take the leaked stream, each naming its source position.
@@ -374,7 +375,8 @@ JSON = st.recursive(
     max_leaves=8)
 FIELDS = ["time", "lowerings", "seed", "config", "program", "features", "results", "summary",
           "coverage", "invariant", "lowering", "lowered", "detail", "counterexample",
-          "marked_calls", "id", "pipeline", "examples", "by_lowering", "verdicts", "path"]
+          "marked_calls", "id", "pipeline", "examples", "by_lowering", "verdicts", "path",
+          "confirmation"]
 COUNTS = st.dictionaries(st.sampled_from(["holds", "violated", "unknown", "odd"]), JSON,
                          max_size=3)
 RESULTS = st.dictionaries(st.sampled_from([BUGGY, REAL]), st.fixed_dictionaries(
