@@ -69,6 +69,9 @@ STEP_LIMIT = 200_000
 # host's own scratch, neither a buffer the program observes nor one the
 # runtime checks.
 STACK_BASE = 0x5A00_0000_0000
+# `llvm.mlir.addressof @f` of a function is FUNCTION_BASE + its index: an
+# address a call through the pointer resolves, through memory and casts too.
+FUNCTION_BASE = 0x5F00_0000_0000
 STACK_LIMIT = 1 << 24
 DYNAMIC_INDEX = -2147483648
 
@@ -124,12 +127,15 @@ class _Machine:
         self.steps = 0
         self.raw: list[RawCall] = []
         self.stack = bytearray()  # every llvm.alloca slot, from STACK_BASE on
+        self.addresses: dict[int, str] = {}  # function address -> symbol
+        self.declared: set[str] = set()  # every llvm.func/func.func, bodies or not
         self.funcs: dict[str, Operation] = {}
         for op in module.walk():
             if op_name(op) in ("llvm.func", "func.func"):
                 sym = getattr(prop(op, "sym_name"), "data", None)  # either model's string
                 if isinstance(sym, str):
                     self.funcs[sym] = op
+                    self.declared.add(sym)
 
     # -- control flow -------------------------------------------------------
     def call_function(self, name: str, args: Sequence[Any]) -> list[Any]:
@@ -139,6 +145,9 @@ class _Machine:
         region = fn.regions[0]
         if not region.blocks:
             raise Unsupported(f"@{name} is external")
+        if len(region.blocks[0].args) != len(args):
+            raise Unsupported(f"@{name} takes {len(region.blocks[0].args)} argument(s), "
+                              f"given {len(args)}")
         _, values = self.run_region(region, list(args))
         return list(values)
 
@@ -213,12 +222,26 @@ class _Machine:
         return self.set(op, BINARY[kind](a, b, w) & ((1 << w) - 1))
 
     # -- calls ---------------------------------------------------------------
+    def address_of(self, op: Operation) -> _Flow:
+        ref = prop(op, "global_name")
+        name = getattr(getattr(ref, "root_reference", ref), "data", None)
+        if not isinstance(name, str) or name not in self.declared:
+            raise Unsupported(f"llvm.mlir.addressof of global @{name}")
+        address = FUNCTION_BASE + sorted(self.declared).index(name)
+        self.addresses[address] = name
+        return self.set(op, address)
+
     def call(self, op: Operation) -> _Flow:
         root = getattr(prop(op, "callee"), "root_reference", None)  # either model's ref
-        if root is None:
-            raise Unsupported("indirect call")
-        name = root.data
-        args = [self.v(x) for x in op.operands]
+        operands = list(op.operands)
+        if root is None:  # through a function pointer: its first operand
+            target = int(self.v(operands[0]) or 0)
+            if target not in self.addresses:
+                raise Unsupported(f"indirect call through {target:#x}, no function's address")
+            name, operands = self.addresses[target], operands[1:]
+        else:
+            name = root.data
+        args = [self.v(x) for x in operands]
         fn = self.funcs.get(name)
         if fn is not None and fn.regions and fn.regions[0].blocks:
             return self.set(op, *self.call_function(name, args))
@@ -228,7 +251,7 @@ class _Machine:
                 return self.set(op, self.rt.host_alloc(int(args[0] or 0)))
             self.rt.host_free(int(args[0] or 0))
             return None
-        kinds = "".join("p" if type_name(x.type) == "!llvm.ptr" else "i" for x in op.operands)
+        kinds = "".join("p" if type_name(x.type) == "!llvm.ptr" else "i" for x in operands)
         loc = op_loc(op)
         self.rt.set_location(loc)
         if self.residue_streams and lowered_gpu.event_use(
@@ -458,6 +481,7 @@ _HANDLERS: dict[str, Callable[[_Machine, Operation], _Flow]] = {
     "llvm.select": _select,
     "arith.select": _select,
     "llvm.alloca": _Machine.alloca,
+    "llvm.mlir.addressof": _Machine.address_of,
     "llvm.load": _Machine.load,
     "llvm.store": _Machine.store,
     "memref.load": _Machine.memref_load,
