@@ -209,3 +209,23 @@ def test_ops_sharing_a_location_are_told_apart():
     j = row["mlir-opt-19"]
     assert j.verdicts() == {"host-shared-flag": "holds", "sync-alloc-no-stream": "holds"}
     assert not j.disagreements
+
+
+def test_a_source_outside_the_model_is_run_from_its_labels():
+    """A file with a token passed between functions is outside the Program
+    model: its lowered functions still run, their arguments made from the
+    calling-convention labels, and 19's stream destroyed as an event is
+    confirmed (the stream leaks; the event calls get a stream)."""
+    from tests.conftest import need_mlir_opt
+    from verify.campaign.check_file import check_file
+    from verify.lowerings.registry import resolve
+
+    need_mlir_opt(19)
+    _, row = check_file("tests/corpus/token_across_functions.mlir", [resolve("mlir-opt-19")],
+                        ["stream-no-leak", "runtime-contract"])
+    j = row["mlir-opt-19"]
+    leak = j.results["stream-no-leak"].violations[0].confirmation
+    assert leak.startswith(f"{CONFIRMED} (lowered-IR interpreter): @begin_upload()"), leak
+    assert "not run natively: the source is outside the executable model" in leak
+    contract = j.results["runtime-contract"].violations[0].confirmation
+    assert contract.startswith(CONFIRMED) and "invalid-handle" in contract, contract

@@ -18,14 +18,14 @@ from __future__ import annotations
 
 import atexit
 import itertools
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from math import prod
 from typing import Any
 
 from oracles.differential import DEFAULT_SIZE, _lowered_args, default_value, program_kernels
 from oracles.kernel_api import ELEM_BYTES
-from oracles.lowered_interp import LoweredRun, run_function
+from oracles.lowered_interp import LoweredRun, parse_module, run_function
 from oracles.runtime import (
     DEVICE_RACE,
     DOUBLE_DESTROY,
@@ -146,6 +146,38 @@ def execute(program: Program, module: Any, function: str, inputs: Mapping[str, A
     return ex
 
 
+def execute_lowered_only(facts: SourceFacts, module: Any, function: str,
+                         inputs: Mapping[str, ArgValue], profile: str = "cuda") -> Execution:
+    """Run `function` of the lowered `module` alone, its arguments made from
+    the source facts' labels (a source outside the executable model);
+    `inputs` by source label.  The source does not run (`source` None)."""
+    from verify.invariants.lowered_args import function_types, lowered_arguments
+
+    ex = Execution(function, dict(inputs), arg_order=tuple(facts.arg_names.get(function, [])))
+    if isinstance(module, str):
+        try:
+            module = parse_module(module)
+        except Exception as e:  # noqa: BLE001 - unreadable: nothing runs
+            ex.why_not = f"the lowered module is not read: {e}"
+            return ex
+    types = function_types(module, function)
+    if types is None:
+        ex.why_not = f"the lowered module has no @{function} with a body"
+        return ex
+    rt = SimulatedRuntime(profile, 0)
+    try:
+        args = lowered_arguments(facts.lowered_arg_names.get(function, []), types, inputs, rt)
+        if isinstance(args, str):
+            ex.why_not = args
+            return ex
+        ex.lowered = run_function(module, function, args, rt)
+    finally:
+        rt.close()
+    if ex.lowered.status != "ok":
+        ex.why_not = f"the lowered code does not run to the end: {ex.lowered.reason}"
+    return ex
+
+
 def observe(invariant: str, ex: Execution, facts: SourceFacts) -> Observation:
     """What `ex` shows about `invariant` (`facts`: what gpu-to-llvm was given)."""
     if not ex.ran:
@@ -157,7 +189,7 @@ def observe(invariant: str, ex: Execution, facts: SourceFacts) -> Observation:
         return Observation(True, [f"{e.kind} at {e.loc or '?'} ({e.detail})" for e in errors
                                   if e.kind in (USE_AFTER_DESTROY, DOUBLE_DESTROY)])
     if invariant in ("stream-no-leak", "event-no-leak"):
-        return _leaks(invariant, ex)
+        return _leaks(invariant, ex, facts)
     if invariant == "sync-alloc-no-stream":
         sync = {op.id for op in facts.sync_allocs()}
         return Observation(True, [f"mgpuStreamCreate at {c.loc} (a synchronous gpu.alloc)"
@@ -179,13 +211,16 @@ def observe(invariant: str, ex: Execution, facts: SourceFacts) -> Observation:
     return Observation(False, why_not=f"{invariant} is not decided by execution")
 
 
-def _leaks(invariant: str, ex: Execution) -> Observation:
+def _leaks(invariant: str, ex: Execution, facts: SourceFacts) -> Observation:
     low, src = ex.lowered, ex.source
     assert low is not None and low.outcome is not None
     if low.token_residue:
         return Observation(False, why_not="an op left unconverted made or took a token: the "
                            "handles behind it are not the lowered code's")
     kind = "stream" if invariant == "stream-no-leak" else "event"
+    if kind == "stream" and src is None and not _always_awaited(facts):
+        return Observation(False, why_not="the source is outside the executable model and "
+                           "may leave a token un-awaited: which on these inputs is not known")
     if kind == "stream" and src is not None and src.unawaited:
         return Observation(False, why_not="the source leaves token(s) un-awaited on these "
                            f"inputs ({', '.join(src.unawaited[:3])})")
@@ -209,6 +244,15 @@ def _out_of_order(ex: Execution) -> list[str]:
             f"{src[label]['contents']} (work ran in another order)"
             for label in sorted(set(src) & set(low))
             if src[label]["contents"] != low[label]["contents"]]
+
+
+def _always_awaited(facts: SourceFacts) -> bool:
+    """Does the source await every token it makes, on every path?  Then no
+    stream is exempt from stream-no-leak, whatever the inputs."""
+    from verify.model import fold
+
+    return all(fold.truth(facts.awaited.get(op.id)) is True for op in facts.ops.values()
+               if op.is_gpu and op.token is not None)
 
 
 def _wrong_flags(ex: Execution, facts: SourceFacts) -> list[str]:
@@ -349,5 +393,26 @@ def witness_inputs(program: Program, facts: SourceFacts, path: Mapping[str, Any]
     return [(fn.name, {}) for fn in program.functions]
 
 
-def runnable_functions(program: Program) -> Sequence[str]:
-    return [fn.name for fn in program.functions]
+def label_witnesses(facts: SourceFacts, path: Mapping[str, Any]
+                    ) -> list[tuple[str, dict[str, ArgValue]]]:
+    """`witness_inputs` for a source outside the model: inputs by label."""
+    by_fn: dict[str, dict[str, ArgValue]] = {}
+    for key, value in path.items():
+        func, _, label = str(key).rpartition(":")
+        if label in facts.arg_names.get(func, []):
+            by_fn.setdefault(func, {})[label] = value
+    return list(by_fn.items()) or [(f, {}) for f in facts.arg_names]
+
+
+def label_boundary_inputs(facts: SourceFacts, module: Any, function: str, budget: int = 16
+                          ) -> list[dict[str, ArgValue]]:
+    """`boundary_inputs` for a source outside the model: i1 arguments by the
+    lowered types (every assignment within the budget), the rest default."""
+    from verify.invariants.lowered_args import function_types, source_groups
+
+    types = function_types(module, function) or []
+    labels = facts.lowered_arg_names.get(function, [])
+    conds = [base for base, rank in source_groups(labels) if rank == -1
+             and labels.index(base) < len(types) and types[labels.index(base)] == "i1"]
+    patterns = list(itertools.product((False, True), repeat=len(conds)))[:budget]
+    return [dict(zip(conds, p, strict=True)) for p in patterns]

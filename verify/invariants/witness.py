@@ -20,7 +20,7 @@ semantics.
 from __future__ import annotations
 
 import hashlib
-from collections.abc import MutableMapping
+from collections.abc import Mapping, MutableMapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -30,6 +30,9 @@ from verify.invariants.ground_truth import (
     Execution,
     boundary_inputs,
     execute,
+    execute_lowered_only,
+    label_boundary_inputs,
+    label_witnesses,
     observe,
     run_natively,
     witness_inputs,
@@ -87,10 +90,28 @@ class _Runs:
     def get(self, function: str, inputs: dict[str, Any]) -> Execution:
         key = (function, tuple(sorted(inputs.items())))
         if key not in self.made:
-            assert self.ctx.program is not None
-            self.made[key] = execute(self.ctx.program, self.module, function, inputs,
-                                     self.ctx.runtime)
+            program = self.ctx.program
+            self.made[key] = (
+                execute(program, self.module, function, inputs, self.ctx.runtime)
+                if program is not None else
+                execute_lowered_only(self.ctx.source, self.module, function, inputs,
+                                     self.ctx.runtime))
         return self.made[key]
+
+    def witnesses(self, path: Mapping[str, Any]) -> list[tuple[str, dict[str, Any]]]:
+        if self.ctx.program is not None:
+            return witness_inputs(self.ctx.program, self.ctx.source, path)
+        return label_witnesses(self.ctx.source, path)
+
+    def functions(self) -> list[str]:
+        if self.ctx.program is not None:
+            return [fn.name for fn in self.ctx.program.functions]
+        return list(self.ctx.source.arg_names)
+
+    def boundary(self, function: str, budget: int) -> list[dict[str, Any]]:
+        if self.ctx.program is not None:
+            return boundary_inputs(self.ctx.program, function, budget)
+        return label_boundary_inputs(self.ctx.source, self.module, function, budget)
 
 
 def reconcile(ctx: CheckContext, results: MutableMapping[str, CheckResult],
@@ -99,13 +120,6 @@ def reconcile(ctx: CheckContext, results: MutableMapping[str, CheckResult],
     in place; returns the disagreements found (analysis defects)."""
     todo = [i for i in EXECUTION_DECIDED if i in results]
     if not todo:
-        return []
-    if ctx.program is None:
-        why = ("not confirmed: the source uses ops outside the executable model, so the "
-               "lowered code cannot be run with its inputs")
-        for i in todo:
-            for v in results[i].violations:
-                v.confirmation = why
         return []
     residue = sorted({r.what for r in ctx.lowered.residue})
     if residue:
@@ -141,7 +155,14 @@ def _runnable(ctx: CheckContext) -> Any:
         return ctx.module
     text = opaque_pointers(ctx.lowered_text)
     fast = read_fast(text)
-    return fast if fast is not None else text
+    if fast is not None:
+        return fast
+    from oracles.lowered_interp import parse_module
+
+    try:
+        return parse_module(text)
+    except Exception:  # noqa: BLE001 - unreadable: each run says so
+        return text
 
 
 def _execute(runs: _Runs, function: str, inputs: dict[str, Any]) -> Execution:
@@ -164,7 +185,8 @@ def _confirmed(runs: _Runs, invariant: str, ex: Execution, shown: str, native: b
     interpreted = f"{CONFIRMED} (lowered-IR interpreter): {shown}"
     if not native:
         return interpreted
-    assert runs.ctx.program is not None
+    if runs.ctx.program is None:
+        return f"{interpreted}; not run natively: the source is outside the executable model"
     nat = run_natively(runs.ctx.program, ex, runs.ctx.lowered_text, runs.ctx.runtime)
     if isinstance(nat, str):
         return f"{interpreted}; not run natively: {nat}"
@@ -180,13 +202,11 @@ def _confirmed(runs: _Runs, invariant: str, ex: Execution, shown: str, native: b
 def _confirm(runs: _Runs, result: CheckResult, native: bool) -> list[Disagreement]:
     kept: list[Violation] = []
     contradicted: list[str] = []
-    program = runs.ctx.program
-    assert program is not None
     for v in result.violations:
         path = v.counterexample.get("path") or {}
         shown: list[tuple[Execution, str]] = []
         undecided, ran = [], []
-        for function, inputs in witness_inputs(program, runs.ctx.source, path):
+        for function, inputs in runs.witnesses(path):
             ex = _execute(runs, function, inputs)
             seen = observe(result.invariant, ex, runs.ctx.lowering_input)
             if not seen.decided:
@@ -213,12 +233,10 @@ def _confirm(runs: _Runs, result: CheckResult, native: bool) -> list[Disagreemen
 
 
 def _crosscheck(runs: _Runs, result: CheckResult, budget: int) -> list[Disagreement]:
-    program = runs.ctx.program
-    assert program is not None
     tried = 0
-    for fn in program.functions:
-        for inputs in boundary_inputs(program, fn.name, budget):
-            ex = _execute(runs, fn.name, inputs)
+    for function in runs.functions():
+        for inputs in runs.boundary(function, budget):
+            ex = _execute(runs, function, inputs)
             seen = observe(result.invariant, ex, runs.ctx.lowering_input)
             if not seen.decided:
                 continue
@@ -228,7 +246,7 @@ def _crosscheck(runs: _Runs, result: CheckResult, budget: int) -> list[Disagreem
                 result.verdict = "violated"
                 result.violations = [Violation(
                     result.invariant, f"{FOUND} (the analysis said holds): {what}",
-                    {"inputs": {f"{fn.name}:{k}": v
+                    {"inputs": {f"{function}:{k}": v
                                 for k, v in ex.named_inputs(runs.ctx.source).items()},
                      "found_by": "execution"}, confirmation=f"{FOUND}: {what}")]
                 return [Disagreement(result.invariant, "unsound", "holds", what)]
