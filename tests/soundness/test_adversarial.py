@@ -106,6 +106,41 @@ Expectations:
            order
      twin: record, wait, synchronize the second stream, read: order [H]
 
+50 host write, then an async copy reads the buffer (program order)
+     bugs: the copy issued before the store; in a helper; on a stream
+           through an alloca slot: order
+     twins: store, then copy (also through a slot): order [H]
+51 host wait, then work issued after it on a new stream
+     bugs: the synchronize below the copy; in a helper called there;
+           mgpuEventSynchronize of the stream handle (does not wait): order
+     twins: synchronize, then the copy (also in a helper): order [H]
+52 host read, then an async memset of the buffer
+     bugs: the memset issued before the read; in a helper; bug:fill-no-
+           location, the helper's memset without a location (unknown): order
+     twins: read, then memset (also in a helper): order [H]
+53 a stream wait sees the event's latest record only
+     bugs: re-recorded on the waiting stream before the wait; in a helper;
+           through an alloca slot: order
+     twins: the re-record on the memset's stream is the latest: order [H]
+54 an event synchronize sees the latest record only
+     bugs: re-recorded on an empty stream; in a helper; the record after the
+           synchronize: order
+     twins: the latest record on the memset's stream: order [H]
+55 cf loop: iteration 1's host read after iteration 0's memset
+     bugs: the synchronize hoisted out of the loop; in a helper: order
+     twins: synchronize per iteration (also in a helper): order [H]
+56 cf loop, event re-recorded per iteration, synchronized in the next
+     bugs: re-record on an empty stream; in a helper; the record before the
+           memset: order
+     twins: record after the memset (also in a helper): order [H]
+57 two cf loops, 2 trips then 1 (source order across loops)
+     bugs: the synchronize after the first loop dropped; in a helper given
+           another stream: order
+     twins: the synchronize after the loop (also in a helper): order [H]
+58 event re-recorded on one branch of %c (guards on the latest record)
+     bugs: the re-record on %c only, inline or in a helper: order
+     twin: the conditional record before the latest one: order [H]
+
 (order = async-order, uad = stream-no-use-after-destroy, leak =
 stream-no-leak, event = event-no-leak, flag = host-shared-flag.)  Cases 01-15
 are the brief's; 16-27 probe further (memory escapes, indirect calls,
@@ -188,6 +223,18 @@ CASES: list[Case] = [
     Case("25_deep_call_chain", (UAD, LEAK), (LEAK, UAD), NOT_VIOLATED),
     Case("26_slot_escapes_handle_used", (UAD,), (LEAK, UAD), UNKNOWN),
     Case("27_wait_through_second_stream", (ORDER,), (ORDER,), HOLDS),
+]
+# async-order's edge kinds (issue 25, item 7; cases 50-69).
+CASES += [
+    Case("50_host_write_before_async_copy", (ORDER,), (ORDER,), HOLDS),
+    Case("51_host_wait_before_later_work", (ORDER,), (ORDER,), HOLDS),
+    Case("52_host_read_before_async_write", (ORDER,), (ORDER,), HOLDS),
+    Case("53_wait_sees_latest_record", (ORDER,), (ORDER,), HOLDS),
+    Case("54_event_sync_sees_latest_record", (ORDER,), (ORDER,), HOLDS),
+    Case("55_loop_read_after_previous_iteration", (ORDER,), (ORDER,), HOLDS),
+    Case("56_loop_event_rerecorded", (ORDER,), (ORDER,), HOLDS),
+    Case("57_sibling_loops", (ORDER,), (ORDER,), HOLDS),
+    Case("58_rerecord_on_one_branch", (ORDER,), (ORDER,), HOLDS),
 ]
 BY_FILE = {c.file: c for c in CASES}
 _SECTION = re.compile(r"^// ---- (\w+(?::[\w-]+)?)\s*$", re.M)
