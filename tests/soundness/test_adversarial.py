@@ -106,6 +106,39 @@ Expectations:
            order
      twin: record, wait, synchronize the second stream, read: order [H]
 
+28 i8 127 + 1 wraps to -128 (icmp slt 0)
+     bug:  double destroy where the sum is negative: uad, leak
+     twin: one destroy there: uad, leak [H]
+29 icmp ult / arith.cmpi ult read unsigned (0 <u -1; 5 <u 250 in i8)
+     bugs: double destroy where ult holds: uad, leak
+     twins: one destroy there: uad, leak [H]
+30 scf.for over i8 from 100 to 100 + 100 (-56) step 100: no iteration
+     bug:  the only destroy in the body: leak
+     twin: destroy in the body and after the loop: leak, uad [H]
+31 trunc i32 256 to i8 is 0; zext i8 -1 is 255; sext i8 100 + 100 is negative
+     bugs: double destroy where the compare holds: uad, leak
+     twins: one destroy there: uad, leak [H]
+32 ptrtoint to i32 and back is not the stream
+     bug:  the truncated round trip destroyed: leak
+     twin: the i64 round trip destroyed: leak, uad [H]
+33 an i64 constant equal to the old first handle number, inttoptr
+     bug:  that pointer destroyed instead of the stream: leak
+     twin: a second destroy only if it equals the stream: uad, leak [H]
+34 a loop passes (%b, %a) back to ^head(%a, %b) (parallel assignment)
+     bug:  %b (the first stream) and the first stream destroyed: uad, leak
+     twin: %a and %b destroyed: uad, leak [H]
+35 stream in a struct in a struct, extractvalue [1, 0] (or [1] then [0])
+     bugs: the value read back and the stream destroyed: uad, leak
+     twins: the value read back destroyed: leak, uad [H]
+36 slot overwritten through getelementptr [0] (or [0, 0] of a struct)
+     bugs: loaded value and the stored one destroyed; bug:dynamic through
+           [%i]: uad, leak
+     twins: loaded value and the first stream destroyed: uad, leak [H]
+37 stream created through llvm.call %f, %f = addressof @mgpuStreamCreate
+     bugs: never destroyed; bug:unresolved through a pointer loaded from a
+           global: leak
+     twin: synchronized and destroyed: leak, uad [H]
+
 50 host write, then an async copy reads the buffer (program order)
      bugs: the copy issued before the store; in a helper; on a stream
            through an alloca slot: order
@@ -144,7 +177,9 @@ Expectations:
 (order = async-order, uad = stream-no-use-after-destroy, leak =
 stream-no-leak, event = event-no-leak, flag = host-shared-flag.)  Cases 01-15
 are the brief's; 16-27 probe further (memory escapes, indirect calls,
-switch, bounds of unrolling and inlining).
+switch, bounds of unrolling and inlining); 28-37 check exact semantics
+(bit-vector integers, handles as their own kind, parallel block arguments,
+nested aggregates, stores through derived pointers, indirect calls).
 
 `test_false_holds_and_false_alarms` counts, over the whole suite, false holds
 (a bug program's target `holds` or `not-applicable`, or a [U] twin target
@@ -223,6 +258,17 @@ CASES: list[Case] = [
     Case("25_deep_call_chain", (UAD, LEAK), (LEAK, UAD), NOT_VIOLATED),
     Case("26_slot_escapes_handle_used", (UAD,), (LEAK, UAD), UNKNOWN),
     Case("27_wait_through_second_stream", (ORDER,), (ORDER,), HOLDS),
+    # Exact semantics (issue 25, item 5).
+    Case("28_wraparound_add", (UAD, LEAK), (UAD, LEAK), HOLDS),
+    Case("29_unsigned_compare", (UAD, LEAK), (UAD, LEAK), HOLDS),
+    Case("30_i8_loop_bounds", (LEAK,), (LEAK, UAD), HOLDS),
+    Case("31_trunc_zext_sext", (UAD, LEAK), (UAD, LEAK), HOLDS),
+    Case("32_ptrtoint_narrow", (LEAK,), (LEAK, UAD), HOLDS),
+    Case("33_constant_handle_number", (LEAK,), (UAD, LEAK), HOLDS),
+    Case("34_block_arg_swap", (UAD, LEAK), (UAD, LEAK), HOLDS),
+    Case("35_nested_aggregates", (UAD, LEAK), (LEAK, UAD), HOLDS),
+    Case("36_store_through_gep", (UAD, LEAK), (UAD, LEAK), HOLDS),
+    Case("37_indirect_create", (LEAK,), (LEAK, UAD), HOLDS),
 ]
 # async-order's edge kinds (issue 25, item 7; cases 50-69).
 CASES += [

@@ -1,17 +1,20 @@
 """Runtime-call events of a lowered module, with path conditions.
 
-Every SSA value becomes a Z3 integer term (see `verify.model.values`):
-`llvm.mlir.zero` is 0, each executed `mgpuStreamCreate` / `mgpuEventCreate`
-a fresh handle, integer constants their value, integer arithmetic and
-comparisons Z3 arithmetic, casts pass their operand through, and values
-that merge control flow (`llvm.select`, `scf.if` results, block arguments,
-loop-carried values) become `If` terms.  Each call gets a guard: the
-conjunction of branch conditions under which it runs.
+Every SSA value becomes a Z3 term (see `verify.model.values`): a value of
+an integer type a bit-vector of its width with LLVM's semantics
+(`verify.extract.ints`), any other a Z3 integer: `llvm.mlir.zero` is 0,
+each executed `mgpuStreamCreate` / `mgpuEventCreate` a fresh handle, and
+values that merge control flow (`llvm.select`, `scf.if` results, block
+arguments, assigned in parallel, loop-carried values) become `If` terms.
+Each call gets a guard: the conjunction of branch conditions under which
+it runs.
 
 Handles are followed where the code puts them: through stack slots
-(`llvm.alloca` + `llvm.store` + `llvm.load`, forwarded within a function),
-through struct fields (`llvm.insertvalue` / `llvm.extractvalue`), and into
-functions of the same module, which are inlined (up to `MAX_INLINE` deep).
+(`llvm.alloca` + `llvm.store` + `llvm.load`, forwarded within a function,
+also through `llvm.getelementptr` of a slot), through struct fields
+(`llvm.insertvalue` / `llvm.extractvalue`, nested), and into functions of
+the same module, which are inlined (up to `MAX_INLINE` deep), also when
+called through `llvm.mlir.addressof` of one.
 Where a handle leaves what the analysis follows (stored through a pointer it
 does not track, passed to an external function or an op it does not model,
 returned from a root function) the extractor records an *escape*, a
@@ -30,7 +33,6 @@ run on one path, the earlier-listed one runs first.
 
 from __future__ import annotations
 
-import re
 from typing import Any
 
 import z3
@@ -45,7 +47,9 @@ from verify.extract.facts import (
     LoweredFacts,
     Residue,
 )
+from verify.extract.ints import ARITH, Integers
 from verify.extract.memory import Memory
+from verify.extract.state import int_width
 from verify.ir.attrs import (
     attr_of,
     callee_name,
@@ -84,8 +88,6 @@ _CASTS = {
 }
 _HOST_OPS = {"memref.load": "host.load", "memref.store": "host.store",
              "llvm.load": "host.load", "llvm.store": "host.store"}
-_ARITH = {"llvm.add": "+", "arith.addi": "+", "llvm.sub": "-", "arith.subi": "-",
-          "llvm.mul": "*", "arith.muli": "*"}
 _COMPARE = {"llvm.icmp", "arith.cmpi"}
 _RETURNS = {"llvm.return", "func.return"}
 _CALLS = {"llvm.call", "func.call"}
@@ -99,7 +101,7 @@ DEFAULT_LOOP_BOUND = 4
 MAX_INLINE = 4
 
 
-class _Extractor(ControlFlow, Memory):
+class _Extractor(ControlFlow, Memory, Integers):
     """Walks a lowered module's functions and records what `LoweredFacts` holds."""
 
     def root(self, op: Any) -> None:
@@ -109,15 +111,17 @@ class _Extractor(ControlFlow, Memory):
         for i, arg in enumerate(entry.args):
             label = names[i] if i < len(names) else f"%arg{i}"
             t = type_text(arg)
+            w = int_width(arg)
             if t == "i1":
                 self.conds[arg] = fold.branch(f"{self.func}:{label}")
-            elif t in ("index",) or re.fullmatch(r"i\d+", t):
-                term = z3.Int(f"{self.func}:{label}")
+            elif w is not None:
+                term = z3.BitVec(f"{self.func}:{label}", w)
                 term._taint = False  # type: ignore[attr-defined]
+                term._width = w  # type: ignore[attr-defined]
                 self.env[arg] = term
             else:
                 self.env[arg] = self.fresh()  # the caller's value: not a handle made here
-                self.structs[arg] = ({}, "data")
+                self.structs[arg] = {(): "data"}
         self.region(op.regions[0], self.true)
 
     def op(self, op: Any, guard: z3.BoolRef) -> None:
@@ -129,15 +133,18 @@ class _Extractor(ControlFlow, Memory):
         elif name in ("llvm.mlir.constant", "arith.constant"):
             self.constant(op, guard)
         elif name in _CASTS and len(op.operands) == 1 and len(op.results) == 1:
-            self.cast(op, guard)
+            if int_width(op.operands[0]) is None and int_width(op.results[0]) is None:
+                self.cast(op, guard)
+            else:
+                self.int_cast(op, guard)
         elif name in ("llvm.select", "arith.select"):
             c = self.cond(op.operands[0])
             a, b = op.operands[1], op.operands[2]
             self.define(op.results[0], ite(c, self.val(a), self.val(b)), guard)  # type: ignore[arg-type]
             if a in self.conds or b in self.conds:
                 self.define_cond(op.results[0], ite(c, self.cond(a), self.cond(b)), guard)  # type: ignore[arg-type]
-        elif name in _ARITH and len(op.operands) == 2:
-            self.arith(op, guard, _ARITH[name])
+        elif name in ARITH and len(op.operands) == 2:
+            self.arith(op, guard, ARITH[name])
         elif name in _COMPARE and len(op.operands) == 2:
             self.compare(op, guard)
         elif name == "llvm.alloca":
@@ -146,9 +153,13 @@ class _Extractor(ControlFlow, Memory):
             self.define(op.results[0], slot, guard)
         elif name in ("llvm.store", "llvm.load") and self.memory(op, guard):
             pass
+        elif name == "llvm.getelementptr" and self.gep(op, guard):
+            pass
+        elif name == "llvm.mlir.addressof" and self.address_of(op, guard):
+            pass
         elif name in ("llvm.mlir.undef", "llvm.mlir.poison"):
             self.define(op.results[0], self.fresh(), guard)
-            self.structs[op.results[0]] = ({}, "undef")
+            self.structs[op.results[0]] = {(): "undef"}
         elif name == "llvm.insertvalue":
             self.insert_value(op, guard)
         elif name == "llvm.extractvalue":
@@ -245,12 +256,26 @@ class _Extractor(ControlFlow, Memory):
     def constant(self, op: Any, guard: z3.BoolRef) -> None:
         value = int_value(attr_of(op, "value"))
         result = op.results[0]
-        if value is None:
-            self.define(result, self.fresh("c"), guard)
+        w = int_width(result)
+        if value is None or w is None:
+            self.define(result, self.fresh_for(result), guard)  # a float, a vector
             return
-        self.define(result, lit(value), guard)
-        if type_text(result) == "i1":
-            self.define_cond(result, fold.boolean(bool(value)), guard)
+        self.define(result, fold.bv(value, w), guard)
+        if w == 1:
+            self.define_cond(result, fold.boolean(bool(value & 1)), guard)
+
+    def address_of(self, op: Any, guard: z3.BoolRef) -> bool:
+        """`llvm.mlir.addressof` of a function: a pointer a call through it
+        resolves to that function.  False for a global."""
+        attr = attr_of(op, "global_name")
+        root = getattr(attr, "root_reference", attr)
+        name = str(getattr(root, "data", root)).lstrip("@")
+        if name not in self.funcs:
+            return False
+        ptr = self.fresh()
+        self.fn_ptrs[literal(ptr)] = name  # type: ignore[index]
+        self.define(op.results[0], ptr, guard)
+        return True
 
     def cast(self, op: Any, guard: z3.BoolRef) -> None:
         src, res = op.operands[0], op.results[0]
@@ -261,55 +286,28 @@ class _Extractor(ControlFlow, Memory):
         if src in self.structs:
             self.structs[res] = self.structs[src]
         elif not may_be_handle(value):
-            self.structs[res] = ({}, "data")  # e.g. a memref's descriptor: no handle in it
+            self.structs[res] = {(): "data"}  # e.g. a memref's descriptor: no handle in it
         if "gpu.async.token" in type_text(res):
             self.residue("unresolved cast to !gpu.async.token", op, guard)
 
-    def arith(self, op: Any, guard: z3.BoolRef, sym: str) -> None:
-        a, b = self.val(op.operands[0]), self.val(op.operands[1])
-        if may_be_handle(a) or may_be_handle(b):
-            self.not_modelled(op, guard, op_name(op))
-            return
-        la, lb = literal(a), literal(b)
-        stand_ins = self.facts.unknown_values
-        if (la is not None and la in stand_ins) or (lb is not None and lb in stand_ins):
-            self.define(op.results[0], self.fresh(), guard)  # arithmetic on a stand-in
-        elif la is not None and lb is not None:
-            value = la + lb if sym == "+" else la - lb if sym == "-" else la * lb
-            self.define(op.results[0], lit(value), guard)
-        else:
-            term = a + b if sym == "+" else a - b if sym == "-" else a * b
-            self.define(op.results[0], fold.tag(term, a, b), guard)  # type: ignore[arg-type]
-
-    def compare(self, op: Any, guard: z3.BoolRef) -> None:
-        a, b = self.val(op.operands[0]), self.val(op.operands[1])
-        pred = int_value(attr_of(op, "predicate"))
-        res = op.results[0]
-        self.define(res, self.fresh(), guard)
-        la, lb = literal(a), literal(b)
-        stand_in = any(x is not None and x in self.facts.unknown_values for x in (la, lb))
-        handle = any(x is not None and x >= HANDLE_BASE for x in (la, lb))
-        c: z3.BoolRef | None = None
-        if pred in (0, 1) and (a is b or not stand_in or handle):
-            # A stand-in is never a handle, but two stand-ins may be equal.
-            c = fold.eq(a, b) if pred == 0 else fold.ne(a, b)
-        elif pred is not None and 2 <= pred <= 9 and not stand_in and not handle \
-                and not may_be_handle(a) and not may_be_handle(b):
-            signed = pred <= 5
-            k = pred - 2 if signed else pred - 6
-            if la is not None and lb is not None and (signed or min(la, lb) >= 0):
-                c = fold.boolean([la < lb, la <= lb, la > lb, la >= lb][k])
-            elif signed:
-                c = fold.tag([a < b, a <= b, a > b, a >= b][k], a, b)  # type: ignore[assignment]
-        self.define_cond(res, c if c is not None else self.new_branch(op), guard)
-
     # -- memory and structs --------------------------------------------------
     def call(self, op: Any, guard: z3.BoolRef) -> None:
-        callee = callee_name(op) or "<indirect>"
+        callee = callee_name(op)
+        operands = list(op.operands)
+        sizes = int_tuple(attr_of(op, "operandSegmentSizes"))
+        if sizes:
+            operands = operands[:sizes[0]]  # not the operand bundles
+        if callee is None:
+            fn = literal(self.val(operands[0])) if operands else None
+            callee = self.fn_ptrs.get(fn) if fn is not None else None
+            if callee is None:
+                self.unresolved_call(op, guard)
+                return
+            operands = operands[1:]  # through `llvm.mlir.addressof @callee`
         target = self.funcs.get(callee)
         if target is not None and has_body(target) and callee not in self.inlining \
                 and len(self.inlining) < MAX_INLINE:
-            self.inline(op, target, guard)
+            self.inline(op, target, guard, operands)
             return
         if callee in _LIBC and (target is None or not has_body(target)):
             # The C library's allocator: a fresh pointer, never a handle.
@@ -326,10 +324,18 @@ class _Extractor(ControlFlow, Memory):
             else:
                 self.not_modelled(op, guard, f"call to @{callee} (external function)")
             return
-        args = tuple(self.val(a) for a in op.operands)
-        if callee == "mgpuMemAlloc" and len(args) == 2 and "ptr" in type_text(op.operands[1]):
+        from verify.model.runtime_api import roles
+
+        args = tuple(self.val(a) for a in operands)
+        if callee == "mgpuMemAlloc" and len(args) == 2 and "ptr" in type_text(operands[1]):
             # LLVM 16's mgpuMemAlloc(size, stream): device memory, no flag.
-            args = (*args, lit(0))
+            args = (*args, fold.bv(0, 8))
+        # A handle given as an integer: the pointer it is the address of.
+        sig = roles(callee, len(args)) or ()
+        args = tuple(self.coerce(a, None, lambda: f"a handle argument of @{callee}")
+                     if i < len(sig) and sig[i] in ("stream", "event")
+                     and fold.width_of(a) is not None else a
+                     for i, a in enumerate(args))
         call = Call(len(self.facts.calls), self.func, callee, args, guard, source_loc(op),
                     iters=self.iters)
         if callee in HANDLE_CREATORS:
@@ -338,8 +344,6 @@ class _Extractor(ControlFlow, Memory):
             self.facts.handles[call.handle] = (HANDLE_CREATORS[callee], call)
             self.define(op.results[0], lit(call.handle), guard)
         else:
-            from verify.model.runtime_api import roles
-
             if roles(callee, len(args)) is None:
                 # A runtime entry point the checkers do not know: what it does
                 # with a handle is not modelled.
@@ -349,9 +353,18 @@ class _Extractor(ControlFlow, Memory):
                 self.define(r, self.fresh("r"), guard)
         self.facts.calls.append(call)
 
-    def inline(self, op: Any, target: Any, guard: z3.BoolRef) -> None:
+    def unresolved_call(self, op: Any, guard: z3.BoolRef) -> None:
+        """A call through a pointer that is no known function: it may destroy
+        or use what it is given (escapes) and create handles not seen."""
+        place = where(op)
+        self.facts.hidden_creates.append(Cut(guard, f"a call through a function pointer at "
+                                                    f"{place} the analysis cannot resolve "
+                                                    f"may create streams and events"))
+        self.not_modelled(op, guard, "call to @<unresolved function pointer>")
+
+    def inline(self, op: Any, target: Any, guard: z3.BoolRef, operands: list[Any]) -> None:
         entry = target.regions[0].blocks[0]
-        for param, arg in zip(entry.args, op.operands, strict=False):
+        for param, arg in zip(entry.args, operands, strict=False):
             self.define(param, self.val(arg), guard)
             if arg in self.conds or type_text(param) == "i1":
                 self.define_cond(param, self.cond(arg), guard)

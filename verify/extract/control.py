@@ -13,7 +13,7 @@ from verify.extract.state import WalkerState
 from verify.ir.attrs import attr_of, int_tuple, type_text, where
 from verify.ir.lowered_ir import op_name
 from verify.model import fold
-from verify.model.fold import conj, ite, lit, neg
+from verify.model.fold import conj, ite, neg
 from verify.model.values import literal
 
 
@@ -58,8 +58,7 @@ class ControlFlow(WalkerState):
                 g = fold.disj(e for e, _ in edges)
                 if g is fold.FALSE:
                     continue
-                for i, arg in enumerate(block.args):  # type: ignore[attr-defined]
-                    self.merge_block_arg(arg, [(e, ops[i]) for e, ops in edges if i < len(ops)], g)
+                self.merge_block_args(block.args, edges, g)  # type: ignore[attr-defined]
             self.iters = (*outer, *node.counters)
             ops = list(block.ops)  # type: ignore[attr-defined]
             for op in ops[:-1]:
@@ -79,21 +78,32 @@ class ControlFlow(WalkerState):
                     incoming.setdefault(target, []).append((e, operands))
         self.iters = outer
 
-    def merge_block_arg(self, arg: Any, vals: list[tuple[z3.BoolRef, Any]],
-                        guard: z3.BoolRef) -> None:
+    def merge_block_args(self, args: list[Any], edges: list[tuple[z3.BoolRef, list[Any]]],
+                         guard: z3.BoolRef) -> None:
+        """Assign a block's arguments from its incoming edges, all at once: a
+        branch passing (b, a) to the block of (a, b) swaps them."""
+        merged = [self.merge_value(arg, [(e, ops[i]) for e, ops in edges if i < len(ops)])
+                  for i, arg in enumerate(args)]
+        for arg, (term, c) in zip(args, merged, strict=True):
+            if c is not None:
+                self.define_cond(arg, c, guard)
+            self.define(arg, term, guard)
+            self.structs.pop(arg, None)  # struct fields are not merged
+
+    def merge_value(self, arg: Any, vals: list[tuple[z3.BoolRef, Any]]
+                    ) -> tuple[z3.ArithRef, z3.BoolRef | None]:
+        """The value (and condition, for an i1) an argument gets from `vals`."""
         if not vals:
-            self.define(arg, self.fresh(), guard)
-            return
+            return self.fresh_for(arg), None
+        c: z3.BoolRef | None = None
         if type_text(arg) == "i1":
             c = self.cond(vals[-1][1])
             for e, v in reversed(vals[:-1]):
                 c = ite(e, self.cond(v), c)  # type: ignore[assignment]
-            self.define_cond(arg, c, guard)
         term = self.val(vals[-1][1])
         for e, v in reversed(vals[:-1]):
             term = ite(e, self.val(v), term)  # type: ignore[assignment]
-        self.define(arg, term, guard)
-        self.structs.pop(arg, None)  # struct fields are not merged
+        return term, c
 
     def edges(self, term: Any, guard: z3.BoolRef) -> list[tuple[z3.BoolRef, list[Any]]]:
         succs = list(term.successors)
@@ -121,8 +131,8 @@ class ControlFlow(WalkerState):
         if len(op.regions) > 1 and op.regions[1].blocks:
             else_ops = self.region(op.regions[1], conj(guard, neg(c))) or []
         for i, r in enumerate(op.results):
-            t = self.val(then_ops[i]) if i < len(then_ops) else self.fresh()
-            e = self.val(else_ops[i]) if i < len(else_ops) else self.fresh()
+            t = self.val(then_ops[i]) if i < len(then_ops) else self.fresh_for(r)
+            e = self.val(else_ops[i]) if i < len(else_ops) else self.fresh_for(r)
             self.define(r, ite(c, t, e), guard)  # type: ignore[arg-type]
             if type_text(r) == "i1":
                 tc = self.cond(then_ops[i]) if i < len(then_ops) else self.new_branch(op)
@@ -134,21 +144,23 @@ class ControlFlow(WalkerState):
         carried = [self.val(v) for v in op.operands[3:]]
         body = op.regions[0].blocks[0]
         loop = f"loop at {where(op)}"
-        ls, ll, lu = literal(step), literal(lb), literal(ub)
-        if ls is None or ls <= 0 or any(x is not None and x in self.facts.unknown_values
-                                        for x in (ll, lu)):
+        w = fold.width_of(lb)
+        unsigned = attr_of(op, "unsignedCmp") is not None
+        ls = literal(step)
+        if w is not None and ls is not None and not unsigned:
+            ls = fold.signed(ls, w)
+        if w is None or ls is None or ls <= 0 or self.tainted(lb) or self.tainted(ub):
             self.cut(guard, f"{loop} has a step or bounds the analysis cannot read")
             for r in op.results:
-                self.define(r, self.fresh(), guard)
+                self.define(r, self.fresh_for(r), guard)
             return
-
-        def runs(i: int) -> z3.BoolRef:
-            if ll is not None and lu is not None:
-                return fold.boolean(ll + i * ls < lu)
-            return fold.tag(lb + i * ls < ub, lb, ub)  # type: ignore[return-value, operator]
-
+        # The induction variable wraps around at its width, and each
+        # iteration runs only if every one before it did.
+        less = 6 if unsigned else 2  # icmp ult / slt
+        ran = fold.TRUE
         for i in range(self.loop_bound + 1):
-            ran = runs(i)
+            iv = fold.binop("add", lb, fold.bv(i * ls, w))  # type: ignore[arg-type]
+            ran = conj(ran, fold.compare(less, iv, ub))  # type: ignore[arg-type]
             if i == self.loop_bound:
                 self.cut(conj(guard, ran), f"{loop} runs more than {self.loop_bound} "
                          "iterations")
@@ -156,7 +168,6 @@ class ControlFlow(WalkerState):
             g = conj(guard, ran)
             if g is fold.FALSE:
                 break
-            iv = fold.tag(lb + i * ls, lb) if ll is None else lit(ll + i * ls)
             self.define(body.args[0], iv, g)  # type: ignore[arg-type]
             for arg, v in zip(body.args[1:], carried, strict=False):
                 self.define(arg, v, g)
@@ -197,7 +208,7 @@ class ControlFlow(WalkerState):
                 break
         for k, r in enumerate(op.results):
             vals = [(e, f[k]) for e, f in exits if k < len(f) and e is not fold.FALSE]
-            term = vals[-1][1] if vals else self.fresh()
+            term = vals[-1][1] if vals else self.fresh_for(r)
             for e, v in reversed(vals[:-1]):
                 term = ite(e, v, term)  # type: ignore[assignment]
             self.define(r, term, guard)

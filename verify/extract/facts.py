@@ -16,6 +16,13 @@ GPU_RUNTIME_OPS = {"gpu.alloc", "gpu.dealloc", "gpu.wait", "gpu.memcpy", "gpu.me
                    "gpu.launch_func", "gpu.launch", "gpu.host_register",
                    "gpu.host_unregister"}
 ESCAPE = "<escape>"
+# A reason text, or a function that writes it: most are never shown.
+Words = str | Callable[[], str]
+
+
+def words(text: Words) -> str:
+    return text() if callable(text) else text
+
 # Host reads and writes of buffers are listed among the calls: they are
 # points in host order that async-order needs.
 HOST_ACCESS = ("host.load", "host.store")
@@ -70,7 +77,10 @@ class LoweredFacts:
     residue: list[Residue] = field(default_factory=list)
     cuts: list[Cut] = field(default_factory=list)
     unknown_values: set[int] = field(default_factory=set)  # distinct non-handle stand-ins
-    unknowns: dict[str, str] = field(default_factory=dict)  # "?n" -> what produced it
+    unknowns: dict[str, Words] = field(default_factory=dict)  # "?n" -> what produced it
+    # Calls through a pointer the analysis could not resolve: they may create
+    # streams and events it does not see (so no leak verdict `holds`).
+    hidden_creates: list[Cut] = field(default_factory=list)
     _explored: z3.BoolRef | None = None
 
     @property
@@ -90,9 +100,3 @@ class LoweredFacts:
         return [c for c in self.calls if c.is_escape]
 
 
-# A reason text, or a function that writes it: most are never shown.
-Words = str | Callable[[], str]
-
-
-def words(text: Words) -> str:
-    return text() if callable(text) else text

@@ -16,7 +16,7 @@ from verify.extract.facts import (
     Words,
     words,
 )
-from verify.ir.attrs import pointer_like, source_loc
+from verify.ir.attrs import pointer_like, source_loc, type_text
 from verify.ir.lowered_ir import op_name
 from verify.model import fold
 from verify.model.fold import ite, lit
@@ -24,10 +24,25 @@ from verify.model.values import (
     HANDLE_BASE,
     UNKNOWN_PREFIX,
     escape_flag,
+    leaves,
     literal,
     may_be_handle,
     unknown_int,
+    unknown_vars,
 )
+
+_WIDTHS: dict[str, int | None] = {}
+
+
+def int_width(value: Any) -> int | None:
+    """The width of an integer-typed value (`index`: 64 bits), None for any
+    other type (pointers, structs, tokens, floats)."""
+    t = type_text(value)
+    w = _WIDTHS.get(t, -1)
+    if w == -1:
+        w = 64 if t == "index" else int(t[1:]) if t[:1] == "i" and t[1:].isdigit() else None
+        _WIDTHS[t] = w
+    return w
 
 
 class WalkerState:
@@ -42,12 +57,23 @@ class WalkerState:
         self.facts = LoweredFacts()
         self.env: dict[Any, z3.ArithRef] = {}
         self.conds: dict[Any, z3.BoolRef] = {}
-        # Struct values: the fields set here, and what the others are
-        # ("undef": never set, "data": no handle in them, e.g. a root's
-        # argument, "unknown").
-        self.structs: dict[Any, tuple[dict[tuple[int, ...], z3.ArithRef], str]] = {}
-        self.mem: dict[int, z3.ArithRef] = {}  # stack slot -> its content
+        # Struct values (`verify.extract.memory`): position -> the term of the
+        # field there, or what the fields under it not set are ("undef",
+        # "data": no handle in them, "unknown"); () is the whole struct.
+        self.structs: dict[Any, dict[tuple[int, ...], Any]] = {}
+        # Stack slot -> its cells: byte offset -> (content, size in bytes).
+        self.mem: dict[int, dict[int, tuple[z3.ExprRef, int]]] = {}
         self.slots: set[int] = set()
+        # A pointer into a slot (getelementptr): stand-in -> (slot, byte
+        # offset, None when not a constant).
+        self.derived: dict[int, tuple[int, int | None]] = {}
+        self.gep_ptrs: dict[tuple[int, object], z3.ArithRef] = {}
+        # `ptrtoint`: the address (an unknown 64-bit value) of each pointer
+        # turned into an integer, and back (by the address's term id).
+        self.addrs: dict[object, z3.BitVecRef] = {}
+        self.addr_ptr: dict[int, z3.ExprRef] = {}
+        self.addr_slots: dict[str, int] = {}  # address name -> the slot it is of
+        self.fn_ptrs: dict[int, str] = {}  # stand-in of `llvm.mlir.addressof @f` -> f
         self.escaped_slots: set[int] = set()
         self.fresh_count = 0
         self.next_handle = HANDLE_BASE + 1
@@ -66,32 +92,68 @@ class WalkerState:
         self.facts.unknown_values.add(value)
         return lit(value)
 
-    def unknown(self, why: str) -> z3.ArithRef:
+    def unknown(self, why: Words) -> z3.ArithRef:
         """A value the analysis cannot follow: it may be any handle."""
         self.fresh_count += 1
         name = f"{UNKNOWN_PREFIX}{self.fresh_count}"
         self.facts.unknowns[name] = why
         return unknown_int(name)
 
+    def unknown_bits(self, width: int, why: Words, address: bool = False) -> z3.ArithRef:
+        """An integer the analysis cannot follow (`?nwW`), or the address of a
+        pointer that may be a handle or a slot (`?naW`): never a handle
+        itself, whatever its value."""
+        self.fresh_count += 1
+        name = f"{UNKNOWN_PREFIX}{self.fresh_count}{'a' if address else 'w'}{width}"
+        self.facts.unknowns[name] = why
+        return unknown_int(name)
+
+    def fresh_for(self, ssa: Any) -> z3.ArithRef:
+        """A value of `ssa`'s type that no handle is: an unknown integer of its
+        width, or a stand-in."""
+        w = int_width(ssa)
+        return self.fresh() if w is None else self.unknown_bits(w, "an integer not followed")
+
     def opaque_result(self, value: Any, why: Words, tainted: bool) -> z3.ArithRef:
         """The result of something not modelled: unknown if it may carry a
-        handle (pointer-like, from handle operands), else distinct."""
+        handle (pointer-like, from handle operands), else distinct (an
+        integer: any value of its width)."""
+        w = int_width(value)
+        if w is not None:
+            return self.unknown_bits(w, why)
         if tainted and pointer_like(value):
-            return self.unknown(words(why))
+            return self.unknown(why)
         return self.fresh()
 
     def val(self, ssa: Any) -> z3.ArithRef:
         term = self.env.get(ssa)
         if term is None:
-            term = self.fresh()
+            c = self.conds.get(ssa)
+            term = fold.bool_to_bv(c) if c is not None else self.fresh_for(ssa)  # type: ignore[assignment]
             self.env[ssa] = term
         return term
 
     def define(self, ssa: Any, term: z3.ArithRef, guard: z3.BoolRef) -> None:
         # A definition walked again (a loop copy, a second inlining) is kept
         # under its guard: on each path the latest execution's value wins.
+        w = int_width(ssa)
+        if fold.width_of(term) != w:
+            term = self.coerce(term, w, lambda: f"a value of {ssa}")
         old = self.env.get(ssa)
         self.env[ssa] = term if old is None else ite(guard, term, old)  # type: ignore[assignment]
+
+    def define_bool(self, ssa: Any, c: z3.BoolRef, guard: z3.BoolRef) -> None:
+        """An i1 result known as a condition: its integer value follows."""
+        self.define_cond(ssa, c, guard)
+        self.env.pop(ssa, None)  # `val` makes it from the (merged) condition
+
+    def tainted(self, term: z3.ExprRef) -> bool:
+        """Does a value the analysis could not follow occur in `term`?"""
+        t = fold.taint(term)
+        return bool(unknown_vars(term)) if t is None else t
+
+    def coerce(self, term: z3.ExprRef, width: int | None, why: Words) -> z3.ArithRef:
+        raise NotImplementedError
 
     def define_cond(self, ssa: Any, term: z3.BoolRef, guard: z3.BoolRef) -> None:
         old = self.conds.get(ssa)
@@ -106,9 +168,13 @@ class WalkerState:
     def cond(self, ssa: Any) -> z3.BoolRef:
         c = self.conds.get(ssa)
         if c is None:
-            known = literal(self.env[ssa]) if ssa in self.env else None
+            term = self.env.get(ssa)
+            known = literal(term) if term is not None else None
             if known is not None and known >= 0:
-                return fold.boolean(bool(known))
+                return fold.boolean(bool(known & 1))
+            if fold.width_of(term) is not None and not self.tainted(term):  # type: ignore[arg-type]
+                # Not kept: a definition walked again changes the value.
+                return fold.eq(fold.resize(term, 1, False), 1)  # type: ignore[arg-type]
             self.fresh_count += 1
             c = fold.branch(f"{self.func}:?{self.fresh_count}")
             self.conds[ssa] = c
@@ -122,6 +188,10 @@ class WalkerState:
                source_op: str | None) -> None:
         if guard is fold.FALSE or not may_be_handle(value):
             return
+        if fold.width_of(value) is not None:  # an address: the pointer it came from
+            value = self.coerce(value, None, where)
+            if not may_be_handle(value):
+                return
         where = words(where)
         n = len(self.facts.calls)
         flags = (escape_flag(f"!d{n}"), escape_flag(f"!u{n}"))
@@ -133,6 +203,10 @@ class WalkerState:
         any_handle = False
         for v in op.operands:
             term = self.val(v)
+            if fold.width_of(term) is not None:
+                if not may_be_handle(term):
+                    continue
+                term = self.coerce(term, None, where)  # the pointer it is the address of
             if may_be_handle(term):
                 any_handle = True
                 self.escape(term, guard, where, source_loc(op))
@@ -144,12 +218,15 @@ class WalkerState:
         """A stack slot whose address leaves what the analysis follows: its
         content escapes with it, and it is not tracked from then on."""
         slot = literal(term)
+        if slot is not None and slot in self.derived:
+            slot = self.derived[slot][0]
         if slot is None or slot not in self.slots or slot in self.escaped_slots:
             return
         self.escaped_slots.add(slot)
-        content = self.mem.get(slot)
-        if content is not None:
-            self.escape(content, guard, f"in a stack slot {words(where)}", source_op)
+        for content, _ in self.mem.get(slot, {}).values():
+            self.escape(content, guard, lambda: f"in a stack slot {words(where)}", source_op)
+            for leaf in leaves(content):  # a slot whose address is in it escapes too
+                self.escape_slot(leaf, guard, where, source_op)
 
     # -- walking -----------------------------------------------------------
 

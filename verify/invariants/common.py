@@ -5,6 +5,7 @@ from __future__ import annotations
 import z3
 
 from verify.extract.calls import Call, LoweredFacts
+from verify.extract.facts import words
 from verify.invariants import solver
 from verify.invariants.context import CheckContext
 from verify.model import fold
@@ -147,8 +148,17 @@ def unfollowed(facts: LoweredFacts, hidden: list[z3.ExprRef]) -> str:
             call = facts.calls[int(name[2:])]
             parts.append(f"what is done with a handle {call.note}")
         else:
-            parts.append(f"the value of the {facts.unknowns.get(name, name)}")
+            parts.append(f"the value of the {words(facts.unknowns.get(name, name))}")
     return "; ".join(dict.fromkeys(parts)) or "values the analysis cannot follow"
+
+
+def hidden_creates(f: Findings, what: str) -> None:
+    """`unknown` where a call the analysis could not resolve runs: it may
+    create `what` (streams, events) that no check sees."""
+    for cut in f.ctx.lowered.hidden_creates:
+        answer = solver.check(fold.conj(cut.guard, f.ctx.lowered.explored), f.ctx.timeout_ms)
+        if answer.status != "unsat":
+            f.unknown.append(cut.reason.replace("streams and events", what))
 
 
 def reachable_cuts(ctx: CheckContext) -> list[str]:

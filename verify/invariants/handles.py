@@ -6,7 +6,12 @@ import z3
 
 from verify.extract.calls import Call
 from verify.invariants import solver
-from verify.invariants.common import Findings, check_destroyed_once, describe_path
+from verify.invariants.common import (
+    Findings,
+    check_destroyed_once,
+    describe_path,
+    hidden_creates,
+)
 from verify.invariants.context import CheckContext
 from verify.model import fold
 from verify.model.runtime_api import DESTROYERS, roles
@@ -182,6 +187,7 @@ def _foreign_twice(ctx: CheckContext, f: Findings, destroys: list[Call]) -> None
 
 def check_event_no_leak(ctx: CheckContext) -> CheckResult:
     f = Findings("event-no-leak", ctx)
+    hidden_creates(f, "events")
     destroys = ctx.lowered.calls_to("mgpuEventDestroy") + ctx.lowered.escapes()
     for h, create in ctx.lowered.handles_of("event"):
         times = check_destroyed_once(

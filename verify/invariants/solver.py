@@ -28,10 +28,16 @@ class SatResult:
     path: dict[str, bool | int] | None = None  # branch values, when decided without Z3
 
 
+def _new_solver() -> z3.Solver:
+    """A solver for the harness's formulas: integers (handles, pointers,
+    schedule times) with bit-vectors (the program's integers)."""
+    return z3.Solver()
+
+
 def _solver(timeout_ms: int) -> z3.Solver:
     solver = getattr(_local, "solver", None)
     if solver is None:
-        solver = z3.SolverFor("QF_LIA")
+        solver = _new_solver()
         _local.solver = solver
     solver.set("timeout", timeout_ms)
     return solver
@@ -87,14 +93,18 @@ def check_forall(formula: z3.BoolRef, hidden: list[z3.ExprRef],
 
 def bool_assignment(model: z3.ModelRef, formula: z3.ExprRef) -> dict[str, bool | int]:
     """Values of the branch variables and integer arguments (`f:%n`) that
-    `formula` mentions, by name: the program inputs of a counterexample."""
+    `formula` mentions, by name: the program inputs of a counterexample.
+    An integer argument is a bit-vector, and MLIR integers are signless:
+    its value is given unsigned (an i64 -1 is 2**64 - 1)."""
     names: dict[str, bool | int] = {}
     for var in free_bools(formula):
         value = model.eval(var, model_completion=True)
         if z3.is_bool(var):
             if not str(var).startswith("!"):
                 names[str(var)] = bool(z3.is_true(value))
-        elif z3.is_int_value(value):
+        elif z3.is_int_value(value) or z3.is_bv_value(value):
+            # An integer argument is signless: its unsigned value (an i64
+            # of -1 reads 18446744073709551615).
             names[str(var)] = value.as_long()  # type: ignore[attr-defined]
     return dict(sorted(names.items()))
 
@@ -140,7 +150,7 @@ class Session:
     def _open(self) -> z3.Solver:
         if self.solver is None:
             if self.own:
-                self.solver = z3.SolverFor("QF_LIA")
+                self.solver = _new_solver()
                 self.solver.set("timeout", self.timeout_ms)
             else:
                 self.solver = _solver(self.timeout_ms)
@@ -163,6 +173,9 @@ class Session:
 def cannot_equal(term: z3.ExprRef, value: int) -> bool:
     """True when `term` is an integer literal other than `value` (no solver needed)."""
     known = fold.value_of(term)
-    if known is not None:
+    if known is not None and fold.width_of(term) is None:
         return known != value
+    w = fold.width_of(term)
+    if w is not None:  # a bit-vector: only values of its width
+        return not 0 <= value < 1 << w or (known is not None and known != value)
     return z3.is_int_value(term) and term.as_long() != value  # type: ignore[attr-defined]

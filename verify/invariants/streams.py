@@ -5,7 +5,12 @@ from __future__ import annotations
 import z3
 
 from verify.extract.calls import Call
-from verify.invariants.common import Findings, check_destroyed_once, describe_path
+from verify.invariants.common import (
+    Findings,
+    check_destroyed_once,
+    describe_path,
+    hidden_creates,
+)
 from verify.invariants.context import CheckContext
 from verify.model import fold
 from verify.model.values import unknown_vars
@@ -33,6 +38,7 @@ def check_sync_alloc_no_stream(ctx: CheckContext) -> CheckResult:
     if not sync_ids:
         return CheckResult("sync-alloc-no-stream", "not-applicable",
                            reason="no synchronous gpu.alloc in the program")
+    hidden_creates(f, "streams")
     for h, create in ctx.lowered.handles_of("stream"):
         if create.source_op in sync_ids:
             f.query(create.guard,
@@ -59,6 +65,7 @@ def check_sync_alloc_no_stream(ctx: CheckContext) -> CheckResult:
 
 def check_stream_no_leak(ctx: CheckContext) -> CheckResult:
     f = Findings("stream-no-leak", ctx)
+    hidden_creates(f, "streams")
     creates = list(ctx.lowered.handles_of("stream"))
     if not creates:
         return f.result()

@@ -23,7 +23,7 @@ which guarded constraints a query's path condition switches on.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 
 import z3
 
@@ -41,6 +41,32 @@ def lit(value: int) -> z3.ArithRef:
         term = _ints[value] = z3.IntVal(value)
         term._lit = value  # type: ignore[attr-defined]
     return term
+
+
+_bvs: dict[tuple[int, int], z3.BitVecRef] = {}
+
+
+def bv(value: int, width: int) -> z3.BitVecRef:
+    """The one interned `width`-bit literal for `value` (taken modulo 2**width):
+    `value_of` gives its unsigned value, `width_of` its width."""
+    value &= (1 << width) - 1
+    term = _bvs.get((value, width))
+    if term is None:
+        term = _bvs[(value, width)] = z3.BitVecVal(value, width)
+        term._lit = value  # type: ignore[attr-defined]
+        term._width = width  # type: ignore[attr-defined]
+    return term
+
+
+def width_of(term: object) -> int | None:
+    """The width of a bit-vector term built here or by the extractor (None
+    for an integer term: a pointer, a handle)."""
+    return getattr(term, "_width", None)
+
+
+def signed(value: int, width: int) -> int:
+    """The two's complement reading of an unsigned `width`-bit value."""
+    return value - (1 << width) if value >> (width - 1) & 1 else value
 
 
 def boolean(value: bool) -> z3.BoolRef:
@@ -84,6 +110,11 @@ def tag(term: z3.ExprRef, *parts: object, choosable: bool = False) -> z3.ExprRef
 
 
 def eq(a: z3.ArithRef, b: z3.ArithRef | int) -> z3.BoolRef:
+    w = width_of(a)
+    if isinstance(b, int) and w is not None:
+        if not 0 <= b < 1 << w:
+            return FALSE  # a bit-vector is never a handle nor a stand-in
+        b = bv(b, w)
     vb = b if isinstance(b, int) else value_of(b)
     va = value_of(a)
     if va is not None and vb is not None:
@@ -212,6 +243,9 @@ def ite(c: z3.BoolRef, then: z3.ExprRef, orelse: z3.ExprRef) -> z3.ExprRef:
         return then
     term = tag(z3.If(c, then, orelse), c, then, orelse)
     term._cond, term._then, term._else = c, then, orelse  # type: ignore[attr-defined]
+    w = width_of(then)
+    if w is not None:
+        term._width = w  # type: ignore[attr-defined]
     if unknown_only(then) and unknown_only(orelse):
         term._unknown_leaves = True  # type: ignore[attr-defined]
     return term
@@ -228,3 +262,86 @@ def one_of(value: z3.ArithRef, handles: Iterable[int]) -> z3.BoolRef:
     if v is not None:
         return boolean(v in set(handles))
     return disj(eq(value, h) for h in handles)
+
+
+# -- bit-vectors: LLVM's integer semantics (wrap-around, signless) ------------
+
+_BINOPS: dict[str, tuple[Callable[[int, int, int], int | None],
+                         Callable[[z3.BitVecRef, z3.BitVecRef], z3.BitVecRef]]] = {
+    "add": (lambda a, b, w: a + b, lambda a, b: a + b),
+    "sub": (lambda a, b, w: a - b, lambda a, b: a - b),
+    "mul": (lambda a, b, w: a * b, lambda a, b: a * b),
+    "and": (lambda a, b, w: a & b, lambda a, b: a & b),
+    "or": (lambda a, b, w: a | b, lambda a, b: a | b),
+    "xor": (lambda a, b, w: a ^ b, lambda a, b: a ^ b),
+    # A shift by the width or more is poison in LLVM: not folded (None).
+    "shl": (lambda a, b, w: a << b if b < w else None, lambda a, b: a << b),
+    "lshr": (lambda a, b, w: a >> b if b < w else None, z3.LShR),
+    "ashr": (lambda a, b, w: signed(a, w) >> b if b < w else None, lambda a, b: a >> b),
+}
+BINOPS = frozenset(_BINOPS)
+
+
+def binop(op: str, a: z3.BitVecRef, b: z3.BitVecRef) -> z3.BitVecRef | None:
+    """`a op b` on bit-vectors of one width, wrapping around; None for a
+    poison result of literals."""
+    w = width_of(a)
+    assert w is not None and w == width_of(b), (op, a, b)
+    on_ints, on_terms = _BINOPS[op]
+    va, vb = value_of(a), value_of(b)
+    if va is not None and vb is not None:
+        out = on_ints(va, vb, w)
+        return None if out is None else bv(out, w)
+    return _bv_tag(on_terms(a, b), w, a, b)
+
+
+def _bv_tag(term: z3.ExprRef, width: int, *parts: object) -> z3.BitVecRef:
+    term = tag(term, *parts)
+    term._width = width  # type: ignore[attr-defined]
+    return term  # type: ignore[return-value]
+
+
+# Predicates numbered as `llvm.icmp` and `arith.cmpi` number them.
+_PREDICATES = ("eq", "ne", "slt", "sle", "sgt", "sge", "ult", "ule", "ugt", "uge")
+
+
+def compare(pred: int, a: z3.BitVecRef, b: z3.BitVecRef) -> z3.BoolRef:
+    """`icmp pred a, b` on bit-vectors of one width (predicate 0..9)."""
+    if pred == 0:
+        return eq(a, b)
+    if pred == 1:
+        return ne(a, b)
+    name = _PREDICATES[pred]
+    w = width_of(a)
+    assert w is not None
+    va, vb = value_of(a), value_of(b)
+    if va is not None and vb is not None:
+        if name[0] == "s":
+            va, vb = signed(va, w), signed(vb, w)
+        less = {"lt": va < vb, "le": va <= vb, "gt": va > vb, "ge": va >= vb}
+        return boolean(less[name[1:]])
+    plain = {"slt": a < b, "sle": a <= b, "sgt": a > b, "sge": a >= b,
+             "ult": z3.ULT(a, b), "ule": z3.ULE(a, b), "ugt": z3.UGT(a, b),
+             "uge": z3.UGE(a, b)}[name]
+    return tag(plain, a, b)  # type: ignore[return-value]
+
+
+def resize(a: z3.BitVecRef, width: int, sign: bool) -> z3.BitVecRef:
+    """`a` truncated to `width` bits, or extended (with its sign bit when
+    `sign`, else with zeros)."""
+    w = width_of(a)
+    assert w is not None
+    if w == width:
+        return a
+    v = value_of(a)
+    if v is not None:
+        return bv(signed(v, w) if sign and width > w else v, width)
+    if width < w:
+        return _bv_tag(z3.Extract(width - 1, 0, a), width, a)
+    ext = z3.SignExt if sign else z3.ZeroExt
+    return _bv_tag(ext(width - w, a), width, a)
+
+
+def bool_to_bv(c: z3.BoolRef) -> z3.BitVecRef:
+    """An i1 value from a condition."""
+    return ite(c, bv(1, 1), bv(0, 1))  # type: ignore[return-value]

@@ -1,6 +1,12 @@
 """What a lowered value may be, as the extractor records it.
 
-Three kinds of integer terms stand for values:
+A value of an integer type (`iN`, `index`: 64 bits) is a Z3 bit-vector of
+its width, with LLVM's wrap-around semantics (`verify.model.fold`).  An
+opaque one (the result of an op not modelled, the address a `ptrtoint`
+reads) is an unknown bit-vector `?nwN` (`?naN` for the address of a
+pointer that may be a handle).  Pointers and everything else are Z3
+integers, a kind of their own, which no integer constant ever equals
+(`inttoptr` of a constant is that constant, below `HANDLE_BASE`):
 - handles: `HANDLE_BASE + n`, one per executed `mgpuStreamCreate` /
   `mgpuEventCreate`;
 - distinct values: negative literals for values that are provably not a
@@ -22,7 +28,8 @@ import z3
 
 from verify.model import fold
 
-HANDLE_BASE = 1 << 40
+# Above every 64-bit value, so an integer turned into a pointer is never a handle.
+HANDLE_BASE = 1 << 64
 UNKNOWN_PREFIX = "?"
 # Escape flags: "!dN" (the code the handle escaped to destroys it), "!uN" (uses it).
 ESCAPE_PREFIX = "!"
@@ -30,13 +37,29 @@ ESCAPE_PREFIX = "!"
 
 # Names in a term's s-expression, read there because walking a Z3 term from
 # Python costs a call per node.  Z3's own let-names (`a!1`) follow a letter.
-_NAME_RE = re.compile(r"(?<![\w.!?|])([?]\d+|![dus]\d+)(?![\w!?])")
+_NAME_RE = re.compile(r"(?<![\w.!?|])([?]\d+(?:[wa]\d+)?|![dus]\d+)(?![\w!?])")
+# The unknowns that may be (the address of) a handle: not opaque integers.
+_HANDLE_NAME_RE = re.compile(r"(?<![\w.!?|])[?]\d+(?:a\d+)?(?![\w!?])")
 _BIG_INT_RE = re.compile(r"(?<![\w.])(?<!- )\d{13,}")  # not a negative stand-in
 
 
-def unknown_int(name: str) -> z3.ArithRef:
-    """The unknown value `?n` (tagged for `verify.model.fold`)."""
-    term = z3.Int(name)
+_unknowns: dict[str, z3.ExprRef] = {}
+_UNKNOWNS_MAX = 1 << 16
+
+
+def unknown_int(name: str) -> z3.ExprRef:
+    """The unknown value `?n` (a pointer), or `?nwW` / `?naW` (a `W`-bit
+    integer), tagged for `verify.model.fold`."""
+    term = _unknowns.get(name)
+    if term is not None:
+        return term
+    m = re.fullmatch(r"[?]\d+[wa](\d+)", name)
+    term = z3.BitVec(name, int(m.group(1))) if m else z3.Int(name)
+    # Names restart with each extraction: made once, a term serves them all.
+    if len(_unknowns) < _UNKNOWNS_MAX:
+        _unknowns[name] = term
+    if m:
+        term._width = int(m.group(1))  # type: ignore[attr-defined]
     term._unknown = name  # type: ignore[attr-defined]
     term._taint = True  # type: ignore[attr-defined]
     return term
@@ -91,14 +114,16 @@ def may_be_handle(term: z3.ExprRef) -> bool:
     unknown value occurs in it.)"""
     v = fold.value_of(term)
     if v is not None:
-        return v >= HANDLE_BASE
-    if getattr(term, "_unknown", None) is not None:
-        return True
+        return v >= HANDLE_BASE and fold.width_of(term) is None
+    name = getattr(term, "_unknown", None)
+    if name is not None:
+        return "w" not in name
     known = getattr(term, "_may_be_handle", None)
     if known is None:
         text = term.sexpr()
-        known = bool("?" in text and _NAME_RE.search(text)) or any(
-            int(n) >= HANDLE_BASE for n in _BIG_INT_RE.findall(text))
+        known = bool("?" in text and _HANDLE_NAME_RE.search(text)) or (
+            fold.width_of(term) is None
+            and any(int(n) >= HANDLE_BASE for n in _BIG_INT_RE.findall(text)))
         term._may_be_handle = known  # type: ignore[attr-defined]
     return known  # type: ignore[no-any-return]
 
