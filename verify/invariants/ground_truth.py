@@ -306,7 +306,10 @@ def native_arguments(program: Program, ex: Execution) -> list[tuple[str, int]] |
         elif a.type == "i1":
             out.append(("i1", int(bool(ex.inputs[a.name]))))
         elif a.type in ("index", "i64"):
-            out.append(("index", int(ex.inputs[a.name])))
+            value = ex.inputs[a.name]
+            if not isinstance(value, int):
+                return f"argument {a.name} is {value!r}, not an integer"
+            out.append(("index", value))
         else:
             return f"a {a.type} argument ({a.name}) is not passed natively"
     return out
