@@ -204,6 +204,8 @@ def build_parser(config: Config | None = None) -> argparse.ArgumentParser:
     sub.add_parser("invariants", help="list the invariant IDs")
     bn = sub.add_parser("bench", help="measure per-stage cost and throughput")
     _bench_arguments(bn)
+    _selfcheck_arguments(sub.add_parser(
+        "selfcheck", help="fuzz the analysis against execution on mutated lowered code"))
 
     for p in sub.choices.values():  # --debug after the command too; SUPPRESS keeps the global
         _debug(p, argparse.SUPPRESS)
@@ -296,6 +298,17 @@ def _triage_arguments(tr: argparse.ArgumentParser) -> None:
     tr.add_argument("--fixed", metavar="SPEC", default="xdsl:split-api",
                     help="the fixed lowering each lit test must pass on (default: %(default)s; "
                     "'none' for no such check)")
+
+
+def _selfcheck_arguments(sc: argparse.ArgumentParser) -> None:
+    # Its own dest: the config's lowerings (apply_config) are not this default.
+    sc.add_argument("--lowering", action="append", metavar="SPEC", dest="selfcheck_lowering",
+                    help="repeatable (default: mlir-opt-19, mlir-opt-22, xdsl:split-api)")
+    sc.add_argument("--mutants", type=int, default=200, metavar="N",
+                    help="valid mutants to judge (default: %(default)s)")
+    sc.add_argument("--seed", type=int, default=0)
+    sc.add_argument("--out", metavar="DIR", help="save each disagreeing mutant here")
+    sc.add_argument("--json", action="store_true", help="print one JSON object on stdout")
 
 
 def _bench_arguments(bn: argparse.ArgumentParser) -> None:
@@ -710,9 +723,26 @@ def cmd_bench(args: argparse.Namespace) -> int:
     return run_bench(args)
 
 
+def cmd_selfcheck(args: argparse.Namespace) -> int:
+    """Exit 1 when some mutant shows the analysis unsound, else 0."""
+    from verify.campaign.selfcheck import DEFAULT_LOWERINGS, Options, render, run_selfcheck
+
+    if args.mutants < 1:
+        raise UsageError("--mutants must be at least 1")
+    specs = list(dict.fromkeys(args.selfcheck_lowering or DEFAULT_LOWERINGS))
+    for spec in specs:
+        resolve(spec)  # an unknown or uninstalled lowering is a usage error here
+    opts = Options(specs, args.mutants, args.seed, Path(args.out) if args.out else None,
+                   progress=sys.stderr)
+    report = run_selfcheck(opts)
+    print(json.dumps(report.to_json(), indent=2) if args.json else render(report))
+    return 1 if report.unsound else 0
+
+
 COMMANDS = {"fuzz": cmd_fuzz, "check": cmd_check, "replay": cmd_replay, "report": cmd_report,
             "triage": cmd_triage, "findings": cmd_findings,
-            "lowerings": cmd_lowerings, "invariants": cmd_invariants, "bench": cmd_bench}
+            "lowerings": cmd_lowerings, "invariants": cmd_invariants, "bench": cmd_bench,
+            "selfcheck": cmd_selfcheck}
 
 
 def main(argv: Sequence[str] | None = None) -> int:
