@@ -234,16 +234,22 @@ def _leaks(invariant: str, ex: Execution, facts: SourceFacts) -> Observation:
 def _out_of_order(ex: Execution) -> list[str]:
     """Buffers whose final bytes differ from the source's although nothing
     raced: work ordered, but in another order than the source's edges."""
-    from oracles.differential import normalize
+    from oracles.differential import _reads, normalize
 
     assert ex.source is not None and ex.source.outcome is not None
     assert ex.lowered is not None and ex.lowered.outcome is not None
-    src = normalize(ex.source.outcome, False)["allocations"]
-    low = normalize(ex.lowered.outcome, False)["allocations"]
-    return [f"{label} ends with {low[label]['contents']}, the source's with "
-            f"{src[label]['contents']} (work ran in another order)"
-            for label in sorted(set(src) & set(low))
-            if src[label]["contents"] != low[label]["contents"]]
+    s_norm, l_norm = normalize(ex.source.outcome, False), normalize(ex.lowered.outcome, False)
+    src, low = s_norm["allocations"], l_norm["allocations"]
+    out = [f"{label} ends with {low[label]['contents']}, the source's with "
+           f"{src[label]['contents']} (work ran in another order)"
+           for label in sorted(set(src) & set(low))
+           if src[label]["contents"] != low[label]["contents"]]
+    s_reads, l_reads = _reads(s_norm["host_accesses"]), _reads(l_norm["host_accesses"])
+    out += [f"the host read at {key[0]} sees {l_reads[key][1]}, the source's {s_reads[key][1]} "
+            "(it ran before or after other work than in the source)"
+            for key in sorted(set(s_reads) & set(l_reads), key=str)
+            if s_reads[key] != l_reads[key]]
+    return out
 
 
 def _always_awaited(facts: SourceFacts) -> bool:
