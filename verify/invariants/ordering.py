@@ -8,7 +8,9 @@ Edges of the source program:
 - synchronous op: a synchronous gpu op finishes before later host accesses
   and gpu ops start;
 - host access: a host read or write happens before later gpu work on its
-  buffer starts.
+  buffer starts, and before a later host access of that buffer when one of
+  the two writes (the host runs in program order: the lowered code must
+  keep theirs).
 "Later" is host order: in a loop, the same or a later iteration (the
 unrolled calls' iteration numbers; source text order across loops).
 Each edge is one query over the schedule encoding (asserted once, queries
@@ -169,12 +171,15 @@ class _Edges:
     def _host_op(self, y: SourceOp, ops: list[SourceOp]) -> Iterable[_Edge]:
         # A synchronous op finishes, and a host access happens, before what
         # the host does after it: host accesses and synchronous ops, and any
-        # gpu op issued later (a host access: one on a buffer it touches).
+        # gpu op issued later (a host access: one on a buffer it touches, or
+        # a host access of it where one of the two writes).
         for h in ops:
             if h is y or not (_host_ordered(h) or h.is_gpu):
                 continue
-            if y.is_host_access and (h.is_host_access or not _touch(y, h)):
+            if y.is_host_access and not _touch(y, h):
                 continue
+            if y.is_host_access and h.is_host_access and "host.store" not in (y.kind, h.kind):
+                continue  # two reads: either order
             what = "synchronous " if y.is_gpu else ""
             yield _Edge(y, h, fold.TRUE, f"{what}{y.describe()} finishes before "
                         f"{h.describe()}", y.id)
@@ -195,6 +200,8 @@ def _hidden(sch: Schedule, calls: list[Call]) -> list[z3.ExprRef]:
             for a in c.args:
                 for v in unknown_vars(a):
                     found[v.get_id()] = v
+    for v in sch.doubts:
+        found[v.get_id()] = v
     return list(found.values())
 
 
@@ -216,32 +223,61 @@ def _open_pairs(f: Findings, sch: Schedule, edges: _Edges, func: str
     pairs: list[_Pair] = []
     any_edge = False
     for e in edges.edges(func):
-        x, y, cond, why = e.earlier, e.later, e.cond, e.why
-        for a in edges.items.get(x.id, []):
+        if _lost_access(f, edges, e):
+            continue
+        for a in edges.items.get(e.earlier.id, []):
             # Every pair, whatever the issue order: work issued before the
             # work it depends on is the bug to find.
-            for b in edges.items.get(y.id, []):
+            for b in edges.items.get(e.later.id, []):
                 if b is a or not edges.applies(e, a, b):
                     continue
                 any_edge = True
-                path = fold.conj(a.call.guard, b.call.guard, cond)
-                if path is fold.FALSE or fold.path_of(path) is False:
-                    continue  # the two never run on one path
-                if sch.ordered(a.end, b.start, fold.atoms(path)):
-                    continue  # a chain of constraints proves the edge
-                unfollowed = [v for it in (a, b) if it.stream is not None
-                              for v in unknown_vars(it.stream)]
-                if unfollowed:
-                    # Every order on an unfollowed stream hinges on what it is;
-                    # with it unlike every other, nothing orders this pair.
-                    f.possible(path, f"{why}: whether {b.call.callee} of {y.id} starts after "
-                               f"{a.call.callee} of {x.id} ends", about=unfollowed)
-                    continue
-                pairs.append(_Pair(
-                    fold.conj(path, sch.var(b.start) < sch.var(a.end)),
-                    f"{why}, yet {b.call.callee} of {y.id} may start before "
-                    f"{a.call.callee} of {x.id} ends", [x.id, y.id], why))
+                pairs += _pair(f, sch, e, a, b)
     return pairs, any_edge
+
+
+def _lost_access(f: Findings, edges: _Edges, e: _Edge) -> bool:
+    """A host access of the edge has no lowered access with its location
+    while the other end has lowered code: the access may be there without
+    a location (say, in an outlined helper), in any place.  Undecided."""
+    ends = ((e.earlier, e.later), (e.later, e.earlier))
+    lost = [(op, other) for op, other in ends
+            if op.is_host_access and not edges.items.get(op.id) and edges.items.get(other.id)]
+    for op, other in lost:
+        f.unknown.append(f"{op.describe()} has no lowered access with its location: its order "
+                         f"against {other.describe()} is not decided")
+    return bool(lost)
+
+
+def _pair(f: Findings, sch: Schedule, e: _Edge, a: Item, b: Item) -> list[_Pair]:
+    """What may break edge `e` between instances `a` and `b`: `b` starting
+    before `a` ends, or either being work that never runs (its stream was
+    destroyed before it was enqueued)."""
+    x, y, why = e.earlier, e.later, e.why
+    path = fold.conj(a.call.guard, b.call.guard, e.cond)
+    if path is fold.FALSE or fold.path_of(path) is False:
+        return []  # the two never run on one path
+    # A chain of constraints proves `a` ends before `b` starts.
+    ordered = sch.ordered(a.end, b.start, fold.atoms(path))
+    if ordered and (a.dead, b.dead) == (fold.FALSE, fold.FALSE) and not (a.doubt or b.doubt):
+        return []
+    unfollowed = [v for it in (a, b) if it.stream is not None
+                  for v in unknown_vars(it.stream)]
+    if unfollowed or a.doubt or b.doubt:
+        # Every order on an unfollowed stream hinges on what it is; with it
+        # unlike every other, nothing orders this pair.  A destroy of such a
+        # value (or an escape) may have ended the stream of `a` or `b`.
+        f.possible(path, f"{why}: whether {b.call.callee} of {y.id} starts after "
+                   f"{a.call.callee} of {x.id} ends", about=unfollowed or sch.doubts)
+        return []
+    out = [_Pair(fold.conj(path, it.dead), f"{why}, yet {it.call.callee} of {op.id} never "
+                 "runs: its stream is destroyed before it is enqueued", [x.id, y.id], why)
+           for it, op in ((a, x), (b, y)) if it.dead is not fold.FALSE]
+    if not ordered:
+        out.append(_Pair(fold.conj(path, sch.var(b.start) < sch.var(a.end)),
+                         f"{why}, yet {b.call.callee} of {y.id} may start before "
+                         f"{a.call.callee} of {x.id} ends", [x.id, y.id], why))
+    return out
 
 
 def _decide(f: Findings, sch: Schedule, pairs: list[_Pair], hidden: list[z3.ExprRef]) -> bool:

@@ -9,8 +9,13 @@ hold the host.  A wait or synchronize sees only the event's latest record
 when it is issued (a re-record replaces it; CUDA's wrapper semantics), and
 `mgpuEventSynchronize` of a stream handle waits for nothing.  Work the
 wrapper finishes before returning (allocation, a free on the null stream)
-ends before the next host call.  Anything else the device is free to
-reorder: a model of the constraints is a schedule.
+ends before the next host call.  A call on a stream or event destroyed
+before it on its path does nothing (the wrapper rejects the handle): a
+synchronize, wait or record then orders nothing, and work never runs
+(`Item.dead`); where a destroy of a value the analysis could not follow (or
+an escape) might be the one, the order is kept only for `strengthened`.
+Anything else the device is free to reorder: a model of the constraints is
+a schedule.
 
 Every constraint is an order `p < q` or `p <= q` between two time
 variables, under a guard (the paths on which it applies).  They are kept as
@@ -28,7 +33,7 @@ import z3
 
 from verify.extract.calls import Call
 from verify.model import fold
-from verify.model.runtime_api import arg_of, host_synchronous, is_work
+from verify.model.runtime_api import DESTROYERS, arg_of, host_synchronous, is_work
 from verify.model.values import unknown_vars
 
 
@@ -41,6 +46,10 @@ class Item:
     start: str
     end: str
     stream: z3.ArithRef | None  # None for host accesses
+    # Paths on which its stream was destroyed before it: the work never runs.
+    dead: z3.BoolRef = fold.FALSE
+    # Whether a destroy the analysis could not follow may have done so.
+    doubt: bool = False
 
 
 @dataclass
@@ -62,6 +71,8 @@ class Schedule:
     # follow is a given one: left out of the encoding (a schedule may take it
     # to be another), kept, as if it were, for `strengthened`.
     hidden_orders: list[Order] = field(default_factory=list)
+    # Values not followed whose destroys may void an order or kill work.
+    doubts: list[z3.ExprRef] = field(default_factory=list)
     _vars: dict[str, z3.ArithRef] = field(default_factory=dict)
     _constraints: list[z3.BoolRef] | None = None
     _succ: dict[str, list[tuple[str, frozenset[int]]]] | None = None
@@ -74,13 +85,14 @@ class Schedule:
     def order_if_same(self, guards: tuple[z3.BoolRef, ...],
                       same: tuple[tuple[z3.ArithRef, z3.ArithRef], ...],
                       earlier: str, later: str,
-                      unless: tuple[tuple[z3.BoolRef, z3.ArithRef, z3.ArithRef], ...] = ()
-                      ) -> None:
+                      unless: tuple[tuple[z3.BoolRef, z3.ArithRef, z3.ArithRef], ...] = (),
+                      doubt: bool = False) -> None:
         """`earlier <= later` on the paths `guards` when each pair in `same`
         is one value, except where for some `(g, x, y)` in `unless`, `g`
-        holds and `x` is `y` (a later record replaced the one ordering)."""
+        holds and `x` is `y` (a later record replaced the one ordering).
+        `doubt`: an unfollowed destroy may void it (kept for `strengthened`)."""
         eqs: list[z3.BoolRef] = []
-        hidden = False
+        hidden = doubt
         for x, y in same:
             if x is y:
                 continue
@@ -195,6 +207,46 @@ def _is_null(stream: z3.ArithRef) -> bool:
     return z3.is_int_value(stream) and stream.as_long() == 0  # type: ignore[attr-defined]
 
 
+# Wrappers that ignore the stream: they run whatever became of it.
+_STREAMLESS = ("mgpuMemAlloc", "mgpuMemFree")
+# (the paths on which a handle is alive at a call, whether a destroy the
+# analysis could not follow may have ended it before)
+Life = tuple[z3.BoolRef, bool]
+
+
+class _Lives:
+    """Is a handle still alive at a call?  Calls are listed in an order
+    consistent with execution, so a destroy listed before the call that runs
+    on its path, of the same handle, ran before it."""
+
+    def __init__(self, sch: Schedule, calls: list[Call]) -> None:
+        self.sch = sch
+        self.destroys = [c for c in calls if c.args and (
+            c.is_escape or (c.callee in DESTROYERS and len(c.args) == 1))]
+
+    def alive(self, c: Call, handles: tuple[tuple[z3.ArithRef, str], ...]) -> Life:
+        kills: list[z3.BoolRef] = []
+        doubt = False
+        for d in self.destroys:
+            if d.index >= c.index:
+                break
+            for handle, kind in handles:
+                if not d.is_escape and DESTROYERS[d.callee] != kind:
+                    continue
+                same = fold.eq(d.args[0], handle)
+                hit = fold.conj(d.guard, c.guard, same)
+                if hit is fold.FALSE:
+                    continue
+                about = unknown_vars(same) + unknown_vars(handle)
+                if d.is_escape or about:
+                    # An escape may destroy it, an unfollowed value may be it.
+                    doubt = True
+                    self.sch.doubts.extend(about + ([d.flags[0]] if d.flags else []))
+                    continue
+                kills.append(hit)
+        return fold.neg(fold.disj(kills)), doubt
+
+
 def encode(calls: list[Call]) -> Schedule:
     """The schedule constraints of one function's calls (in list order)."""
     sch = Schedule()
@@ -206,6 +258,7 @@ def encode(calls: list[Call]) -> Schedule:
     for a, b in zip(times, times[1:], strict=False):
         sch.order(true, a, b, strict=True)
     after = {c.index: times[k + 1] for k, c in enumerate(calls)}
+    lives = _Lives(sch, calls)
     for k, c in enumerate(calls):
         sch.host[c.index] = times[k]
         if c.is_host_access:
@@ -218,42 +271,65 @@ def encode(calls: list[Call]) -> Schedule:
             sch.order(true, s, e, strict=True)
             if host_synchronous(c.callee, len(c.args), _is_null(stream)):
                 sch.order(true, e, after[c.index], strict=True)
-            sch.items[c.index] = Item(c, s, e, stream)
+            alive, doubt = (true, False) if c.callee in _STREAMLESS else \
+                lives.alive(c, ((stream, "stream"),))
+            sch.items[c.index] = Item(c, s, e, stream, fold.neg(alive), doubt)
     work = [it for it in sch.items.values() if it.stream is not None]
     for i, w1 in enumerate(work):
         for w2 in work[i + 1:]:
             sch.order_if_same((w1.call.guard, w2.call.guard),
                               ((w1.stream, w2.stream),), w1.end, w2.start)  # type: ignore[arg-type]
-    _event_orders(sch, calls, work, after, prefix)
+    _event_orders(sch, calls, work, after, prefix, lives)
     return sch
 
 
-def _replaced(records: list[tuple[Call, str]], r: Call, before: int, event: z3.ArithRef
-              ) -> tuple[tuple[z3.BoolRef, z3.ArithRef, z3.ArithRef], ...]:
-    """The records of `event` after `r` and before call `before`: each one
-    replaces `r` (an event holds its latest record only)."""
-    return tuple((r2.guard, r2.args[0], event) for r2, _ in records
-                 if r.index < r2.index < before)
+@dataclass
+class _Record:
+    """An `mgpuEventRecord` and the time `t` it completes; it took effect
+    where `alive` holds (its event and stream not destroyed before it)."""
+
+    call: Call
+    t: str
+    alive: z3.BoolRef
+    doubt: bool
+
+
+def _replaced(records: list[_Record], r: _Record, before: int, event: z3.ArithRef
+              ) -> tuple[tuple[tuple[z3.BoolRef, z3.ArithRef, z3.ArithRef], ...], bool]:
+    """The records of `event` after `r` and before call `before` that took
+    effect: each one replaces `r` (an event holds its latest record only);
+    and whether one's effect hinges on an unfollowed destroy."""
+    later = [r2 for r2 in records if r.call.index < r2.call.index < before]
+    return (tuple((fold.conj(r2.call.guard, r2.alive), r2.call.args[0], event) for r2 in later),
+            any(r2.doubt for r2 in later))
 
 
 def _event_orders(sch: Schedule, calls: list[Call], work: list[Item], after: dict[int, str],
-                  prefix: str) -> None:
+                  prefix: str, lives: _Lives) -> None:
     """Records, waits and host synchronizations (CUDA wrapper semantics): a
     record completes after its stream's earlier work and waits; a wait or
-    synchronize sees the latest record of its event when it is issued."""
+    synchronize sees the latest record of its event when it is issued.  A
+    call on a destroyed handle orders nothing."""
     true = fold.TRUE
-    records: list[tuple[Call, str]] = []
-    waits: list[Call] = []
+    records: list[_Record] = []
+    waits: list[tuple[Call, z3.BoolRef, bool]] = []
 
-    def queued(c: Call, stream: z3.ArithRef, until: str) -> None:
+    def seen(r: _Record, c: Call, event: z3.ArithRef, live: Life, *guards: z3.BoolRef,
+             same: tuple[tuple[z3.ArithRef, z3.ArithRef], ...], later: str) -> None:
+        # `c` (alive where `live` says) sees record `r` of `event`: `later` after it.
+        unless, doubt = _replaced(records, r, c.index, event)
+        sch.order_if_same((r.call.guard, c.guard, r.alive, live[0], *guards),
+                          ((r.call.args[0], event), *same), r.t, later, unless,
+                          doubt or r.doubt or live[1])
+
+    def queued(c: Call, stream: z3.ArithRef, until: str, live: Life) -> None:
         # Waits queued on `stream` before `c` are commands of it too: they
         # hold it until the record each one saw.
-        for wt in waits:
-            for r, tr in records:
-                if r.index < wt.index:
-                    sch.order_if_same((wt.guard, r.guard, c.guard),
-                                      ((wt.args[0], stream), (r.args[0], wt.args[1])), tr,
-                                      until, _replaced(records, r, wt.index, wt.args[1]))
+        for wt, w_alive, w_doubt in waits:
+            for r in records:
+                if r.call.index < wt.index:
+                    seen(r, wt, wt.args[1], (fold.conj(live[0], w_alive), live[1] or w_doubt),
+                         c.guard, same=((wt.args[0], stream),), later=until)
 
     for c in calls:
         if c.callee == "mgpuEventRecord" and len(c.args) == 2:
@@ -263,27 +339,30 @@ def _event_orders(sch: Schedule, calls: list[Call], work: list[Item], after: dic
                 if w.call.index < c.index:
                     sch.order_if_same((w.call.guard, c.guard), ((w.stream, c.args[1]),),  # type: ignore[arg-type]
                                       w.end, t)
-            queued(c, c.args[1], t)
-            records.append((c, t))
+            # Orders into `t` are harmless where the record does nothing.
+            queued(c, c.args[1], t, (true, False))
+            records.append(_Record(c, t, *lives.alive(c, ((c.args[0], "event"),
+                                                          (c.args[1], "stream")))))
         elif c.callee == "mgpuStreamWaitEvent" and len(c.args) == 2:
-            waits.append(c)
-            for r, t in records:
-                void = _replaced(records, r, c.index, c.args[1])
+            live = lives.alive(c, ((c.args[0], "stream"), (c.args[1], "event")))
+            waits.append((c, *live))
+            for r in records:
                 for w in work:
                     if w.call.index > c.index:
-                        sch.order_if_same((r.guard, c.guard, w.call.guard),
-                                          ((r.args[0], c.args[1]), (w.stream, c.args[0])),  # type: ignore[arg-type]
-                                          t, w.start, void)
+                        seen(r, c, c.args[1], live, w.call.guard,
+                             same=((w.stream, c.args[0]),), later=w.start)  # type: ignore[arg-type]
         elif c.callee == "mgpuEventSynchronize" and len(c.args) == 1:
-            for r, t in records:
-                sch.order_if_same((r.guard, c.guard), ((r.args[0], c.args[0]),), t,
-                                  after[c.index], _replaced(records, r, c.index, c.args[0]))
+            live = lives.alive(c, ((c.args[0], "event"),))
+            for r in records:
+                seen(r, c, c.args[0], live, same=(), later=after[c.index])
         elif c.callee == "mgpuStreamSynchronize" and len(c.args) == 1:
+            live = lives.alive(c, ((c.args[0], "stream"),))
             for w in work:
                 if w.call.index < c.index:
-                    sch.order_if_same((w.call.guard, c.guard), ((w.stream, c.args[0]),),  # type: ignore[arg-type]
-                                      w.end, after[c.index])
-            queued(c, c.args[0], after[c.index])
+                    sch.order_if_same((w.call.guard, c.guard, live[0]),
+                                      ((w.stream, c.args[0]),),  # type: ignore[arg-type]
+                                      w.end, after[c.index], doubt=live[1])
+            queued(c, c.args[0], after[c.index], live)
 
 
 def describe(sch: Schedule, model: z3.ModelRef) -> list[str]:
