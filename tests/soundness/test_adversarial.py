@@ -174,12 +174,79 @@ Expectations:
      bugs: the re-record on %c only, inline or in a helper: order
      twin: the conditional record before the latest one: order [H]
 
+70 inttoptr of an integer constant used as a stream / event handle
+     bugs: synchronize of inttoptr 1; bug:event event synchronize of inttoptr 3: contract
+     twin: real output: contract [H]
+71 synchronize (or the memset) on a destroyed stream
+     bugs: destroy then synchronize; bug:destroy-first destroy before the memset: order
+     twin: real output's calls: order, uad [H]
+72 two host stores to one element swapped
+     bug:  the stores in the other order: order
+     twin: real output's calls and stores: order [H]
+73 the destroy before the synchronize, in a helper
+     bugs: @finish destroys, then synchronizes; bug:drop-first @drop destroys
+           the stream before the memset: order
+     twin: @finish synchronizes, then destroys: order, uad [H]
+74 a destroyed stream through an llvm.alloca slot
+     bugs: the loaded stream destroyed, then synchronized through a second
+           load; bug:memset-after-destroy destroyed before the memset: order
+     twin: memset, synchronize, destroy through the slot: order, uad [H]
+75 an event used after its destroy, or recorded on a destroyed stream
+     bugs: event destroy before its synchronize; bug:wait before a second
+           stream waits on it; bug:record-on-destroyed the record on the
+           stream destroyed before it: order
+     twins: record, synchronize, destroy (also through a second stream's
+           wait): order, uad, event [H]
+76 cf loop, each iteration's stream destroyed before its synchronize
+     bugs: destroy, then synchronize, inline or in @finish: order
+     twins: real scf-to-cf shape (also in @finish): order, uad [H]
+77 a host read and a later host write of one element swapped
+     bugs: the write above the read, inline or by @put; bug:store-no-location
+           @put's store without a location (unknown): order
+     twins: read, then write (also by @put): order [H]
+78 two host writes of one element, the pointer through an llvm.alloca slot
+     bugs: the writes through the slot swapped; bug:mixed one direct: order
+     twins: in order (also mixed): order [H]
+79 cf loop: host read, then write of one element, per iteration
+     bugs: write, then read, inline or by @put; bug:store-hoisted one write
+           above the loop: order
+     twins: real scf-to-cf shape (also by @put): order [H]
+80 host accesses of two buffers
+     bugs: a read above the write of its buffer; bug:write-last a write
+           below the read of its buffer: order
+     twins: source order; accesses of different buffers swapped: order [H]
+
+90 an integer constant through an alloca slot (inttoptr 1; i64 1, inttoptr)
+     bugs: the loaded constant synchronized as a stream; stored over the
+           stream: contract
+     twin: the stream stored, loaded and synchronized: contract [H]
+91 an integer constant as a helper's argument (a pointer, or an i64)
+     bugs: @sync given inttoptr 1, @sync_int given 1: contract
+     twins: the stream, or its ptrtoint: contract [H]
+92 a stream where an event is expected
+     bugs: mgpuStreamWaitEvent's event operand, mgpuEventSynchronize,
+           mgpuEventDestroy given a stream: contract
+     twin: real output + the first stream's sync/destroy: contract [H]
+93 an event where a stream is expected
+     bugs: mgpuStreamSynchronize of the event; mgpuEventRecord and
+           mgpuStreamWaitEvent with operands swapped: contract
+     twin: as 92's: contract [H]
+94 a constant chosen on one branch of %c (llvm.select, llvm.cond_br)
+     bugs: select %c, stream, inttoptr 1 (also by a block argument; an event
+           and inttoptr 3): contract
+     twin: select %c, stream, null (cuda's default stream): contract [H]
+
 (order = async-order, uad = stream-no-use-after-destroy, leak =
-stream-no-leak, event = event-no-leak, flag = host-shared-flag.)  Cases 01-15
-are the brief's; 16-27 probe further (memory escapes, indirect calls,
-switch, bounds of unrolling and inlining); 28-37 check exact semantics
-(bit-vector integers, handles as their own kind, parallel block arguments,
-nested aggregates, stores through derived pointers, indirect calls).
+stream-no-leak, event = event-no-leak, flag = host-shared-flag, contract =
+runtime-contract.)  Cases 01-15 are the brief's; 16-27 probe further (memory
+escapes, indirect calls, switch, bounds of unrolling and inlining); 28-37
+check exact semantics (bit-vector integers, handles as their own kind,
+parallel block arguments, nested aggregates, stores through derived
+pointers, indirect calls); 50-58 async-order's edge kinds; 70-89 the classes
+`gpu-alloc-verify selfcheck` found unsound (a constant as a handle; calls on
+a destroyed stream or event; host accesses reordered among themselves);
+90-94 runtime-contract's handle kinds (a constant, or a handle of the other
+kind, hidden through slots, helpers and branches).
 
 `test_false_holds_and_false_alarms` counts, over the whole suite, false holds
 (a bug program's target `holds` or `not-applicable`, or a [U] twin target
@@ -211,6 +278,7 @@ LEAK = "stream-no-leak"
 EVENT = "event-no-leak"
 ORDER = "async-order"
 FLAG = "host-shared-flag"
+CONTRACT = "runtime-contract"
 BAD = frozenset({"violated", "unknown"})
 HOLDS = frozenset({"holds"})
 NOT_VIOLATED = frozenset({"holds", "unknown"})
@@ -281,6 +349,28 @@ CASES += [
     Case("56_loop_event_rerecorded", (ORDER,), (ORDER,), HOLDS),
     Case("57_sibling_loops", (ORDER,), (ORDER,), HOLDS),
     Case("58_rerecord_on_one_branch", (ORDER,), (ORDER,), HOLDS),
+]
+# selfcheck's unsound classes (issue 25, item 4; cases 70-89).
+CASES += [
+    Case("70_constant_stream_handle", (CONTRACT,), (CONTRACT,), HOLDS),
+    Case("71_wait_on_destroyed_stream", (ORDER,), (ORDER, UAD), HOLDS),
+    Case("72_host_stores_reordered", (ORDER,), (ORDER,), HOLDS),
+    Case("73_destroy_in_helper", (ORDER,), (ORDER, UAD), HOLDS),
+    Case("74_destroyed_stream_through_slot", (ORDER,), (ORDER, UAD), HOLDS),
+    Case("75_destroyed_event", (ORDER,), (ORDER, UAD, EVENT), HOLDS),
+    Case("76_destroy_before_sync_in_loop", (ORDER,), (ORDER, UAD), HOLDS),
+    Case("77_host_read_write_swapped", (ORDER,), (ORDER,), HOLDS),
+    Case("78_host_writes_through_slot", (ORDER,), (ORDER,), HOLDS),
+    Case("79_host_read_write_in_loop", (ORDER,), (ORDER,), HOLDS),
+    Case("80_host_accesses_two_buffers", (ORDER,), (ORDER,), HOLDS),
+]
+# runtime-contract's handle kinds (issue 25; cases 90-99).
+CASES += [
+    Case("90_constant_handle_through_slot", (CONTRACT,), (CONTRACT,), HOLDS),
+    Case("91_constant_handle_through_helper", (CONTRACT,), (CONTRACT,), HOLDS),
+    Case("92_stream_as_event", (CONTRACT,), (CONTRACT, EVENT), HOLDS),
+    Case("93_event_as_stream", (CONTRACT,), (CONTRACT, EVENT), HOLDS),
+    Case("94_constant_selected_on_branch", (CONTRACT,), (CONTRACT, UAD, LEAK), HOLDS),
 ]
 BY_FILE = {c.file: c for c in CASES}
 _SECTION = re.compile(r"^// ---- (\w+(?::[\w-]+)?)\s*$", re.M)

@@ -1,30 +1,38 @@
 """`runtime-contract`: each call is one the chosen runtime's wrapper accepts.
 
 Checked per profile (`--runtime cuda|hip|sycl`): the callee and arity exist;
-stream arguments are streams and event arguments events (no kind mix-up,
-no null event, no destroy of the null stream); no null stream where the
-wrapper dereferences it; and, for HIP, whose mgpuMemAlloc ignores
-host_shared, no host access to a buffer the source allocated host_shared.
+each stream or event argument (by its role in `runtime_api.SIGNATURES`,
+kernel launches included) is a handle of that kind the runtime created: not
+a handle of the other kind, not null (but for a stream where the profile
+takes the null stream: not in destroy, nor where the wrapper dereferences
+it), not an integer turned into a pointer (`inttoptr 1`); a pointer the
+runtime did not create in this module (a caller's argument, a stack slot, a
+buffer) or a value the analysis cannot follow gives `unknown`, never
+`holds`.  And, for HIP, whose mgpuMemAlloc ignores host_shared, no host
+access to a buffer the source allocated host_shared.
 """
 
 from __future__ import annotations
 
+import z3
+
+from verify.extract.facts import Call
 from verify.invariants.common import Findings, describe_path
 from verify.invariants.context import CheckContext
-from verify.model.fold import conj, disj, eq, one_of
-from verify.model.runtime_api import PROFILES, roles
+from verify.model.fold import conj, eq, neg, one_of
+from verify.model.runtime_api import LAUNCH, PROFILES, roles
+from verify.model.values import HANDLE_BASE, leaves, literal
 from verify.model.verdicts import CheckResult, Violation
 
 _AN = {"stream": "a stream", "event": "an event"}
+_OTHER = {"stream": "event", "event": "stream"}
 
 
 def check_runtime_contract(ctx: CheckContext) -> CheckResult:
-    profile = PROFILES[ctx.runtime]
     f = Findings("runtime-contract", ctx)
-    streams = [h for h, _ in ctx.lowered.handles_of("stream")]
-    events = [h for h, _ in ctx.lowered.handles_of("event")]
+    made = {kind: [h for h, _ in ctx.lowered.handles_of(kind)] for kind in _AN}
     for call in ctx.lowered.calls:
-        if call.is_host_access or not call.callee.startswith("mgpu"):
+        if call.is_host_access or not (call.callee.startswith("mgpu") or call.callee == LAUNCH):
             continue
         sig = roles(call.callee, len(call.args))
         if sig is None:
@@ -33,31 +41,58 @@ def check_runtime_contract(ctx: CheckContext) -> CheckResult:
                 f"{ctx.runtime} runtime has no {call.callee} taking {len(call.args)} argument(s)",
                 {"source_op": call.source_op}, [call.source_op] if call.source_op else []))
             continue
-        where = f"{call.callee} (from {call.source_op or '?'})"
         for role, value in zip(sig, call.args, strict=False):
-            if role in ("stream", "event") and getattr(value, "_unknown", None) is not None:
-                # A value the analysis could not follow may be anything.
-                f.possible(call.guard, f"{where} may be given something else than {_AN[role]}",
-                           about=[value])
-                continue
-            if role == "stream":
-                f.query(conj(call.guard, one_of(value, events)),
-                        f"{where} is given an event where a stream is expected",
-                        [call.source_op])
-                if call.callee in profile.needs_stream or call.callee == "mgpuStreamDestroy":
-                    f.query(conj(call.guard, eq(value, 0)),
-                            f"{where} is given the null stream, which the {ctx.runtime} "
-                            "wrapper dereferences or cannot destroy", [call.source_op])
-            elif role == "event":
-                f.query(conj(call.guard, disj((one_of(value, streams), eq(value, 0)))),
-                        f"{where} is given a stream or null where an event is expected",
-                        [call.source_op])
+            if role in _AN:
+                _check_handle(f, call, role, value, made)
     if ctx.runtime == "hip":
         _hip_host_access(ctx, f)
     for v in f.violations:
         if v.counterexample.get("path"):
             v.detail += ", " + describe_path(v.counterexample["path"])  # type: ignore[arg-type]
     return f.result()
+
+
+def _null_ok(runtime: str, callee: str, role: str) -> bool:
+    """May this argument be the null stream on `runtime`?"""
+    return role == "stream" and callee != "mgpuStreamDestroy" \
+        and callee not in PROFILES[runtime].needs_stream
+
+
+def _check_handle(f: Findings, call: Call, role: str, value: z3.ArithRef,
+                  made: dict[str, list[int]]) -> None:
+    """`value`, given as the `role` argument of `call`, is a `role` handle the
+    runtime created (or the null stream where the profile takes it)."""
+    runtime = f.ctx.runtime
+    where = f"{call.callee} (from {call.source_op or '?'})"
+    marked = [call.source_op]
+    if getattr(value, "_unknown", None) is not None:
+        # A value the analysis could not follow may be anything.
+        f.possible(call.guard, f"{where} may be given something else than {_AN[role]}",
+                   about=[value])
+        return
+    other = _OTHER[role]
+    f.query(conj(call.guard, one_of(value, made[other])),
+            f"{where} is given {_AN[other]} where {_AN[role]} is expected", marked)
+    if not _null_ok(runtime, call.callee, role):
+        detail = f"{where} is given the null stream, which the {runtime} wrapper " \
+            "dereferences or cannot destroy" if role == "stream" \
+            else f"{where} is given null where an event is expected"
+        f.query(conj(call.guard, eq(value, 0)), detail, marked)
+    # Stand-ins: pointers the runtime did not create in this module.
+    pointers = [v for leaf in leaves(value) if (v := literal(leaf)) is not None and v < 0]
+    ints = sorted({v for leaf in leaves(value)
+                   if (v := literal(leaf)) is not None and 0 < v < HANDLE_BASE})
+    handles = [*made[role], *made[other], 0, *pointers]
+    what = f"the integer {', '.join(str(v) for v in ints)} as a pointer" if ints \
+        else "a value"
+    f.query(conj(call.guard, neg(one_of(value, handles))),
+            f"{where} is given {what}, which is no {role} the {runtime} runtime created",
+            marked)
+    if pointers:
+        f.possible(conj(call.guard, one_of(value, pointers)),
+                   f"{where} may be given a pointer the runtime did not create in this "
+                   f"module (a caller's argument, a stack slot, a buffer) as {_AN[role]}",
+                   about=[])
 
 
 def _hip_host_access(ctx: CheckContext, f: Findings) -> None:
