@@ -216,6 +216,10 @@ Expectations:
            below the read of its buffer: order
      twins: source order; accesses of different buffers swapped: order [H]
 
+81 mgpuMemAlloc on the memset's stream, the host waits on the alloc's token
+     bugs: destroy then synchronize; bug:no-sync the synchronize dropped
+           (the alloc ignores its stream: nothing waits for the memset): order
+     twin: 19's calls, synchronize then destroy: order [H]
 90 an integer constant through an alloca slot (inttoptr 1; i64 1, inttoptr)
      bugs: the loaded constant synchronized as a stream; stored over the
            stream: contract
@@ -363,6 +367,7 @@ CASES += [
     Case("78_host_writes_through_slot", (ORDER,), (ORDER,), HOLDS),
     Case("79_host_read_write_in_loop", (ORDER,), (ORDER,), HOLDS),
     Case("80_host_accesses_two_buffers", (ORDER,), (ORDER,), HOLDS),
+    Case("81_alloc_ignores_its_stream", (ORDER,), (ORDER,), HOLDS),
 ]
 # runtime-contract's handle kinds (issue 25; cases 90-99).
 CASES += [

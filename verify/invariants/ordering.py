@@ -120,9 +120,14 @@ class _Edges:
         if op is None or op.id in seen:
             return []
         seen.add(op.id)
-        if self.items.get(op.id):
+        items = self.items.get(op.id)
+        if items and not all(it.call.callee == "mgpuMemAlloc" for it in items):
             return [op]
-        return [x for d in op.deps for x in self.behind(d, seen)]
+        # Work-less, or an allocation: the wrapper allocates at once, ignoring
+        # its stream, so its token does not wait for the work before it and
+        # stands for that work too.
+        deps = [x for d in op.deps for x in self.behind(d, seen)]
+        return [op, *deps] if items else deps
 
     def inlined(self, func: str) -> list[str]:
         """Source functions other than `func` whose work runs in its lowered code."""
@@ -254,6 +259,11 @@ def _pair(f: Findings, sch: Schedule, e: _Edge, a: Item, b: Item) -> list[_Pair]
     before `a` ends, or either being work that never runs (its stream was
     destroyed before it was enqueued)."""
     x, y, why = e.earlier, e.later, e.why
+    if b.call.callee == "mgpuMemAlloc":
+        # An allocation ignores its stream and touches no memory earlier
+        # work could: running it early is unobservable.  What its token
+        # orders after it is ordered after the earlier work too (`behind`).
+        return []
     path = fold.conj(a.call.guard, b.call.guard, e.cond)
     if path is fold.FALSE or fold.path_of(path) is False:
         return []  # the two never run on one path

@@ -274,7 +274,11 @@ def encode(calls: list[Call]) -> Schedule:
             alive, doubt = (true, False) if c.callee in _STREAMLESS else \
                 lives.alive(c, ((stream, "stream"),))
             sch.items[c.index] = Item(c, s, e, stream, fold.neg(alive), doubt)
-    work = [it for it in sch.items.values() if it.stream is not None]
+    # mgpuMemAlloc ignores its stream (every upstream wrapper allocates at
+    # once): it waits for nothing queued there, so it is no stream work.
+    # Its host synchrony (above) orders it before what the host does next.
+    work = [it for it in sch.items.values()
+            if it.stream is not None and it.call.callee != "mgpuMemAlloc"]
     for i, w1 in enumerate(work):
         for w2 in work[i + 1:]:
             sch.order_if_same((w1.call.guard, w2.call.guard),
