@@ -220,6 +220,9 @@ Expectations:
      bugs: destroy then synchronize; bug:no-sync the synchronize dropped
            (the alloc ignores its stream: nothing waits for the memset): order
      twin: 19's calls, synchronize then destroy: order [H]
+82 memset and synchronize on inttoptr 1 (no stream: the memset never runs)
+     bugs: inline; bug:slot the constant through a stack slot: order
+     twin: both on the created stream: order [H]
 90 an integer constant through an alloca slot (inttoptr 1; i64 1, inttoptr)
      bugs: the loaded constant synchronized as a stream; stored over the
            stream: contract
@@ -368,6 +371,7 @@ CASES += [
     Case("79_host_read_write_in_loop", (ORDER,), (ORDER,), HOLDS),
     Case("80_host_accesses_two_buffers", (ORDER,), (ORDER,), HOLDS),
     Case("81_alloc_ignores_its_stream", (ORDER,), (ORDER,), HOLDS),
+    Case("82_work_on_a_constant_stream", (ORDER,), (ORDER,), HOLDS),
 ]
 # runtime-contract's handle kinds (issue 25; cases 90-99).
 CASES += [

@@ -34,7 +34,7 @@ import z3
 from verify.extract.calls import Call
 from verify.model import fold
 from verify.model.runtime_api import DESTROYERS, arg_of, host_synchronous, is_work
-from verify.model.values import unknown_vars
+from verify.model.values import HANDLE_BASE, unknown_vars
 
 
 @dataclass
@@ -247,6 +247,17 @@ class _Lives:
         return fold.neg(fold.disj(kills)), doubt
 
 
+def _no_handle(stream: z3.ArithRef) -> z3.BoolRef:
+    """Where `stream` is an integer (not null, not a handle the runtime
+    made, which are numbered from HANDLE_BASE): the wrapper rejects it and
+    the work never runs.  Only for values the analysis follows; an
+    unfollowed one may be any handle."""
+    if unknown_vars(stream) or not z3.is_int(stream):
+        return fold.FALSE
+    bad = z3.simplify(z3.And(stream > 0, stream < HANDLE_BASE))
+    return fold.TRUE if z3.is_true(bad) else fold.FALSE if z3.is_false(bad) else bad
+
+
 def encode(calls: list[Call]) -> Schedule:
     """The schedule constraints of one function's calls (in list order)."""
     sch = Schedule()
@@ -273,7 +284,9 @@ def encode(calls: list[Call]) -> Schedule:
                 sch.order(true, e, after[c.index], strict=True)
             alive, doubt = (true, False) if c.callee in _STREAMLESS else \
                 lives.alive(c, ((stream, "stream"),))
-            sch.items[c.index] = Item(c, s, e, stream, fold.neg(alive), doubt)
+            dead = fold.neg(alive) if c.callee in _STREAMLESS else \
+                fold.disj([fold.neg(alive), _no_handle(stream)])
+            sch.items[c.index] = Item(c, s, e, stream, dead, doubt)
     # mgpuMemAlloc ignores its stream (every upstream wrapper allocates at
     # once): it waits for nothing queued there, so it is no stream work.
     # Its host synchrony (above) orders it before what the host does next.
