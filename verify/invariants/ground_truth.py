@@ -55,6 +55,10 @@ EXECUTION_DECIDED = (
 )
 MAX_INPUT = 1 << 12  # a larger integer input (a trip count) is not run
 RACES = (HOST_RACE, DEVICE_RACE)
+# Errors after which a wrong value is still an order's doing: work on a
+# destroyed stream or on no stream at all never runs (async-order counts
+# that as a broken edge), a host read of memory still being written.
+ORDER_ERRORS = (*RACES, USE_AFTER_DESTROY, DOUBLE_DESTROY, INVALID_HANDLE, NULL_STREAM)
 
 
 @dataclass
@@ -204,7 +208,15 @@ def observe(invariant: str, ex: Execution, facts: SourceFacts) -> Observation:
         if any(e.kind in RACES for e in src.outcome.errors):
             return Observation(False, why_not="the source itself races on these inputs")
         races = [f"{e.kind} at {e.loc or '?'} ({e.detail})" for e in errors if e.kind in RACES]
-        return Observation(True, races or _out_of_order(ex))
+        if races:
+            return Observation(True, races)
+        misuse = [e for e in errors if e.kind not in ORDER_ERRORS]
+        if misuse:
+            # A value that differs then may come from the misuse, not the order.
+            return Observation(False, why_not=f"the lowered run misuses the runtime "
+                               f"({misuse[0].kind} at {misuse[0].loc or '?'}): what it "
+                               "leaves in memory says nothing of order")
+        return Observation(True, _out_of_order(ex))
     if invariant == "runtime-contract":
         return Observation(True, [f"{e.kind} at {e.loc or '?'} ({e.detail})" for e in errors
                                   if e.kind in (NULL_STREAM, INVALID_HANDLE)])
