@@ -52,6 +52,22 @@ def _judge(lowered_funcs: str, truth: TruthPolicy | None = None):
                  active_invariants(), truth=truth or TruthPolicy())
 
 
+def _check_19(text: str, invariants: list[str], name: str = "src.mlir"):
+    """`check`'s judgement of `text` (written to a file) on mlir-opt-19."""
+    import tempfile
+    from pathlib import Path
+
+    from tests.conftest import need_mlir_opt
+    from verify.campaign.check_file import check_file
+    from verify.lowerings.registry import resolve
+
+    need_mlir_opt(19)
+    with tempfile.TemporaryDirectory() as d:
+        path = Path(d) / name
+        path.write_text(text)
+        return check_file(str(path), [resolve("mlir-opt-19")], invariants)[1]["mlir-opt-19"]
+
+
 def _context(lowered_funcs: str):
     """The checker context `judge` builds, for feeding `reconcile` made-up verdicts."""
     from verify.extract.calls import extract
@@ -131,9 +147,6 @@ def test_a_violation_that_cannot_run_says_not_confirmed():
 def test_memref_arguments_do_not_shift_branch_names():
     """The calling convention: a memref is 5 lowered arguments, so the i1
     after it is lowered %arg5, the same variable as the source's %c."""
-    from verify.campaign.check_file import check_file
-    from verify.lowerings.registry import resolve
-
     text = """func.func @main(%out: memref<16xi32>, %c: i1) {
   %t0 = gpu.wait async
   %m, %t1 = gpu.alloc async [%t0] () : memref<16xi32>
@@ -144,18 +157,7 @@ def test_memref_arguments_do_not_shift_branch_names():
   return
 }
 """
-    import tempfile
-    from pathlib import Path
-
-    from tests.conftest import need_mlir_opt
-
-    need_mlir_opt(19)
-    with tempfile.TemporaryDirectory() as d:
-        path = Path(d) / "copy_if.mlir"
-        path.write_text(text)
-        _, row = check_file(str(path), [resolve("mlir-opt-19")],
-                            ["stream-no-leak", "event-no-leak"])
-    j = row["mlir-opt-19"]
+    j = _check_19(text, ["stream-no-leak", "event-no-leak"], "copy_if.mlir")
     # Un-awaited when %c is false (the source's own leak, exempt), awaited when true.
     assert j.results["stream-no-leak"].verdict == "holds", j.results["stream-no-leak"]
     assert not j.disagreements
@@ -185,14 +187,6 @@ def test_ops_sharing_a_location_are_told_apart():
     """Two allocs written with one location: before tagging, the non-shared
     one's call was compared with the host_shared one's flag (a false
     violation, which execution keyed the same way 'confirmed')."""
-    import tempfile
-    from pathlib import Path
-
-    from tests.conftest import need_mlir_opt
-    from verify.campaign.check_file import check_file
-    from verify.lowerings.registry import resolve
-
-    need_mlir_opt(19)
     text = """func.func @main() {
   %a = gpu.alloc host_shared () : memref<4xi32> loc("k.mlir":3:5)
   %t0 = gpu.wait async loc("k.mlir":4:5)
@@ -201,12 +195,7 @@ def test_ops_sharing_a_location_are_told_apart():
   return
 }
 """
-    with tempfile.TemporaryDirectory() as d:
-        path = Path(d) / "shared.mlir"
-        path.write_text(text)
-        _, row = check_file(str(path), [resolve("mlir-opt-19")],
-                            ["host-shared-flag", "sync-alloc-no-stream"])
-    j = row["mlir-opt-19"]
+    j = _check_19(text, ["host-shared-flag", "sync-alloc-no-stream"], "shared.mlir")
     assert j.verdicts() == {"host-shared-flag": "holds", "sync-alloc-no-stream": "holds"}
     assert not j.disagreements
 
