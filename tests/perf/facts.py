@@ -16,6 +16,8 @@ def _plain(x: Any) -> Any:
     fields only), dictionaries and sets in a fixed order."""
     if hasattr(x, "sexpr"):
         return x.sexpr()
+    if callable(x) and not isinstance(x, type):  # a reason written on demand
+        return x()
     if dataclasses.is_dataclass(x) and not isinstance(x, type):
         return (type(x).__name__, *((f.name, _plain(getattr(x, f.name)))
                                     for f in dataclasses.fields(x) if not f.name.startswith("_")))

@@ -8,6 +8,7 @@ from verify.invariants.common import Findings
 from verify.invariants.context import CheckContext
 from verify.model.fold import conj, ne, value_of
 from verify.model.runtime_api import ALLOC_CALLEES, arg_of
+from verify.model.values import unknown_vars
 from verify.model.verdicts import CheckResult
 
 
@@ -39,7 +40,10 @@ def check_host_shared_flag(ctx: CheckContext) -> CheckResult:
 
 
 def _opaque(term: z3.ExprRef, unknown: set[int]) -> bool:
-    """Does the flag depend on a value the extractor could not follow?"""
+    """Does the flag depend on a value the extractor could not follow (a
+    stand-in number, or an unknown integer of its own name)?"""
+    if unknown_vars(term):
+        return True
     known = value_of(term)
     if known is not None:
         return known in unknown
