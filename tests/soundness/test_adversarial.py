@@ -223,6 +223,36 @@ Expectations:
 82 memset and synchronize on inttoptr 1 (no stream: the memset never runs)
      bugs: inline; bug:slot the constant through a stack slot: order
      twin: both on the created stream: order [H]
+83 cf loop: per iteration a second stream waits on the memset's event
+     bugs: the wait above the record; bug:event-hoisted one event for the
+           loop, recorded after the wait; bug:destroy-in-loop its destroy
+           moved into the body: order
+     twins: record, wait, synchronize (also one hoisted event): order, uad,
+           event [H]
+84 an event destroyed before the stream wait that uses it, in a helper
+     bugs: @join destroys, then waits; bug:nested @link calls @drop before
+           @join: order
+     twins: wait, then destroy (also nested): order, uad, event [H]
+85 the stream in an llvm.alloca slot; memset, copy, host wait, read
+     bugs: the synchronize above the copy; bug:destroy-earlier the destroy
+           above the copy: order
+     twin: in order, every call through the slot: order, uad [H]
+86 a host load moved above the helper that waits
+     bugs: the load above @finish; @get above @finish; bug:load-in-finish
+           the load in @finish above its synchronize: order
+     twins: @finish, then the load (also by @get): order, uad [H]
+87 a host store moved below a later memset, the pointer through a slot
+     bugs: the store below the memset; bug:past-sync below the synchronize
+           too: order
+     twin: store, memset, synchronize, read through the slot: order [H]
+88 an event record moved above the memset it captures, the event in a slot
+     bugs: inline; bug:record-in-helper @mark(slot, stream): order
+     twins: record after the memset (also by @mark): order, uad, event [H]
+89 an event record moved to another stream
+     bugs: the waiting stream, from a two-element alloca array ([1], or an
+           index computed as 1 * 1); @mark given a third, empty stream: order
+     twins: element [0], the memset's stream (also by @mark): order, uad,
+           event [H]
 90 an integer constant through an alloca slot (inttoptr 1; i64 1, inttoptr)
      bugs: the loaded constant synchronized as a stream; stored over the
            stream: contract
@@ -242,6 +272,37 @@ Expectations:
      bugs: select %c, stream, inttoptr 1 (also by a block argument; an event
            and inttoptr 3): contract
      twin: select %c, stream, null (cuda's default stream): contract [H]
+95 an integer constant as the stream of mgpuMemcpy, mgpuMemAlloc, mgpuMemFree
+     bugs: the copy on inttoptr 1; bug:alloc the alloc on inttoptr 3;
+           bug:free the free on inttoptr (zext i32 1): contract
+     twin: real output's calls: contract, order, uad, leak [H]
+96 an integer constant as the event of mgpuStreamWaitEvent
+     bugs: inttoptr 1; bug:null inttoptr 0; bug:gep getelementptr null[3]
+           over i8 (unknown): contract
+     twin: 92's: contract, event [H]
+97 a constant carried by a cf loop's block argument, synchronized per trip
+     bugs: the back edge passes inttoptr 1; bug:entry the entry edge: contract
+     twin: null (cuda's default stream) on both edges: contract, uad, leak [H]
+98 memset and synchronize by @fill on the stream it is given
+     bugs: @fill given inttoptr 1; bug:returned inttoptr 1 returned by
+           @pick; bug:split @fill_only memsets on it, main synchronizes the
+           created stream: order
+     twin: @fill given the created stream: order, contract, uad, leak [H]
+99 two streams in fields 0 and 2 of a struct alloca (getelementptr)
+     bugs: field 2 (read through [2] over i64) and the second stream
+           destroyed; bug:rewritten field 0 overwritten with field 2 (read
+           through [16] over i8); bug:heap the slot malloc'd (unknown): uad,
+           leak
+     twin: fields read through [0] over ptr and [16] over i8: uad, leak [H]
+100 the indirect call in @apply, its callee's addressof in main
+     bugs: destroy, then synchronize; bug:select select %c, destroy,
+           synchronize first (unknown); bug:release @release's own addressof
+           destroy, then @apply synchronizes: uad
+     twin: synchronize, then destroy: uad, leak, contract [H]
+101 cond_br %c, ^m(%a, %b), ^m(%b, %a) (swapped on one branch)
+     bugs: %x and %a destroyed (twice where %c); bug:twice swapped twice
+           (%x2 is %a), %x2 and %a destroyed: uad, leak
+     twin: %x and %y destroyed: uad, leak [H]
 
 (order = async-order, uad = stream-no-use-after-destroy, leak =
 stream-no-leak, event = event-no-leak, flag = host-shared-flag, contract =
@@ -372,14 +433,28 @@ CASES += [
     Case("80_host_accesses_two_buffers", (ORDER,), (ORDER,), HOLDS),
     Case("81_alloc_ignores_its_stream", (ORDER,), (ORDER,), HOLDS),
     Case("82_work_on_a_constant_stream", (ORDER,), (ORDER,), HOLDS),
+    Case("83_record_after_wait_in_loop", (ORDER,), (ORDER, UAD, EVENT), HOLDS),
+    Case("84_event_destroy_in_helper", (ORDER,), (ORDER, UAD, EVENT), HOLDS),
+    Case("85_sync_before_copy_through_slot", (ORDER,), (ORDER, UAD), HOLDS),
+    Case("86_host_load_above_helper_wait", (ORDER,), (ORDER, UAD), HOLDS),
+    Case("87_host_store_below_memset_through_slot", (ORDER,), (ORDER,), HOLDS),
+    Case("88_record_before_work_through_slot", (ORDER,), (ORDER, UAD, EVENT), HOLDS),
+    Case("89_record_on_another_stream", (ORDER,), (ORDER, UAD, EVENT), HOLDS),
 ]
-# runtime-contract's handle kinds (issue 25; cases 90-99).
+# runtime-contract's handle kinds (issue 25; cases 90-101, and selfcheck's other classes).
 CASES += [
     Case("90_constant_handle_through_slot", (CONTRACT,), (CONTRACT,), HOLDS),
     Case("91_constant_handle_through_helper", (CONTRACT,), (CONTRACT,), HOLDS),
     Case("92_stream_as_event", (CONTRACT,), (CONTRACT, EVENT), HOLDS),
     Case("93_event_as_stream", (CONTRACT,), (CONTRACT, EVENT), HOLDS),
     Case("94_constant_selected_on_branch", (CONTRACT,), (CONTRACT, UAD, LEAK), HOLDS),
+    Case("95_constant_stream_in_memory_calls", (CONTRACT,), (CONTRACT, ORDER, UAD, LEAK), HOLDS),
+    Case("96_constant_event_in_wait", (CONTRACT,), (CONTRACT, EVENT), HOLDS),
+    Case("97_constant_carried_by_loop", (CONTRACT,), (CONTRACT, UAD, LEAK), HOLDS),
+    Case("98_constant_stream_through_helper", (ORDER,), (ORDER, CONTRACT, UAD, LEAK), HOLDS),
+    Case("99_struct_slot_other_field", (UAD, LEAK), (UAD, LEAK), HOLDS),
+    Case("100_destroy_pointer_into_helper", (UAD,), (UAD, LEAK, CONTRACT), HOLDS),
+    Case("101_streams_swapped_by_branches", (UAD, LEAK), (UAD, LEAK), HOLDS),
 ]
 BY_FILE = {c.file: c for c in CASES}
 _SECTION = re.compile(r"^// ---- (\w+(?::[\w-]+)?)\s*$", re.M)
@@ -405,7 +480,8 @@ TWINS = _programs("twin")
 
 def _id(item: tuple[str, str]) -> str:
     file, name = item
-    return f"{file[:2]}-{name.replace(':', '-')}-{file[3:]}"
+    number, _, rest = file.partition("_")  # 100_x: the whole number
+    return f"{number}-{name.replace(':', '-')}-{rest}"
 
 
 @cache
