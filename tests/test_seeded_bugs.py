@@ -32,7 +32,12 @@ BUGS = {
 }
 
 
-@pytest.mark.parametrize("bug", sorted(BUGS))
+# The two that shrink longest (15-35 s each) run nightly (`pytest -m slow`).
+SLOW_BUGS = ("destroy-before-sync", "drop-synchronize")
+
+
+@pytest.mark.parametrize("bug", [pytest.param(b, marks=pytest.mark.slow) if b in SLOW_BUGS
+                                 else b for b in sorted(BUGS)])
 def test_seeded_bug_found_within_300_and_shrunk(bug: str, mutant) -> None:
     real = need_mlir_opt(19)
     path = mutant(bug)

@@ -9,12 +9,15 @@ import sys
 from collections import Counter
 from pathlib import Path
 
+import pytest
+
 from tests.reliability.conftest import ROOT, cli
 from verify.model.results import read_records
 
 LOWERING = "xdsl:pr69969"
 
 
+@pytest.mark.slow  # two concurrent campaigns, 17 s: nightly, not CI
 def test_two_campaigns_append_to_one_file_without_corrupting_it(tmp_path: Path) -> None:
     results = tmp_path / "shared.jsonl"
     procs = [subprocess.Popen(
