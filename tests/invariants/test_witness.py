@@ -170,7 +170,7 @@ def test_check_confirms_a_real_double_destroy_by_a_native_run():
 
     from tests.conftest import need_mlir_opt
     from verify.campaign.check_file import check_file
-    from verify.invariants.ground_truth import _native_runner
+    from verify.invariants.native_truth import _native_runner
     from verify.lowerings.registry import resolve
 
     need_mlir_opt(19)

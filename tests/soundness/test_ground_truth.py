@@ -19,12 +19,8 @@ import pytest
 
 from tests.invariants.helpers import DECLS, generic
 from tests.soundness.test_adversarial import BUGS, BY_FILE, TWINS, _id, sections
-from verify.invariants.ground_truth import (
-    EXECUTION_DECIDED,
-    boundary_inputs,
-    execute,
-    observe,
-)
+from verify.invariants.ground_truth import EXECUTION_DECIDED, execute, observe
+from verify.invariants.truth_inputs import boundary_inputs
 from verify.ir.source_facts import source_facts
 from verify.ir.source_reader import program_from_text
 

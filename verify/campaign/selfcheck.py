@@ -36,12 +36,11 @@ from verify.invariants.ground_truth import (
     EXECUTION_DECIDED,
     Execution,
     Observation,
-    boundary_inputs,
     execute,
     observe,
-    witness_inputs,
 )
 from verify.invariants.pipeline import judge
+from verify.invariants.truth_inputs import boundary_inputs, witness_inputs
 from verify.ir.source_facts import SourceFacts, source_facts
 from verify.lowerings.base import LoweringOutcome
 from verify.model.program import Program

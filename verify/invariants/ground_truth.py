@@ -11,20 +11,17 @@ then keep their streams) and whether it races itself.
 `observe` reads one invariant off one execution: what it shows broken (in
 words), nothing, or why this execution cannot tell (a leftover op that made
 a token, an op the interpreter does not model, a source that races).  The
-analysis is judged against it by `verify.invariants.witness`.
+analysis is judged against it by `verify.invariants.witness`; the inputs
+come from `truth_inputs`, and `native_truth` runs a witness again natively.
 """
 
 from __future__ import annotations
 
-import atexit
-import itertools
 from collections.abc import Mapping
-from dataclasses import dataclass, field, replace
-from math import prod
+from dataclasses import dataclass, field
 from typing import Any
 
 from oracles.differential import DEFAULT_SIZE, _lowered_args, default_value, program_kernels
-from oracles.kernel_api import ELEM_BYTES
 from oracles.lowered_interp import LoweredRun, parse_module, run_function
 from oracles.runtime import (
     DEVICE_RACE,
@@ -38,7 +35,6 @@ from oracles.simulated import SimulatedRuntime
 from oracles.source_interp import (
     ArgValue,
     SourceRun,
-    argument_sizes,
     bind_buffers,
     program_unmodelled,
 )
@@ -290,152 +286,3 @@ def _wrong_flags(ex: Execution, facts: SourceFacts) -> list[str]:
             out.append(f"{c.callee} at {c.loc} passes host_shared={int(flag)}, the source "
                        f"says {int(shared[c.loc])}")
     return out
-
-
-_NATIVE: dict[str, Any] = {}  # one runner (one compiled shim) per process
-
-
-def _native_runner() -> Any:
-    """The process's `NativeRunner`, or why there is none (a string)."""
-    if "runner" not in _NATIVE:
-        from oracles.native import NativeRunner
-        from verify.model.errors import EnvironmentProblem
-
-        try:
-            runner = NativeRunner()
-            atexit.register(runner.close)
-            _NATIVE["runner"] = runner
-        except EnvironmentProblem as e:
-            _NATIVE["runner"] = str(e)
-    return _NATIVE["runner"]
-
-
-def native_arguments(program: Program, ex: Execution) -> list[tuple[str, int]] | str:
-    """The entry function's arguments for `ex`'s inputs under the calling
-    convention (a memref: a fresh buffer, its alias, offset 0, sizes and
-    row-major strides), or why they cannot be passed natively."""
-    fn = next(f for f in program.functions if f.name == ex.function)
-    out: list[tuple[str, int]] = []
-    for a in fn.args:
-        if isinstance(a.type, MemRefType):
-            sizes = argument_sizes(a.type, DEFAULT_SIZE)
-            strides = [prod(sizes[d + 1:]) for d in range(len(sizes))]
-            out.append(("buffer", prod(sizes) * ELEM_BYTES[a.type.elem]))
-            out += [("alias", len(out) - 1), ("index", 0)]
-            out += [("index", s) for s in (*sizes, *strides)]
-        elif a.type == "i1":
-            out.append(("i1", int(bool(ex.inputs[a.name]))))
-        elif a.type in ("index", "i64"):
-            value = ex.inputs[a.name]
-            if not isinstance(value, int):
-                return f"argument {a.name} is {value!r}, not an integer"
-            out.append(("index", value))
-        else:
-            return f"a {a.type} argument ({a.name}) is not passed natively"
-    return out
-
-
-def run_natively(program: Program, ex: Execution, lowered_text: str, profile: str
-                 ) -> Execution | str:
-    """`ex` again, natively: the lowered module JIT-run on the C shim with the
-    same inputs, its calls (which must be the interpreter's, call for call)
-    replayed on the checking runtime.  Or why it cannot be."""
-    from oracles.replay import replay
-    from verify.ir.lowered_ir import opaque_pointers
-
-    if not ex.ran or ex.lowered is None:
-        return ex.why_not or "the interpreter did not run it"
-    runner = _native_runner()
-    if isinstance(runner, str):
-        return runner
-    args = native_arguments(program, ex)
-    if isinstance(args, str):
-        return args
-    run = runner.run(opaque_pointers(lowered_text), [(ex.function, args)])
-    if run.status != "ok":
-        first = (run.detail.strip().splitlines() or [""])[0][:200]
-        return f"the native run failed ({run.status}: {first})"
-    interp = ex.lowered
-    if run.trace != interp.trace:
-        k = next((i for i, (a, b) in enumerate(zip(run.trace, interp.trace, strict=False))
-                  if a != b), min(len(run.trace), len(interp.trace)))
-        return (f"the native run's calls differ from the interpreter's at call {k + 1} "
-                f"({len(run.trace)} native, {len(interp.trace)} interpreted)")
-    locs = [c.loc for c in interp.raw_trace]
-    raw = [replace(c, loc=loc) for c, loc in zip(run.raw_trace, locs, strict=True)]
-    done = replay(raw, SimulatedRuntime(profile, 0), locs)
-    native = LoweredRun("ok", done.outcome, run.trace, raw)
-    return Execution(ex.function, ex.inputs, native, ex.source, arg_order=ex.arg_order)
-
-
-def boundary_inputs(program: Program, function: str, budget: int = 16
-                    ) -> list[dict[str, ArgValue]]:
-    """Inputs to cross-check a `holds` on: every assignment of the i1
-    arguments while it fits the budget, and for integer arguments 0, 1, the
-    default size and one past the analysis's unroll bound."""
-    from verify.extract.calls import DEFAULT_LOOP_BOUND
-
-    fn = next(f for f in program.functions if f.name == function)
-    conds = [a.name for a in fn.args if a.type == "i1"]
-    ints = [a.name for a in fn.args if a.type not in ("i1",)
-            and not isinstance(a.type, MemRefType) and isinstance(default_value(a.type), int)]
-    int_values = (DEFAULT_SIZE, 0, 1, DEFAULT_LOOP_BOUND + 1)
-    out: list[dict[str, ArgValue]] = []
-    bools = list(itertools.product((False, True), repeat=len(conds)))
-    for k, value in enumerate(int_values):
-        for pattern in bools if k == 0 else bools[:1] + bools[-1:]:
-            inputs: dict[str, ArgValue] = dict(zip(conds, pattern, strict=True))
-            inputs.update({name: value for name in ints})
-            if inputs not in out:
-                out.append(inputs)
-            if len(out) >= budget:
-                return out
-        if not ints:
-            break
-    return out
-
-
-def witness_inputs(program: Program, facts: SourceFacts, path: Mapping[str, Any]
-                   ) -> list[tuple[str, dict[str, ArgValue]]]:
-    """(function, inputs) to run for a counterexample `path` ({"f:%label": value}):
-    its functions with the values it names, mapped from the analysis's labels
-    to the program's arguments by position.  A path that names no function
-    (a violation on every path) runs every function on default inputs."""
-    by_fn: dict[str, dict[str, ArgValue]] = {}
-    for key, value in path.items():
-        func, _, label = str(key).rpartition(":")
-        labels = facts.arg_names.get(func, [])
-        fn = next((f for f in program.functions if f.name == func), None)
-        if fn is None or label not in labels:
-            continue
-        index = labels.index(label)
-        if index < len(fn.args):
-            by_fn.setdefault(func, {})[fn.args[index].name] = value
-    if by_fn:
-        return list(by_fn.items())
-    return [(fn.name, {}) for fn in program.functions]
-
-
-def label_witnesses(facts: SourceFacts, path: Mapping[str, Any]
-                    ) -> list[tuple[str, dict[str, ArgValue]]]:
-    """`witness_inputs` for a source outside the model: inputs by label."""
-    by_fn: dict[str, dict[str, ArgValue]] = {}
-    for key, value in path.items():
-        func, _, label = str(key).rpartition(":")
-        if label in facts.arg_names.get(func, []):
-            by_fn.setdefault(func, {})[label] = value
-    return list(by_fn.items()) or [(f, {}) for f in facts.arg_names]
-
-
-def label_boundary_inputs(facts: SourceFacts, module: Any, function: str, budget: int = 16
-                          ) -> list[dict[str, ArgValue]]:
-    """`boundary_inputs` for a source outside the model: i1 arguments by the
-    lowered types (every assignment within the budget), the rest default."""
-    from verify.invariants.lowered_args import function_types, source_groups
-
-    types = function_types(module, function) or []
-    labels = facts.lowered_arg_names.get(function, [])
-    conds = [base for base, rank in source_groups(labels) if rank == -1
-             and labels.index(base) < len(types) and types[labels.index(base)] == "i1"]
-    patterns = list(itertools.product((False, True), repeat=len(conds)))[:budget]
-    return [dict(zip(conds, p, strict=True)) for p in patterns]

@@ -28,13 +28,15 @@ from verify.invariants.context import CheckContext
 from verify.invariants.ground_truth import (
     EXECUTION_DECIDED,
     Execution,
-    boundary_inputs,
     execute,
     execute_lowered_only,
+    observe,
+)
+from verify.invariants.native_truth import run_natively
+from verify.invariants.truth_inputs import (
+    boundary_inputs,
     label_boundary_inputs,
     label_witnesses,
-    observe,
-    run_natively,
     witness_inputs,
 )
 from verify.model.verdicts import CheckResult, Violation
