@@ -121,7 +121,7 @@ def _unobservable(entry: Mapping[str, Any] | None) -> bool:
     )
 
 
-def _reads(accesses: Sequence[Sequence[Any]]) -> dict[tuple[Any, int], Any]:
+def host_reads(accesses: Sequence[Sequence[Any]]) -> dict[tuple[Any, int], Any]:
     """Host reads keyed by (source op, n-th read by that op)."""
     seen: Counter[Any] = Counter()
     out: dict[tuple[Any, int], Any] = {}
@@ -135,7 +135,7 @@ def _reads(accesses: Sequence[Sequence[Any]]) -> dict[tuple[Any, int], Any]:
 def differences(source: Mapping[str, Any], lowered: Mapping[str, Any]) -> list[str]:
     """Keys of the normalized outcomes that differ (see module docstring)."""
     diffs: list[str] = []
-    s_reads, l_reads = _reads(source["host_accesses"]), _reads(lowered["host_accesses"])
+    s_reads, l_reads = host_reads(source["host_accesses"]), host_reads(lowered["host_accesses"])
     # A load whose value is unused may be erased as dead code (LLVM 22 does):
     # such a read, and what the runtime said about it, counts on neither side.
     one_sided = {loc for loc, _ in set(s_reads) ^ set(l_reads)}
@@ -283,7 +283,7 @@ def program_kernels(program: Program) -> dict[str, Kernel]:
     return {ref.name: catalogue_kernel(ref) for ref in program.kernels}
 
 
-def _lowered_args(fn: Function, values: Mapping[str, ArgValue]) -> list[Any]:
+def lowered_args(fn: Function, values: Mapping[str, ArgValue]) -> list[Any]:
     """Positional arguments of the lowered function: a memref expanded into
     its descriptor's fields (allocated, aligned, offset, sizes, strides), as
     the LLVM calling convention of `func-to-llvm` passes it."""
@@ -299,8 +299,10 @@ def _lowered_args(fn: Function, values: Mapping[str, ArgValue]) -> list[Any]:
     return out
 
 
-def _run_source(fn: Function, values: dict[str, ArgValue], rt: Runtime
-                ) -> tuple[Any, Any] | CheckResult:
+def source_run(fn: Function, values: dict[str, ArgValue], rt: Runtime
+               ) -> tuple[Any, Any] | CheckResult:
+    """`fn` under the reference semantics on `rt` (its buffers bound as a
+    caller would): (run, outcome), or why it did not run to the end."""
     try:
         bound = {**values, **bind_buffers(fn, rt, DEFAULT_SIZE)}
         src = run_source(fn, bound, rt)
@@ -312,11 +314,13 @@ def _run_source(fn: Function, values: dict[str, ArgValue], rt: Runtime
     return src, src.outcome
 
 
-def _run_lowered(fn: Function, module: Any, values: dict[str, ArgValue], rt: Runtime,
-                 kernels: Mapping[str, Kernel]) -> Any:
+def lowered_run(fn: Function, module: Any, values: dict[str, ArgValue], rt: Runtime,
+                kernels: Mapping[str, Kernel]) -> Any:
+    """The lowered `fn` on `rt`, called as `func-to-llvm` calls it: its
+    `LoweredRun`, or why it did not run to the end."""
     try:
         bound = {**values, **bind_buffers(fn, rt, DEFAULT_SIZE)}
-        low = run_function(module, fn.name, _lowered_args(fn, bound), rt, kernels=kernels)
+        low = run_function(module, fn.name, lowered_args(fn, bound), rt, kernels=kernels)
     finally:
         rt.close()
     if low.status != "ok" or low.outcome is None:
@@ -347,7 +351,7 @@ def _compare(
     them, and a lowered run that differs (a race it added included) differs
     on some schedule the source allows on none.  A source that races has no
     one outcome to compare with: unknown."""
-    src = _run_source(fn, values, src_factory(0))
+    src = source_run(fn, values, src_factory(0))
     if isinstance(src, CheckResult):
         return src
     races = _races(src[1])
@@ -355,7 +359,7 @@ def _compare(
         return CheckResult("differential", "unknown", reason=(
             f"the source itself races ({', '.join(races[:2])}) with {_show(values)}: its "
             "outcome depends on the schedule, so no lowered outcome can be shown wrong"))
-    low = _run_lowered(fn, module, values, factory(0), kernels)
+    low = lowered_run(fn, module, values, factory(0), kernels)
     if isinstance(low, CheckResult):
         return low
     return _mismatch(fn, values, 0, src[0], low)

@@ -21,7 +21,14 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from oracles.differential import DEFAULT_SIZE, _lowered_args, default_value, program_kernels
+from oracles.differential import (
+    default_value,
+    host_reads,
+    lowered_run,
+    normalize,
+    program_kernels,
+    source_run,
+)
 from oracles.lowered_interp import LoweredRun, parse_module, run_function
 from oracles.runtime import (
     DEVICE_RACE,
@@ -35,13 +42,13 @@ from oracles.simulated import SimulatedRuntime
 from oracles.source_interp import (
     ArgValue,
     SourceRun,
-    bind_buffers,
     program_unmodelled,
 )
-from oracles.source_interp import run_function as run_source
+from verify.ir import fastparse
 from verify.ir.source_facts import SourceFacts
 from verify.model.program import MemRefType, Program
 from verify.model.runtime_api import arg_of, roles
+from verify.model.verdicts import CheckResult
 
 # Invariants a run of the lowered code decides (the others are facts of the
 # module text, or, for `differential`, an execution already).
@@ -121,28 +128,23 @@ def execute(program: Program, module: Any, function: str, inputs: Mapping[str, A
         if not isinstance(a.type, MemRefType):
             values[a.name] = inputs.get(a.name, False if a.type == "i1" else default_value(a.type))
     ex.inputs = dict(values)
-    kernels = program_kernels(program)
-    rt = SimulatedRuntime(profile, 0)
     try:
-        bound = {**values, **bind_buffers(fn, rt, DEFAULT_SIZE)}
-        ex.source = run_source(fn, bound, rt)
-    except Exception as e:  # noqa: BLE001 - the reference semantics declined
-        ex.why_not = f"the source does not run: {type(e).__name__}: {e}"
+        src = source_run(fn, values, SimulatedRuntime(profile, 0))
+        if isinstance(src, CheckResult):
+            ex.why_not = f"the source does not run: {src.reason}"
+            return ex
+        ex.source = src[0]
+        low = lowered_run(fn, module, values, SimulatedRuntime(profile, 0),
+                          program_kernels(program))
+    except fastparse.Unsupported:
+        raise  # the fast reader's model falls short: the caller runs xDSL's parse
+    except Exception as e:  # noqa: BLE001 - a model gap ends the run, never the harness
+        ex.why_not = f"the code does not run: {type(e).__name__}: {e}"
         return ex
-    finally:
-        rt.close()
-    rt = SimulatedRuntime(profile, 0)
-    try:
-        bound = {**values, **bind_buffers(fn, rt, DEFAULT_SIZE)}
-        ex.lowered = run_function(module, fn.name, _lowered_args(fn, bound), rt,
-                                  kernels=kernels)
-    except Exception as e:  # noqa: BLE001 - the interpreter declined (a fast-model gap)
-        ex.why_not = f"the lowered code does not run: {type(e).__name__}: {e}"
+    if isinstance(low, CheckResult):
+        ex.why_not = f"the lowered code does not run to the end: {low.reason}"
         return ex
-    finally:
-        rt.close()
-    if ex.lowered.status != "ok":
-        ex.why_not = f"the lowered code does not run to the end: {ex.lowered.reason}"
+    ex.lowered = low
     return ex
 
 
@@ -242,8 +244,6 @@ def _leaks(invariant: str, ex: Execution, facts: SourceFacts) -> Observation:
 def _out_of_order(ex: Execution) -> list[str]:
     """Buffers whose final bytes differ from the source's although nothing
     raced: work ordered, but in another order than the source's edges."""
-    from oracles.differential import _reads, normalize
-
     assert ex.source is not None and ex.source.outcome is not None
     assert ex.lowered is not None and ex.lowered.outcome is not None
     s_norm, l_norm = normalize(ex.source.outcome, False), normalize(ex.lowered.outcome, False)
@@ -254,7 +254,7 @@ def _out_of_order(ex: Execution) -> list[str]:
            # Live on both sides: one freed and one not is a leak, no order.
            if None not in (src[label]["contents"], low[label]["contents"])
            and src[label]["contents"] != low[label]["contents"]]
-    s_reads, l_reads = _reads(s_norm["host_accesses"]), _reads(l_norm["host_accesses"])
+    s_reads, l_reads = host_reads(s_norm["host_accesses"]), host_reads(l_norm["host_accesses"])
     out += [f"the host read at {key[0]} sees {l_reads[key][1]}, the source's {s_reads[key][1]} "
             "(it ran before or after other work than in the source)"
             for key in sorted(set(s_reads) & set(l_reads), key=str)
