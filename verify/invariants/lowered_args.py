@@ -16,9 +16,9 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from oracles.differential import DEFAULT_SIZE
 from oracles.runtime import Runtime
 
-DEFAULT_SIZE = 3
 BUFFER_BYTES = 1 << 12  # per memref argument: DEFAULT_SIZE ** rank elements of any type fit
 
 

@@ -143,7 +143,6 @@ def reconcile(ctx: CheckContext, results: MutableMapping[str, CheckResult],
             found += _confirm(runs, result, policy.native)
         elif result.verdict == "holds" and crosscheck:
             found += _crosscheck(runs, result, policy.budget)
-            results[i] = result
     return found
 
 
@@ -197,8 +196,9 @@ def _confirmed(runs: _Runs, invariant: str, ex: Execution, shown: str, native: b
         return f"{CONFIRMED} (native run): {ex.show_inputs(runs.ctx.source)}: {seen.seen[0]}"
     # The native run made the interpreter's calls, call for call; what it
     # does not trace (host accesses) only the interpreter saw.
-    return f"{interpreted}; the native run made the same {len(nat.lowered.trace)} calls " \
-        "(it does not trace host loads and stores)" if nat.lowered else interpreted
+    calls = len(nat.lowered.trace) if nat.lowered is not None else 0
+    return (f"{interpreted}; the native run made the same {calls} calls (it does not "
+            "trace host loads and stores)")
 
 
 def _confirm(runs: _Runs, result: CheckResult, native: bool) -> list[Disagreement]:
