@@ -333,8 +333,10 @@ def tag_locations(text: str) -> str:
     position (or `loc`).  Lowered code keeps the name, so each lowered call
     maps to exactly one source op whatever locations the user wrote, and the
     name still reads as the user's `file:line:col`.  Block-argument
-    locations (lines opening a block) are left alone: only ops are keyed."""
-    lines = text.split("\n")
+    locations (lines opening a block) are left alone: only ops are keyed.
+    A fused location's metadata (`fused<"m">[...]`) is dropped everywhere:
+    it names no op, and neither reader of the harness reads it."""
+    lines = [_without_fused_metadata(line) for line in text.split("\n")]
     found: list[tuple[int, Location | None, int, int]] = []
     for n, line in enumerate(lines):
         if line.lstrip().startswith("^"):
@@ -364,6 +366,30 @@ def tag_locations(text: str) -> str:
             line = line[:start] + new + line[end:]
         lines[n] = line
     return "\n".join(lines)
+
+
+def _without_fused_metadata(line: str) -> str:
+    """`line` with `fused<...>` made `fused` inside its locations."""
+    if "fused<" not in line:
+        return line
+    for _, start, end in reversed(_on_line(line)):
+        span, out, pos = line[start:end], [], 0
+        while (m := _FUSED_META.search(span, pos)) is not None:
+            if m.group(0).startswith('"'):  # a string: kept as it is
+                out.append(span[pos:m.end()])
+                pos = m.end()
+                continue
+            try:
+                close = _Reader(span).balanced(m.end() - 1, "<", ">")
+            except _NotALocation:
+                return line  # not a location this module reads: left as written
+            out.append(span[pos:m.end() - 1])
+            pos = close
+        line = line[:start] + "".join(out) + span[pos:] + line[end:]
+    return line
+
+
+_FUSED_META = re.compile(rf'{_QUOTED}|\bfused\s*<', re.S)
 
 
 def _fresh_tag(base: str, serial: dict[str, int], taken: set[str]) -> str:
