@@ -33,6 +33,7 @@ run on one path, the earlier-listed one runs first.
 
 from __future__ import annotations
 
+import functools
 from typing import Any
 
 import z3
@@ -198,7 +199,8 @@ class _Extractor(ControlFlow, Memory, Integers):
         """An op the analysis does not model: handles given to it escape, its
         pointer results are unknown, and its regions run an unknown number
         of times (a cut if they do anything the checkers see)."""
-        def place() -> str:  # put in words only where it is needed
+        @functools.cache
+        def place() -> str:  # put in words only where it is needed, once
             return f"{what} at {where(op)}"
 
         tainted = self.escape_operands(op, guard, lambda: f"passed to {place()}")

@@ -137,19 +137,33 @@ def _without_choosable(bad: z3.BoolRef) -> z3.BoolRef | None:
     return fold.conj(*kept) if dropped else None
 
 
+SHOWN_VALUES = 3  # unfollowed values a reason names; the rest are counted
+
+
 def unfollowed(facts: LoweredFacts, hidden: list[z3.ExprRef]) -> str:
-    """What the values a verdict depends on are, in words."""
-    parts: list[str] = []
+    """What the values a verdict depends on are, in words: the first few
+    named, the rest counted (a formula may hang on hundreds of values, and
+    putting each in words costs more than the proof)."""
+    parts: dict[str, None] = {}
+    seen: set[str] = set()
+    rest = 0
     for v in hidden:
         name = getattr(v, "_unknown", None) or str(v)
+        if name in seen:
+            continue
+        seen.add(name)
+        if len(parts) >= SHOWN_VALUES:
+            rest += 1
+            continue
         if name[:2] == "!s":
-            parts.append(f"the source's {source_unknown_why(name) or 'unread condition'}")
+            parts[f"the source's {source_unknown_why(name) or 'unread condition'}"] = None
         elif name[:2] in ("!d", "!u"):
             call = facts.calls[int(name[2:])]
-            parts.append(f"what is done with a handle {call.note}")
+            parts[f"what is done with a handle {call.note}"] = None
         else:
-            parts.append(f"the value of the {words(facts.unknowns.get(name, name))}")
-    return "; ".join(dict.fromkeys(parts)) or "values the analysis cannot follow"
+            parts[f"the value of the {words(facts.unknowns.get(name, name))}"] = None
+    text = "; ".join(parts) or "values the analysis cannot follow"
+    return text + (f"; and {rest} more value(s)" if rest else "")
 
 
 def hidden_creates(f: Findings, what: str) -> None:

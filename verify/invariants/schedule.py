@@ -227,17 +227,21 @@ class _Lives:
     def alive(self, c: Call, handles: tuple[tuple[z3.ArithRef, str], ...]) -> Life:
         kills: list[z3.BoolRef] = []
         doubt = False
+        # A handle's own unfollowed values, once per call, not per destroy.
+        own = [unknown_vars(handle) for handle, _ in handles]
         for d in self.destroys:
             if d.index >= c.index:
                 break
-            for handle, kind in handles:
+            for (handle, kind), handle_vars in zip(handles, own, strict=True):
                 if not d.is_escape and DESTROYERS[d.callee] != kind:
                     continue
                 same = fold.eq(d.args[0], handle)
                 hit = fold.conj(d.guard, c.guard, same)
                 if hit is fold.FALSE:
                     continue
-                about = unknown_vars(same) + unknown_vars(handle)
+                # unknown_vars of the equality, from its sides' (memoized) ones.
+                about = [] if fold.truth(same) is not None \
+                    else unknown_vars(d.args[0]) + handle_vars
                 if d.is_escape or about:
                     # An escape may destroy it, an unfollowed value may be it.
                     doubt = True

@@ -102,11 +102,19 @@ def unknown_vars(term: z3.ExprRef) -> list[z3.ExprRef]:
         return []
     if getattr(term, "_unknown", None) is not None:
         return [term]
+    # Memoized on the term: printing it is the cost, and the same terms are
+    # asked about again by every checker.
+    cached = getattr(term, "_unknown_vars", None)
+    if cached is not None:
+        return list(cached)
     text = term.sexpr()
     if "?" not in text and "!" not in text:
-        return []
-    names = dict.fromkeys(_NAME_RE.findall(text))
-    return [unknown_int(n) if n[0] == UNKNOWN_PREFIX else escape_flag(n) for n in names]
+        found: list[z3.ExprRef] = []
+    else:
+        names = dict.fromkeys(_NAME_RE.findall(text))
+        found = [unknown_int(n) if n[0] == UNKNOWN_PREFIX else escape_flag(n) for n in names]
+    term._unknown_vars = tuple(found)  # type: ignore[attr-defined]
+    return found
 
 
 def may_be_handle(term: z3.ExprRef) -> bool:
