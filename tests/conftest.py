@@ -31,7 +31,7 @@ SYNC_SHARED = """func.func @main() {
 # The plugin loads no profile by itself; this suite runs under the project's
 # own: gpu-alloc-verify-ci when CI=true (derandomized, no database, modest
 # counts), gpu-alloc-verify-dev otherwise, -nightly with HYPOTHESIS_PROFILE=nightly.
-# `--hypothesis-profile` / `--gpu-alloc-verify-profile` still win.
+# `--hypothesis-profile` / `--gav-profile` still win.
 load_project_profile()
 
 

@@ -4,6 +4,7 @@ example and the plugin's hygiene (it loads no profile by itself)."""
 from __future__ import annotations
 
 import importlib.util
+import json
 import re
 import subprocess
 import sys
@@ -11,9 +12,12 @@ from pathlib import Path
 
 import pytest
 
+from tests.conftest import need_mlir_opt
 from verify import api
+from verify.cli import main
 from verify.invariants.pipeline import active_invariants
 from verify.ir.source_reader import program_from_text
+from verify.model.errors import SourceParseError
 from verify.model.program import Program
 from verify.pytest_plugin import PREFIX, project_profile
 
@@ -52,13 +56,77 @@ def test_check_takes_text_or_program_and_gives_verdicts() -> None:
 
 def test_assert_holds_raises_the_rendered_counterexample() -> None:
     api.assert_holds(LEAKY, "xdsl:pr69969", ["stream-no-use-after-destroy"])  # holds
+    program = program_from_text(LEAKY)
+    # a Program, and the text the generator printed for it (a failing example)
+    for subject in (program, repr(program)):
+        with pytest.raises(AssertionError) as failure:
+            api.assert_holds(subject, "xdsl:pr69969", ["stream-no-leak", "event-no-leak"])
+        message = str(failure.value)
+        assert message.startswith("ERROR: stream-no-leak violated on xdsl:pr69969\n")
+        assert "event-no-leak" not in message
+        assert '%t2 = gpu.wait async [%t1] loc("op2")' in message  # its MLIR
+        assert re.search(r'^  >> .*mgpuStreamCreate.*<- op1 at program:3:5$', message, re.M)
+    with pytest.raises(AssertionError, match=r"<- op1 at gen\.mlir:3:5\n"):
+        api.assert_holds(program.to_mlir(), "xdsl:pr69969", ["stream-no-leak"],
+                         filename="gen.mlir")
+
+
+def test_text_is_answered_at_its_own_file_line_col() -> None:
     with pytest.raises(AssertionError) as failure:
-        api.assert_holds(LEAKY, "xdsl:pr69969", ["stream-no-leak", "event-no-leak"])
+        api.assert_holds(LEAKY, "xdsl:pr69969", ["stream-no-leak"], filename="leaky.mlir")
     message = str(failure.value)
+    # verdict, invariant, reason, and the counterexample in the text as written
     assert message.startswith("ERROR: stream-no-leak violated on xdsl:pr69969\n")
-    assert "event-no-leak" not in message
-    assert '%t2 = gpu.wait async [%t1] loc("op2")' in message  # the source, as MLIR
-    assert re.search(r'^  >> .*mgpuStreamCreate.*<- op1 at program:\d+:\d+$', message, re.M)
+    assert "stream created by leaky.mlir:3:9 (mgpuStreamCreate) is destroyed 0 time(s)" \
+        in message
+    assert "Source: leaky.mlir\n" in message and "  4 |   %t1 = gpu.wait async [%t0]\n" in message
+    assert re.search(r"^  >> .*mgpuStreamCreate.*<- leaky\.mlir:3:9$", message, re.M)
+    assert "program:" not in message and 'loc("op' not in message  # nothing renamed
+    # without a filename, the text is `<input>`
+    j = api.judgement(LEAKY, "xdsl:pr69969", ["stream-no-leak"])
+    assert [v.detail.split(" (")[0] for v in j.violations()] == [
+        "stream created by <input>:3:9"]
+
+
+def _header(path: Path, key: str) -> list[str]:
+    return [ln.split(":", 1)[1].split() for ln in path.read_text().splitlines()
+            if ln.startswith(f"// {key}")][0]
+
+
+def test_check_reads_a_kernel_file_as_the_cli_does(capsys: pytest.CaptureFixture[str],
+                                                    monkeypatch: pytest.MonkeyPatch) -> None:
+    need_mlir_opt(19)
+    # kernels in a gpu.module @stencil, no catalogue kernel: the model holds
+    # none of it, `check` reads it as written
+    path = ROOT / "tests" / "corpus" / "fanout_fanin_events.mlir"
+    name = str(path.relative_to(ROOT))
+    pipeline = " ".join(_header(path, "PIPELINE"))
+    low = api.lowering("mlir-opt-19", pipeline)
+    expected = dict(kv.split("=") for kv in _header(path, "EXPECT mlir-opt-19"))
+    j = api.judgement(path.read_text(), low, filename=name)
+    assert {i: v for i, v in j.verdicts().items() if i in expected} == expected
+    assert api.check(path.read_text(), low, ["stream-no-leak"], filename=name) == {
+        "stream-no-leak": "violated"}
+    # the corpus' point (42:11, the gpu.wait async of the fan-out), in this file
+    points = _header(path, "POINTS mlir-opt-19 stream-no-leak")
+    assert points == ["42:11"]
+    (leak,) = [v for v in j.violations() if v.invariant == "stream-no-leak"]
+    assert f"stream created by {name}:42:11 " in leak.detail
+    assert re.findall(r"\S+:\d+:\d+", leak.detail) == [f"{name}:42:11"]
+    # and the very answer of `gpu-alloc-verify check FILE`
+    monkeypatch.chdir(ROOT)
+    assert main(["check", name, "--lowering", "mlir-opt-19", "--pipeline", pipeline,
+                 "--json"]) == 1
+    cli = json.loads(capsys.readouterr().out)
+    assert sorted((v["invariant"], v["detail"]) for v in cli["violations"]) == sorted(
+        (v.invariant, v.detail) for v in j.violations())
+
+
+def test_text_no_lowering_can_read_is_an_input_error() -> None:
+    need_mlir_opt(19)
+    with pytest.raises(SourceParseError, match=r"^bad\.mlir:2:\d+: not valid MLIR"):
+        api.check("func.func @f() {\n  %x = gpu.wait async [%nope]\n  return\n}\n",
+                  "mlir-opt-19", filename="bad.mlir")
 
 
 def test_unknown_fails_assert_holds_unless_allowed() -> None:

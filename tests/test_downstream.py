@@ -78,7 +78,7 @@ OWN_SETTINGS = "tests/test_unrelated.py::test_hypothesis_settings_are_its_own"
 
 
 def test_the_example_passes_as_documented_and_the_rest_is_untouched(project: Path) -> None:
-    with_plugin, out = _pytest(project, "--lowering", "xdsl:pr69969")
+    with_plugin, out = _pytest(project, "--gav-lowering", "xdsl:pr69969")
     assert with_plugin == {
         "tests/test_example.py::test_sync_alloc_creates_no_stream[xdsl:pr69969]": "PASSED",
         "tests/test_example.py::test_verdicts_of_one_program": "PASSED",
@@ -101,7 +101,8 @@ def test_the_example_passes_as_documented_and_the_rest_is_untouched(project: Pat
 
 def test_a_profile_of_ours_loads_only_when_selected(project: Path) -> None:
     expect = {"EXPECT_PROFILE": "gpu-alloc-verify-ci", "EXPECT_MAX_EXAMPLES": "30"}
-    for args, env in ((["--gpu-alloc-verify-profile", "ci"], {}),
+    for args, env in ((["--gav-profile", "ci"], {}),
+                      (["--gpu-alloc-verify-profile", "ci"], {}),  # the older name
                       (["--hypothesis-profile", "gpu-alloc-verify-ci"], {}),
                       ([], {"HYPOTHESIS_PROFILE": "gpu-alloc-verify-ci"})):
         got, out = _pytest(project, *args, "-k", "own", **env, **expect)
@@ -111,8 +112,8 @@ def test_a_profile_of_ours_loads_only_when_selected(project: Path) -> None:
 def test_two_profile_options_that_disagree_are_refused(project: Path) -> None:
     res = subprocess.run(
         [sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "-q",
-         "--gpu-alloc-verify-profile", "ci", "--hypothesis-profile", "default"],
+         "--gav-profile", "ci", "--hypothesis-profile", "default"],
         cwd=project, env=_env(), capture_output=True, text=True, timeout=120)
     assert res.returncode == 4, res.stdout + res.stderr
-    assert "--gpu-alloc-verify-profile ci and --hypothesis-profile default: choose one" \
+    assert "--gav-profile ci and --hypothesis-profile default: choose one" \
         in res.stderr

@@ -1,6 +1,6 @@
-"""A property test parametrized by the plugin over `--lowering` (default:
-mlir-opt-19): e.g. `pytest tests/test_plugin_property.py --lowering xdsl:split-api
---lowering mlir-opt-22 --hypothesis-show-statistics`."""
+"""A property test parametrized by the plugin over `--gav-lowering` (default:
+mlir-opt-19): e.g. `pytest tests/test_plugin_property.py --gav-lowering xdsl:split-api
+--gav-lowering mlir-opt-22 --gav-runtime hip --hypothesis-show-statistics`."""
 
 from __future__ import annotations
 

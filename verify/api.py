@@ -14,12 +14,20 @@
 
 `program` is a `verify.model.program.Program` (what `programs()` draws; its repr is
 its MLIR text, so a failing Hypothesis example prints as MLIR) or MLIR text.
+Text is read as `gpu-alloc-verify check FILE` reads a file (whatever the
+lowering's mlir-opt accepts: kernels, helpers, loops, generic form) and judged
+the same way; each takes `filename=`, and violations name the text's own
+`filename:line:col` (default `<input>`).  A Program, and text the generator
+printed (ops named `loc("op1")`...), is named by its ops (`op1 at
+program:3:5`, in its MLIR).
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from functools import lru_cache
+from operator import methodcaller
 from typing import Any
 
 from generators.programs import GenConfig, programs
@@ -28,7 +36,13 @@ from verify.invariants.pipeline import Judgement, active_invariants, judge
 from verify.invariants.solver import DEFAULT_TIMEOUT_MS
 from verify.lowerings.base import Lowering
 from verify.lowerings.mlir_opt import DEFAULT_PIPELINE
+from verify.model.errors import SourceParseError
 from verify.model.program import Program
+
+# The name text given without a `filename` goes by in locations (`<input>:3:9`).
+DEFAULT_FILENAME = "<input>"
+# How the generator names each op it prints: such text is a generated program.
+_GENERATED_LOC = re.compile(r'\bloc\("op\d+"\)')
 
 __all__ = ["GenConfig", "Program", "assert_holds", "check", "judgement", "lowering",
            "programs", "violation_records"]
@@ -43,15 +57,36 @@ def lowering(spec: str, pipeline: str = DEFAULT_PIPELINE) -> Lowering:
     return resolve(spec, pipeline)
 
 
-def _program(program: Program | str) -> Program:
+# A frame to hide from pytest's traceback only when it fails an assertion:
+# the user's test is what failed, not the library (a crash keeps its frames).
+_HIDE_ON_FAILURE = methodcaller("errisinstance", AssertionError)
+
+
+def _subject(program: object) -> Program | str:
+    """What is judged: a Program as is; text the generator printed (ops
+    named `loc("op1")`..., as a failing example or a Program's repr shows
+    them) as that Program; any other text as written, for `check`'s reading."""
     if isinstance(program, Program):
         return program
-    if isinstance(program, str):
-        from verify.ir.source_reader import program_from_text
+    if not isinstance(program, str):
+        raise TypeError(f"expected a verify.model.program.Program or MLIR text, "
+                        f"not {type(program).__name__}")
+    if not _GENERATED_LOC.search(program):
+        return program
+    from verify.ir.source_reader import program_from_text
 
+    try:
         return program_from_text(program)
-    raise TypeError(f"expected a verify.model.program.Program or MLIR text, "
-                    f"not {type(program).__name__}")
+    except SourceParseError:  # op names of ours, ops the model lacks: read as written
+        return program
+
+
+def _shown(subject: Program | str, filename: str | None) -> tuple[str, str]:
+    """(the text violations point into, its name): text as written; a
+    Program as its MLIR (named `program`, as `fuzz` names it, unless given)."""
+    if isinstance(subject, str):
+        return subject, filename or DEFAULT_FILENAME
+    return subject.to_mlir(), filename or "program"
 
 
 def _lowering(low: Lowering | str) -> Lowering:
@@ -71,48 +106,66 @@ def _invariants(invariants: Sequence[str] | None) -> list[str]:
 
 def judgement(program: Program | str, lowering: Lowering | str,
               invariants: Sequence[str] | None = None, runtime: str = "cuda",
-              timeout_ms: int = DEFAULT_TIMEOUT_MS) -> Judgement:
+              timeout_ms: int = DEFAULT_TIMEOUT_MS, filename: str | None = None
+              ) -> Judgement:
     """The full judgement (verdicts, reasons, violations, lowered text) of
-    `lowering` on `program` for `invariants` (default: all)."""
-    prog = _program(program)
+    `lowering` on `program` for `invariants` (default: all).  Text is read
+    as `gpu-alloc-verify check` reads a file (any module the lowering's
+    mlir-opt accepts, kernels and all), its locations named `filename`."""
+    subject = _subject(program)
     low = _lowering(lowering)
-    outcome = low.lower_batch([prog])[0]
-    return judge(prog, outcome, low.spec, _invariants(invariants), runtime, timeout_ms)
+    wanted = _invariants(invariants)
+    if isinstance(subject, str):
+        # the CLI's own reading and judging, so both give the same answer
+        from verify.campaign.check_file import check_text
+
+        return check_text(subject, filename or DEFAULT_FILENAME, low, wanted, runtime,
+                          timeout_ms)
+    outcome = low.lower_batch([subject])[0]
+    return judge(subject, outcome, low.spec, wanted, runtime, timeout_ms)
 
 
 def check(program: Program | str, lowering: Lowering | str,
           invariants: Sequence[str] | None = None, runtime: str = "cuda",
-          timeout_ms: int = DEFAULT_TIMEOUT_MS) -> dict[str, str]:
+          timeout_ms: int = DEFAULT_TIMEOUT_MS, filename: str | None = None
+          ) -> dict[str, str]:
     """Verdict per invariant: holds, violated, unknown, rejected or not-applicable."""
-    return judgement(program, lowering, invariants, runtime, timeout_ms).verdicts()
+    return judgement(program, lowering, invariants, runtime, timeout_ms, filename).verdicts()
 
 
-def violation_records(program: Program | str, j: Judgement) -> list[dict[str, Any]]:
+def violation_records(program: Program | str, j: Judgement,
+                      filename: str | None = None) -> list[dict[str, Any]]:
     """The violations of `j` as records (the `--json` shape `reports.explain.render` takes)."""
-    text = _program(program).to_mlir()
+    text, _ = _shown(_subject(program), filename)
     return [{"id": "", "invariant": v.invariant, "lowering": j.spec, "program": text,
              "lowered": j.lowered, "detail": v.detail,
-             "counterexample": v.counterexample, "marked_calls": v.marked_calls}
+             "counterexample": v.counterexample, "marked_calls": v.marked_calls,
+             "confirmation": v.confirmation}
             for v in j.violations()]
 
 
 def assert_holds(program: Program | str, lowering: Lowering | str,
                  invariants: Sequence[str] | None = None, runtime: str = "cuda",
-                 timeout_ms: int = DEFAULT_TIMEOUT_MS, allow_unknown: bool = False) -> None:
+                 timeout_ms: int = DEFAULT_TIMEOUT_MS, allow_unknown: bool = False,
+                 filename: str | None = None) -> None:
     """Raise AssertionError when an invariant is violated (the message: each
     counterexample, source as MLIR, offending lowered calls marked) or, unless
     `allow_unknown`, when one is unknown (the message names what the analysis
     could not follow).  `rejected` and `not-applicable` do not fail."""
-    prog = _program(program)
-    j = judgement(prog, lowering, invariants, runtime, timeout_ms)
-    parts = [render(r) for r in violation_records(prog, j)]
+    __tracebackhide__ = _HIDE_ON_FAILURE  # a failure shows the test's line, not ours
+    subject = _subject(program)
+    j = judgement(subject, lowering, invariants, runtime, timeout_ms, filename)
+    text, name = _shown(subject, filename)
+    parts = [render(r, program_name=name) for r in violation_records(subject, j, filename)]
     unknown = {i: r.reason or "solver gave up" for i, r in j.results.items()
                if r.verdict == "unknown"}
     if unknown and not allow_unknown:
         lines = [f"UNKNOWN on {j.spec} (not proven either way, never counted as holds):"]
         lines += [f"  {i}: {reason.splitlines()[0]}" for i, reason in unknown.items()]
         if not parts:
-            lines += ["", "Source:"] + ["  " + ln for ln in prog.to_mlir().rstrip().splitlines()]
+            lines += ["", "Source:" if name == "program" else f"Source: {name}"]
+            src = text.rstrip().splitlines()  # numbered, as the locations count
+            lines += [f"  {n:>{len(str(len(src)))}} | {ln}" for n, ln in enumerate(src, 1)]
         parts.append("\n".join(lines) + "\n")
     if parts:
         raise AssertionError("\n".join(parts))

@@ -2,18 +2,22 @@
 options, the `lowering` and `runtime_profile` fixtures, Hypothesis profiles.
 
 It loads in every project of an environment where gpu-alloc-verify is
-installed, so it changes nothing unless asked: it registers three Hypothesis
-profiles and loads none of them by itself, and suppresses no health check.
+installed, so it changes nothing unless asked: its options are all prefixed
+(`--gav-lowering SPEC`, repeatable; `--gav-pipeline`, `--gav-runtime`,
+`--gav-profile`; dests `gav_*`), so a project's own `--runtime` is its own; a
+`--gav-lowering` that names no lowering is a usage error (exit status 4).  It
+registers three Hypothesis profiles and loads none of them by itself, and
+suppresses no health check.
 
 - `gpu-alloc-verify-dev`: 60 examples, no deadline;
 - `gpu-alloc-verify-ci`: derandomized, no database, 30 examples, no deadline;
 - `gpu-alloc-verify-nightly`: random, 5000 examples, a directory database
   under $GPU_ALLOC_VERIFY_DB (default `.hypothesis/nightly`).
 
-One is loaded only when selected: `--gpu-alloc-verify-profile dev|ci|nightly`,
-Hypothesis' own `--hypothesis-profile gpu-alloc-verify-ci`, or
-`HYPOTHESIS_PROFILE=gpu-alloc-verify-ci` in the environment (a value that
-names no profile of ours is left to its owner).  This repository's own
+One is loaded only when selected: `--gav-profile dev|ci|nightly` (alias
+`--gpu-alloc-verify-profile`), Hypothesis' own `--hypothesis-profile
+gpu-alloc-verify-ci`, or `HYPOTHESIS_PROFILE=gpu-alloc-verify-ci` in the
+environment (a value that names no profile of ours is left to its owner).  This repository's own
 `tests/conftest.py` selects one for its suite with `load_project_profile()`.
 Disable the plugin with `-p no:gpu_alloc_verify`.
 """
@@ -28,6 +32,7 @@ import pytest
 from hypothesis import settings
 from hypothesis.database import DirectoryBasedExampleDatabase
 
+from verify.config import RUNTIMES
 from verify.lowerings.mlir_opt import DEFAULT_PIPELINE
 
 if TYPE_CHECKING:  # imported lazily: the plugin loads in every project
@@ -75,7 +80,7 @@ def project_profile(env: Mapping[str, str] | None = None) -> str:
 
 def load_project_profile() -> str:
     """Register and load `project_profile()`; for a project's own conftest.
-    Hypothesis' `--hypothesis-profile` and our `--gpu-alloc-verify-profile`
+    Hypothesis' `--hypothesis-profile` and our `--gav-profile`
     are applied later (at configure time) and still win."""
     register_profiles()
     name = project_profile()
@@ -87,24 +92,32 @@ register_profiles()
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
+    # Every option and dest carries our prefix: the plugin loads in every
+    # project of the environment, whose own `--runtime` must not clash.
     group = parser.getgroup("gpu-alloc-verify")
-    group.addoption("--lowering", action="append", default=[], metavar="SPEC",
-                    help=f"lowering(s) under test for property tests (repeatable; "
-                         f"default {DEFAULT_SPEC})")
-    group.addoption("--pipeline", default=DEFAULT_PIPELINE,
+    group.addoption("--gav-lowering", dest="gav_lowering", action="append", default=[],
+                    metavar="SPEC",
+                    help=f"lowering(s) under test for the `lowering` fixture (repeatable; "
+                         f"default {DEFAULT_SPEC}; see `gpu-alloc-verify lowerings`)")
+    group.addoption("--gav-pipeline", dest="gav_pipeline", default=DEFAULT_PIPELINE,
+                    metavar="PIPELINE",
                     help=f"mlir-opt pass pipeline (default {DEFAULT_PIPELINE})")
-    group.addoption("--runtime", default="cuda", choices=("cuda", "hip", "sycl"),
-                    help="runtime profile for runtime-contract")
-    group.addoption("--gpu-alloc-verify-profile", choices=PROFILES, default=None,
+    group.addoption("--gav-runtime", dest="gav_runtime", default="cuda",
+                    choices=RUNTIMES,
+                    help="runtime profile for runtime-contract (the `runtime_profile` "
+                         "fixture; default cuda)")
+    group.addoption("--gav-profile", "--gpu-alloc-verify-profile", dest="gav_profile",
+                    choices=PROFILES, default=None,
                     help="load the Hypothesis profile gpu-alloc-verify-NAME "
                          "(default: none, Hypothesis' own settings)")
 
 
 def pytest_configure(config: pytest.Config) -> None:
-    chosen = config.getoption("--gpu-alloc-verify-profile", None)
+    _check_lowerings(config.getoption("gav_lowering", None) or [])
+    chosen = config.getoption("gav_profile", None)
     theirs = config.getoption("--hypothesis-profile", None)
     if chosen and theirs and theirs != profile_name(str(chosen)):
-        raise pytest.UsageError(f"--gpu-alloc-verify-profile {chosen} and "
+        raise pytest.UsageError(f"--gav-profile {chosen} and "
                                 f"--hypothesis-profile {theirs}: choose one")
     if chosen:
         settings.load_profile(profile_name(str(chosen)))
@@ -114,19 +127,35 @@ def pytest_configure(config: pytest.Config) -> None:
         settings.load_profile(env)
 
 
+def _check_lowerings(specs: list[str]) -> None:
+    """A spec that names no lowering is a usage error (exit status 4), not a
+    skipped suite; one whose tool is missing here still skips (see `lowering`)."""
+    from verify.lowerings.registry import available_specs, unknown_spec
+
+    bad = [s for s in dict.fromkeys(specs) if unknown_spec(s)]
+    if bad:
+        here = ", ".join(spec for spec, _ in available_specs()) or "none"
+        raise pytest.UsageError(
+            f"--gav-lowering: unknown lowering {', '.join(map(repr, bad))}; available "
+            f"here: {here} (or mlir-opt:/path/to/mlir-opt; see `gpu-alloc-verify lowerings`)")
+
+
 def pytest_report_header(config: pytest.Config) -> str | None:
-    if config.getoption("--gpu-alloc-verify-profile", None) or (
+    if config.getoption("gav_profile", None) or (
             os.environ.get("HYPOTHESIS_PROFILE", "").startswith(PREFIX)):
         return f"gpu-alloc-verify: hypothesis profile {settings.get_current_profile_name()!r}"
     return None
 
 
 def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
-    if "lowering_spec" in metafunc.fixturenames:
-        specs = metafunc.config.getoption("--lowering") or [DEFAULT_SPEC]
+    # Our parameter has a private name: a project's own `lowering_spec` (or
+    # `lowering`, which then asks for none of ours) is left alone.
+    if "_gav_lowering_spec" in metafunc.fixturenames:
+        specs = metafunc.config.getoption("gav_lowering") or [DEFAULT_SPEC]
         # session scope: the `lowering` fixture built on it is session-scoped,
         # which plain Hypothesis accepts under @given
-        metafunc.parametrize("lowering_spec", specs, scope="session")
+        metafunc.parametrize("_gav_lowering_spec", list(dict.fromkeys(specs)),
+                             scope="session")
 
 
 @pytest.fixture(scope="session")
@@ -136,15 +165,15 @@ def _gpu_alloc_verify_lowerings() -> dict[tuple[str, str], Lowering | str]:
 
 
 @pytest.fixture(scope="session")
-def lowering(request: pytest.FixtureRequest, lowering_spec: str,
+def lowering(request: pytest.FixtureRequest, _gav_lowering_spec: str,
              _gpu_alloc_verify_lowerings: dict[tuple[str, str], Lowering | str]
              ) -> Lowering:
-    """The lowering under test, resolved once per session (skips if its tool
-    is missing)."""
+    """The lowering under test (one test per `--gav-lowering`), resolved once
+    per session (skips if its tool is missing)."""
     from verify.lowerings.registry import resolve
     from verify.model.errors import EnvironmentProblem
 
-    key = (lowering_spec, str(request.config.getoption("--pipeline")))
+    key = (_gav_lowering_spec, str(request.config.getoption("gav_pipeline")))
     if key not in _gpu_alloc_verify_lowerings:
         try:
             _gpu_alloc_verify_lowerings[key] = resolve(*key)
@@ -158,5 +187,5 @@ def lowering(request: pytest.FixtureRequest, lowering_spec: str,
 
 @pytest.fixture(scope="session")
 def runtime_profile(request: pytest.FixtureRequest) -> str:
-    """The `--runtime` profile (cuda, hip or sycl)."""
-    return str(request.config.getoption("--runtime"))
+    """The `--gav-runtime` profile (cuda, hip or sycl)."""
+    return str(request.config.getoption("gav_runtime"))

@@ -31,7 +31,7 @@ def check_file(path: str, lowerings: Sequence[Lowering], invariants: Sequence[st
     row: dict[str, Judgement] = {}
     errors: list[SourceParseError] = []
     for lowering in lowerings:
-        tool = lowering.path if isinstance(lowering, MlirOptLowering) else find_mlir_opt()
+        tool = _reader(lowering)
         if tool not in sources:
             try:
                 sources[tool] = from_text(written, path, tool)
@@ -42,15 +42,34 @@ def check_file(path: str, lowerings: Sequence[Lowering], invariants: Sequence[st
             errors.append(source)
             row[lowering.spec] = _unreadable(lowering.spec, str(source), invariants)
             continue
-        outcome = lowering.lower_batch([source])[0]
-        # `check` always cross-checks each `holds` by execution on boundary inputs,
-        # and runs each violation's witness natively where the module runs so.
-        row[lowering.spec] = judge(source, outcome, lowering.spec, invariants, runtime,
-                                   timeout_ms or DEFAULT_TIMEOUT_MS,
-                                   truth=TruthPolicy(crosscheck=True, native=True))
+        row[lowering.spec] = _judge(source, lowering, invariants, runtime, timeout_ms)
     if len(errors) == len(lowerings) and errors:
         raise errors[0]
     return written, row
+
+
+def check_text(written: str, name: str, lowering: Lowering, invariants: Sequence[str],
+               runtime: str = "cuda", timeout_ms: int | None = None) -> Judgement:
+    """`check_file` of text already in hand, named `name` (the public API's
+    way): the judgement of one lowering; SourceParseError when its tool cannot
+    read the text (the only lowering: an input error, as for `check FILE`)."""
+    source = from_text(written, name, _reader(lowering))
+    return _judge(source, lowering, invariants, runtime, timeout_ms)
+
+
+def _reader(lowering: Lowering) -> str | None:
+    """The mlir-opt that reads the file for `lowering`: its own, else the newest."""
+    return lowering.path if isinstance(lowering, MlirOptLowering) else find_mlir_opt()
+
+
+def _judge(source: SourceModule, lowering: Lowering, invariants: Sequence[str],
+           runtime: str, timeout_ms: int | None) -> Judgement:
+    outcome = lowering.lower_batch([source])[0]
+    # `check` always cross-checks each `holds` by execution on boundary inputs,
+    # and runs each violation's witness natively where the module runs so.
+    return judge(source, outcome, lowering.spec, invariants, runtime,
+                 timeout_ms or DEFAULT_TIMEOUT_MS,
+                 truth=TruthPolicy(crosscheck=True, native=True))
 
 
 def _unreadable(spec: str, why: str, invariants: Sequence[str]) -> Judgement:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 from verify.ir.tools import find_mlir_opt
 from verify.lowerings.base import Lowering
 from verify.lowerings.mlir_opt import DEFAULT_PIPELINE, resolve_mlir_opt
@@ -31,6 +33,17 @@ def resolve(spec: str, pipeline: str = DEFAULT_PIPELINE) -> Lowering:
         f"unknown lowering '{spec}': use mlir-opt, mlir-opt-N, mlir-opt:/path or xdsl:NAME "
         "(see `gpu-alloc-verify lowerings`)"
     )
+
+
+def unknown_spec(spec: str) -> bool:
+    """Does `spec` name no lowering at all (a typo, not a missing tool)?
+    `mlir-opt`, `mlir-opt-N` and `mlir-opt:PATH` name one whether or not it
+    is installed; `xdsl:NAME` only for a known NAME (when xDSL is here)."""
+    if spec.startswith("xdsl:"):
+        known = xdsl_variants()
+        return bool(known) and spec.removeprefix("xdsl:") not in known
+    return not (re.fullmatch(r"mlir-opt(-\d+)?", spec)
+                or (spec.startswith("mlir-opt:") and len(spec) > len("mlir-opt:")))
 
 
 def default_spec() -> tuple[str, str]:
