@@ -27,13 +27,14 @@ asked only what the chains cannot prove, and gives the counterexample.
 
 from __future__ import annotations
 
+import collections
 from dataclasses import dataclass, field
 
 import z3
 
 from verify.extract.calls import Call
 from verify.model import fold
-from verify.model.runtime_api import DESTROYERS, arg_of, host_synchronous, is_work
+from verify.model.runtime_api import DESTROYERS, PROFILES, arg_of, host_synchronous, is_work
 from verify.model.values import HANDLE_BASE, unknown_vars
 
 
@@ -168,15 +169,21 @@ class Schedule:
                 self._succ.setdefault(o.earlier, []).append((o.later, fold.atoms(o.guard)))
         key = (earlier, path)
         seen = self._reach.get(key)
-        if seen is None:
-            seen = {earlier}
-            stack = [earlier]
-            while stack:
-                for nxt, needs in self._succ.get(stack.pop(), ()):
-                    if nxt not in seen and needs <= path:
-                        seen.add(nxt)
-                        stack.append(nxt)
-            self._reach[key] = seen
+        if seen is not None:
+            return later in seen
+        # Breadth first, stopping at `later`: the edges asked about are
+        # mostly short hops, and a full walk per edge is quadratic on long
+        # chains.  Only a walk that ran out is remembered whole.
+        seen = {earlier}
+        frontier = collections.deque([earlier])
+        while frontier:
+            for nxt, needs in self._succ.get(frontier.popleft(), ()):
+                if nxt not in seen and needs <= path:
+                    if nxt == later:
+                        return True
+                    seen.add(nxt)
+                    frontier.append(nxt)
+        self._reach[key] = seen
         return later in seen
 
 

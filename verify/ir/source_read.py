@@ -33,6 +33,7 @@ from typing import Any
 import z3
 
 from verify.ir.attrs import attr_of, callee_name, int_tuple, int_value, type_text, where
+from verify.ir.graph import reachable_facts
 from verify.ir.lowered_ir import op_name
 from verify.ir.types import memref_text
 from verify.model import fold
@@ -495,22 +496,28 @@ class _Reader:
             for dep in op.deps if op.is_gpu else ():
                 consumers.setdefault(dep, []).append(op)
         escaped = {self.find(t): place for t, place in self.escaped.items()}
-        memo: dict[str, z3.BoolRef] = {}
 
-        def awaited(token: str, seen: frozenset[str]) -> z3.BoolRef:
-            if token not in memo:
-                parts = [self.escape_flag(token, escaped[token])] if token in escaped else []
-                for c in consumers.get(token, []):
-                    if c.token is None and c.kind == "wait":
-                        parts.append(self.facts.guards[c.id])
-                    elif c.token is not None and c.token not in seen:
-                        parts.append(awaited(c.token, seen | {c.token}))
-                memo[token] = fold.disj(parts)
-            return memo[token]
+        def own(token: str) -> dict[object, z3.BoolRef]:
+            # What awaits `token` itself: an escape, or a host wait on it.
+            out: dict[object, z3.BoolRef] = {}
+            if token in escaped:
+                out[("escape", token)] = self.escape_flag(token, escaped[token])
+            for c in consumers.get(token, []):
+                if c.token is None and c.kind == "wait":
+                    out[("wait", c.id)] = self.facts.guards[c.id]
+            return out
 
+        def successors(token: str) -> list[str]:
+            return [c.token for c in consumers.get(token, []) if c.token is not None]
+
+        # Awaited where anything it reaches through consuming ops awaits
+        # it: reachability, walked without recursion (chains run to
+        # thousands of ops, and loops make cycles).
+        tokens = [op.token for op in ops if op.is_gpu and op.token is not None]
+        reach = reachable_facts(tokens, successors, own)
         for op in ops:
             if op.is_gpu and op.token is not None:
-                via = awaited(op.token, frozenset({op.token}))
+                via = fold.disj(list(reach[op.token].values()))
                 self.facts.awaited[op.id] = via if fold.truth(via) is not None else _source(
                     z3.simplify(via))
         for func, places in self.hidden_buffers.items():
