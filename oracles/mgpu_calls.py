@@ -13,28 +13,30 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from oracles.runtime import Runtime
+from verify.model.runtime_effects import PROPOSED
+from verify.model.runtime_table import all_functions
 
-# Callee -> (argument kinds by arity: "p" pointer/handle, "i" integer).
-SIGNATURES: dict[str, tuple[str, ...]] = {
-    "mgpuStreamCreate": ("",),
-    "mgpuStreamDestroy": ("p",),
-    "mgpuStreamSynchronize": ("p",),
-    "mgpuStreamWaitEvent": ("pp",),
-    "mgpuEventCreate": ("",),
-    "mgpuEventDestroy": ("p",),
-    "mgpuEventSynchronize": ("p",),
-    "mgpuEventRecord": ("pp",),
-    # LLVM 17+: (size, stream, isHostShared); LLVM 16: (size, stream);
-    # split API: (size, isHostShared).
-    "mgpuMemAlloc": ("ipi", "ip", "ii"),
-    "mgpuMemAllocAsync": ("ipi",),
-    "mgpuMemFree": ("pp", "p"),  # split API: (ptr), host-synchronous
-    "mgpuMemFreeAsync": ("pp",),  # split API
-    "mgpuMemcpy": ("ppip",),
-    "mgpuMemset32": ("piip",),
-    "mgpuMemset16": ("piip",),
-    "mgpuMemset64": ("piip",),  # split API: 64-bit patterns
-}
+
+def _kinds() -> dict[str, tuple[str, ...]]:
+    """Callee -> its argument kinds, one string per known signature ("p"
+    pointer/handle, "i" integer), from the C types of the runtime table:
+    every upstream version and platform, and the split API's proposals."""
+    out: dict[str, set[str]] = {}
+    for fn in (*all_functions(), *PROPOSED):
+        out.setdefault(fn.name, set()).add(fn.kinds)
+    return {name: tuple(sorted(kinds)) for name, kinds in out.items()}
+
+
+# mgpuMemAlloc: "ipi" (size, stream, isHostShared), LLVM 16's "ip" (size,
+# stream), the split API's "ii" (size, isHostShared).
+SIGNATURES: dict[str, tuple[str, ...]] = _kinds()
+# The calls `dispatch` performs on a Runtime; any other is an UnknownCall.
+SIMULATED = frozenset({
+    "mgpuStreamCreate", "mgpuStreamDestroy", "mgpuStreamSynchronize", "mgpuStreamWaitEvent",
+    "mgpuEventCreate", "mgpuEventDestroy", "mgpuEventSynchronize", "mgpuEventRecord",
+    "mgpuMemAlloc", "mgpuMemAllocAsync", "mgpuMemFree", "mgpuMemFreeAsync", "mgpuMemcpy",
+    "mgpuMemset32", "mgpuMemset16", "mgpuMemset64",
+})
 CREATES = {"mgpuStreamCreate": "s", "mgpuEventCreate": "e", "mgpuMemAlloc": "m",
            "mgpuMemAllocAsync": "m"}
 
@@ -57,7 +59,7 @@ NormalizedCall = tuple[str, tuple[str | int, ...]]
 
 def dispatch(rt: Runtime, callee: str, args: Sequence[int], kinds: str) -> int | None:
     """Perform `callee(args)` on `rt`; the result for the calls that return one."""
-    if callee not in SIGNATURES or kinds not in SIGNATURES[callee]:
+    if callee not in SIMULATED or kinds not in SIGNATURES[callee]:
         raise UnknownCall(f"@{callee} with argument kinds '{kinds}'")
     a = list(args)
     if callee == "mgpuStreamCreate":

@@ -1,15 +1,17 @@
 """`runtime-contract`: each call is one the chosen runtime's wrapper accepts.
 
-Checked per profile (`--runtime cuda|hip|sycl`): the callee and arity exist;
-each stream or event argument (by its role in `runtime_api.SIGNATURES`,
-kernel launches included) is a handle of that kind the runtime created: not
-a handle of the other kind, not null (but for a stream where the profile
-takes the null stream: not in destroy, nor where the wrapper dereferences
-it), not an integer turned into a pointer (`inttoptr 1`); a pointer the
-runtime did not create in this module (a caller's argument, a stack slot, a
-buffer) or a value the analysis cannot follow gives `unknown`, never
-`holds`.  And, for HIP, whose mgpuMemAlloc ignores host_shared, no host
-access to a buffer the source allocated host_shared.
+Checked per profile (`--runtime cuda|hip|sycl`): the callee and arity are ones
+the platform's upstream wrapper exports at some LLVM version of the runtime
+table (or the split API's proposals); each stream or event argument (by its
+role in `runtime_api.SIGNATURES`, kernel launches included, the calls' other
+effects modelled or not) is a handle of that kind the runtime created: not a
+handle of the other kind, not null (but for a stream where the profile takes
+the null stream: not in destroy, nor where the wrapper dereferences it), not
+an integer turned into a pointer (`inttoptr 1`); a pointer the runtime did not
+create in this module (a caller's argument, a stack slot, a buffer) or a value
+the analysis cannot follow gives `unknown`, never `holds`.  And, for HIP,
+whose mgpuMemAlloc ignores host_shared, no host access to a buffer the source
+allocated host_shared.
 """
 
 from __future__ import annotations
@@ -20,7 +22,7 @@ from verify.extract.facts import Call
 from verify.invariants.common import Findings, describe_path
 from verify.invariants.context import CheckContext
 from verify.model.fold import conj, eq, neg, one_of
-from verify.model.runtime_api import LAUNCH, PROFILES, roles
+from verify.model.runtime_api import LAUNCH, PROFILES, knows, roles
 from verify.model.values import HANDLE_BASE, leaves, literal
 from verify.model.verdicts import CheckResult, Violation
 
@@ -35,7 +37,7 @@ def check_runtime_contract(ctx: CheckContext) -> CheckResult:
         if call.is_host_access or not (call.callee.startswith("mgpu") or call.callee == LAUNCH):
             continue
         sig = roles(call.callee, len(call.args))
-        if sig is None:
+        if sig is None or not knows(ctx.runtime, call.callee, len(call.args)):
             f.violations.append(Violation(
                 "runtime-contract",
                 f"{ctx.runtime} runtime has no {call.callee} taking {len(call.args)} argument(s)",

@@ -1,8 +1,11 @@
 """The mgpu runtime API as the checkers see it: what each argument is, and
 what each runtime wrapper (CUDA, HIP, SYCL) does with it.
 
-Roles: "stream", "event", "ptr" (a buffer), "size", "flag" (host_shared i8),
-"value".  A signature is chosen by callee and arity, since the split API
+Derived from one table: the functions upstream's wrappers export, per LLVM
+version and platform (`runtime_table`), and what each does
+(`runtime_effects`).  Roles: "stream", "event", "ptr" (a buffer), "size",
+"flag" (host_shared i8), "value", "handle" (a cuSPARSE environment or
+descriptor).  A signature is chosen by callee and arity, since the split API
 proposed in the seed's review reuses the name `mgpuMemAlloc` with two args.
 """
 
@@ -10,53 +13,41 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from verify.model import runtime_table
+from verify.model.runtime_effects import EFFECTS, PROPOSED, effect_of, roles_of
+
 LAUNCH = "gpu.launch_func"
 
-SIGNATURES: dict[tuple[str, int], tuple[str, ...]] = {
-    ("mgpuStreamCreate", 0): (),
-    ("mgpuStreamDestroy", 1): ("stream",),
-    ("mgpuStreamSynchronize", 1): ("stream",),
-    ("mgpuStreamWaitEvent", 2): ("stream", "event"),
-    ("mgpuEventCreate", 0): (),
-    ("mgpuEventDestroy", 1): ("event",),
-    ("mgpuEventSynchronize", 1): ("event",),
-    ("mgpuEventRecord", 2): ("event", "stream"),
-    ("mgpuMemAlloc", 3): ("size", "stream", "flag"),
-    ("mgpuMemAlloc", 2): ("size", "flag"),  # split API: synchronous
-    ("mgpuMemAllocAsync", 3): ("size", "stream", "flag"),  # split API
-    ("mgpuMemFree", 2): ("ptr", "stream"),
-    ("mgpuMemFree", 1): ("ptr",),  # split API: synchronous
-    ("mgpuMemFreeAsync", 2): ("ptr", "stream"),  # split API
-    ("mgpuMemcpy", 4): ("ptr", "ptr", "size", "stream"),
-    ("mgpuMemset32", 4): ("ptr", "value", "size", "stream"),
-    ("mgpuMemset16", 4): ("ptr", "value", "size", "stream"),
-    ("mgpuMemset64", 4): ("ptr", "value", "size", "stream"),  # split API
+
+def _signatures() -> dict[tuple[str, int], tuple[str, ...]]:
+    """Roles by (callee, arity): every upstream version and platform, then
+    the split API's proposals (LLVM 16's real mgpuMemAlloc(size, stream)
+    shares its arity with the proposed (size, flag): the proposal's roles
+    are kept, and the extractor gives LLVM 16's call its flag)."""
+    out: dict[tuple[str, int], tuple[str, ...]] = {}
+    for fn in runtime_table.all_functions():
+        key, sig = (fn.name, fn.arity), roles_of(fn)
+        if out.setdefault(key, sig) != sig:
+            raise ValueError(f"{fn.name}/{fn.arity}: roles {sig} and {out[key]} disagree "
+                             "between versions or platforms")
+    out.update({(fn.name, fn.arity): roles_of(fn) for fn in PROPOSED})
     # A lowered `gpu.launch_func <%stream>` (LLVM translation emits the
     # mgpuLaunchKernel call): kernel work on that stream.  Without a stream
     # operand the launch is synchronous: the translation runs it on a
     # stream of its own and synchronizes before returning.
-    (LAUNCH, 1): ("stream",),
-    (LAUNCH, 0): (),
-    # LLVM 16 lowers a launch itself: load the module, get the function,
-    # launch on a stream (with or without the trailing parameter count),
-    # unload.  Registering host memory takes no handle.
-    ("mgpuModuleLoad", 1): ("value",),
-    ("mgpuModuleLoad", 2): ("value", "size"),
-    ("mgpuModuleGetFunction", 2): ("value", "value"),
-    ("mgpuModuleUnload", 1): ("value",),
-    ("mgpuLaunchKernel", 11): ("value", "size", "size", "size", "size", "size", "size", "size",
-                               "stream", "value", "value"),
-    ("mgpuLaunchKernel", 12): ("value", "size", "size", "size", "size", "size", "size", "size",
-                               "stream", "value", "value", "size"),
-    ("mgpuMemHostRegisterMemRef", 3): ("size", "value", "size"),
-    ("mgpuMemHostUnregisterMemRef", 3): ("size", "value", "size"),
-    ("mgpuMemHostRegister", 2): ("value", "size"),
-}
-# Kernel work on a stream, besides the mgpuMem* calls.
-KERNEL_LAUNCHES = (LAUNCH, "mgpuLaunchKernel")
+    out[(LAUNCH, 1)] = ("stream",)
+    out[(LAUNCH, 0)] = ()
+    return out
 
-ALLOC_CALLEES = ("mgpuMemAlloc", "mgpuMemAllocAsync")
-DESTROYERS = {"mgpuStreamDestroy": "stream", "mgpuEventDestroy": "event"}
+
+SIGNATURES: dict[tuple[str, int], tuple[str, ...]] = _signatures()
+# The split API (seed review): checked by the same roles, real nowhere.
+PROPOSED_SIGNATURES = frozenset((fn.name, fn.arity) for fn in PROPOSED)
+# Kernel work on a stream, besides the mgpuMem* calls.
+KERNEL_LAUNCHES = (LAUNCH, *sorted(n for n, e in EFFECTS.items() if e.launch))
+
+ALLOC_CALLEES = tuple(sorted(n for n, e in EFFECTS.items() if e.creates == "buffer"))
+DESTROYERS = {n: e.destroys for n, e in EFFECTS.items() if e.destroys in ("stream", "event")}
 
 
 def roles(callee: str, arity: int) -> tuple[str, ...] | None:
@@ -71,11 +62,37 @@ def arg_of(callee: str, args: tuple, role: str):  # type: ignore[no-untyped-def]
     return args[sig.index(role)]
 
 
+def is_real(callee: str, arity: int, version: int, platform: str) -> bool:
+    """Does `platform`'s upstream wrapper (a runtime name works: "hip") at
+    LLVM `version` export `callee` with `arity` parameters?"""
+    return any(fn.name == callee and fn.arity == arity
+               for fn in runtime_table.exported(version, platform))
+
+
+def real_roles(callee: str, arity: int, version: int,
+               platform: str) -> tuple[str, ...] | None:
+    """The roles of the upstream function itself (None where not exported),
+    whatever proposal shares its name and arity."""
+    for fn in runtime_table.exported(version, platform):
+        if fn.name == callee and fn.arity == arity:
+            return roles_of(fn)
+    return None
+
+
+def knows(runtime: str, callee: str, arity: int) -> bool:
+    """Is `callee(arity args)` a call `runtime`'s wrapper accepts: one it
+    exports at some LLVM version of the table, a split-API proposal, or a
+    lowered launch?"""
+    if callee == LAUNCH:
+        return (callee, arity) in SIGNATURES
+    return (callee, arity) in PROPOSED_SIGNATURES or any(
+        is_real(callee, arity, v, runtime) for v in runtime_table.versions())
+
+
 def is_work(callee: str, arity: int) -> bool:
     """A call that puts work on a stream (or runs it on the host at once)."""
-    sig = roles(callee, arity)
-    return sig is not None and (
-        (callee.startswith("mgpuMem") and "Host" not in callee) or callee in KERNEL_LAUNCHES)
+    return roles(callee, arity) is not None and (
+        callee == LAUNCH or effect_of(callee, arity).work)
 
 
 def host_synchronous(callee: str, arity: int, null_stream: bool) -> bool:
@@ -85,11 +102,10 @@ def host_synchronous(callee: str, arity: int, null_stream: bool) -> bool:
     free on the null stream is the synchronous form.  Copies and memsets are
     stream-ordered, on the null stream too (CUDA's default stream is
     asynchronous to the host)."""
-    if callee == "mgpuMemAlloc" or (callee == "mgpuMemFree" and (null_stream or arity == 1)):
-        return True
-    if callee == LAUNCH and arity == 0:
-        return True
-    return False
+    if callee == LAUNCH:
+        return arity == 0
+    sync = effect_of(callee, arity).host_sync
+    return sync == "always" or (sync == "null-stream" and null_stream)
 
 
 @dataclass(frozen=True)
