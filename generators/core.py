@@ -76,7 +76,9 @@ class GenConfig:
     (`memref.alloc` / `memref.dealloc`), `memref_args` (buffers passed in, of
     unknown kind), `scalar_args` (f32 / i32 kernel operands passed in),
     `results` (functions return loaded values and sizes), `memory_spaces`
-    (memref arguments in memory space 1).  `launch_fanin`: a launch may
+    (memref arguments in memory space 1), `alloc_spaces` (also `gpu.alloc` and
+    `memref.alloc` in memory space 1, so every op on them sees it; 19 and 22
+    emit invalid IR for such a `gpu.alloc`).  `launch_fanin`: a launch may
     depend on several tokens directly (valid MLIR that gpu-to-llvm 16-22
     refuses as a whole, "failed to legalize operation 'gpu.launch_func'");
     without it, several tokens are first joined by a `gpu.wait async`.
@@ -105,6 +107,9 @@ class GenConfig:
     scalar_args: bool = True
     results: bool = True
     memory_spaces: bool = True
+    # Off by default: it adds draws, so default campaigns and their seeds
+    # would otherwise generate other programs.
+    alloc_spaces: bool = False
 
     def linear(self) -> GenConfig:
         """Token discipline that `gpu-async-region` produces: each token used once."""
@@ -321,7 +326,11 @@ class BuilderCore:
         """`like`'s type without its memory space, with new index arguments
         sizing its dynamic dimensions; without `like`, `draw_type()`."""
         if like is None:
-            return self.draw_type()
+            mtype, dyn = self.draw_type()
+            # No draw unless asked: default programs stay as they were.
+            if self.cfg.alloc_spaces and self.draw(ints(0, 3)) == 0:
+                mtype = replace(mtype, space=1)
+            return mtype, dyn
         mtype = replace(like.type, space=None)
         return mtype, [self.arg("index") for _ in range(mtype.num_dynamic)]
 
@@ -340,7 +349,8 @@ class BuilderCore:
             # 16 lowers async non-shared allocs only; later versions add sync shared.
             is_async = not shared if self.cfg.supported >= 18 else True
             shared = shared and self.cfg.supported >= 18 and not is_async
-        # No memory space on a copy of `like`: gpu-to-llvm 19 and 22 fail on such an alloc.
+        # No memory space on a copy of `like`: gpu-to-llvm 19 and 22 fail on such an
+        # alloc (`alloc_spaces` asks for that failure on fresh types).
         mtype, dyn = self.type_like(like)
         name = self.fresh("m")
         if is_async:

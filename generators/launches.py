@@ -6,9 +6,9 @@ buffers GPU ops may touch (never a `memref.alloc` host buffer), orders
 after the last token on each (`_buffer_op`), and is sync or async.  A
 buffer passed in (`memref` argument) has an unknown kind: GPU ops may use
 it, the host does not read it and the function never frees it.  Memory
-spaces appear on such arguments only: gpu-to-llvm 19 and 22 fail on a
-`gpu.alloc` or `memref.dealloc` in memory space 1 (measured; 16 lowers
-both).
+spaces appear on such arguments only, unless `GenConfig.alloc_spaces`:
+gpu-to-llvm 19 and 22 emit invalid IR for a `gpu.alloc` or
+`memref.dealloc` in memory space 1 (measured; 16 lowers both).
 
 Measured with Debian mlir-opt 16, 19, 22 (pipeline
 `gpu.module(convert-gpu-to-nvvm),gpu-to-llvm`; all of it parses on all three):

@@ -9,6 +9,7 @@ from typing import Any
 
 from reports.pretty_ir import IrLine, shown_ir
 from verify.invariants.common import describe_path
+from verify.lowerings.failure_kind import CONFIRMED_BY_TOOL
 from verify.model.verdicts import INVARIANTS
 
 _KEEP = ("llvm.call", "gpu.", "unrealized_conversion_cast", "scf.", "cf.", "llvm.func",
@@ -63,7 +64,9 @@ def render(record: dict[str, Any], max_lowered: int = 200, repro: str | None = N
              f"  rule: {INVARIANTS.get(inv, inv)}",
              f"  {record['detail']}"]
     if record.get("confirmation"):
-        lines.append(f"  execution: {record['confirmation']}")
+        # Most are execution's word; an invalid-IR one is the tool's own error.
+        label = "tool" if record["confirmation"].startswith(CONFIRMED_BY_TOOL) else "execution"
+        lines.append(f"  {label}: {record['confirmation']}")
     if repro:
         lines.append(f"  reproduce: {repro}")
     lines += ["", "Source:" if program_name == "program" else f"Source: {program_name}"]

@@ -12,6 +12,12 @@ nor failed, as exit status 3 means.  Where the same testcase also has a
 failure, the unknown reasons go to its <system-out>.  The verdict counts of
 each testcase are in its <system-out> too.
 
+Nothing checked is never green: a testcase whose verdicts are all rejected
+or not-applicable (no holds, nothing violated or unknown) is <skipped>
+"nothing checked: <reason>", and so is every testcase without a failure
+when the whole run checked nothing (`check` exit 3,
+`verify.campaign.nothing_checked`).
+
 Written with xml.etree.ElementTree from the standard library: the JUnit
 packages on PyPI (junit-xml) are unmaintained, and the format is small.
 """
@@ -56,9 +62,13 @@ def _cases(summary: Mapping[str, Any]) -> list[tuple[str, str]]:
     return list(pairs)
 
 
-def build_junit(summary: Mapping[str, Any], suite: str,
-                elapsed: float | None = None) -> ET.ElementTree[ET.Element]:
-    """The JUnit document of one `fuzz` or `check` summary (`--json` shape)."""
+def build_junit(summary: Mapping[str, Any], suite: str, elapsed: float | None = None,
+                nothing_checked: str | None = None,
+                case_reasons: Mapping[tuple[str, str], str] | None = None
+                ) -> ET.ElementTree[ET.Element]:
+    """The JUnit document of one `fuzz` or `check` summary (`--json` shape).
+    `nothing_checked`: why the whole run checked nothing; `case_reasons`: why a
+    (lowering, invariant) case checked nothing (else said from its counts)."""
     cases = _cases(summary)
     by_lowering = summary.get("by_lowering") or {}
     failed = skipped = 0
@@ -83,6 +93,12 @@ def build_junit(summary: Mapping[str, Any], suite: str,
                 "type": "unknown", "message": _first_line("unknown: " + "; ".join(reasons))})
             skip.text = _clean("\n".join(reasons) + "\n")
         counts = by_lowering.get(spec, {}).get(inv, {})
+        if not violations and not unknown and (nothing_checked or _unchecked(counts)):
+            skipped += 1
+            why = (case_reasons or {}).get((spec, inv)) or nothing_checked or _counted(counts)
+            skip = ET.SubElement(case, "skipped", {
+                "type": "nothing-checked", "message": _first_line(f"nothing checked: {why}")})
+            skip.text = _clean(why + "\n")
         out = ", ".join(f"{k} {n}" for k, n in counts.items() if n)
         lines = [f"verdicts: {out}"] if out else []
         if violations and unknown:
@@ -113,6 +129,16 @@ def build_junit(summary: Mapping[str, Any], suite: str,
     return ET.ElementTree(root)
 
 
+def _unchecked(counts: Mapping[str, int]) -> bool:
+    """Only rejected / not-applicable verdicts: the case proved nothing."""
+    return bool(counts) and not any(counts.get(v) for v in ("holds", "violated", "unknown"))
+
+
+def _counted(counts: Mapping[str, int]) -> str:
+    return "every verdict " + " or ".join(
+        f"{v} ({n})" for v, n in counts.items() if n and v in ("rejected", "not-applicable"))
+
+
 def _reason(entry: Mapping[str, Any]) -> str:
     reason = _first_line(str(entry.get("reason") or "solver gave up"), 1000)
     count = entry.get("count")
@@ -120,9 +146,10 @@ def _reason(entry: Mapping[str, Any]) -> str:
 
 
 def write_junit(path: str | Path, summary: Mapping[str, Any], suite: str,
-                elapsed: float | None = None) -> None:
+                elapsed: float | None = None, nothing_checked: str | None = None,
+                case_reasons: Mapping[tuple[str, str], str] | None = None) -> None:
     """Write the JUnit XML of `summary` to `path` (its folder created)."""
     target = Path(path)
     target.parent.mkdir(parents=True, exist_ok=True)
-    build_junit(summary, suite, elapsed).write(target, encoding="utf-8",
-                                               xml_declaration=True)
+    build_junit(summary, suite, elapsed, nothing_checked, case_reasons).write(
+        target, encoding="utf-8", xml_declaration=True)

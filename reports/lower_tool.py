@@ -52,14 +52,9 @@ def lower_custom(text: str, spec: str, debuginfo: bool = False, name: str = "<in
 def host_passes(pipeline: str) -> list[str]:
     """The passes `pipeline` (with or without `builtin.module(...)`) runs on
     host code before gpu-to-llvm."""
-    from verify.lowerings.mlir_opt import top_level_passes
+    from verify.lowerings.pass_pipeline import parse
 
-    inner = pipeline.strip()
-    if inner.startswith("builtin.module(") and inner.endswith(")"):
-        inner = inner[len("builtin.module("):-1]
-    parts = top_level_passes(inner)
-    before = parts[:parts.index("gpu-to-llvm")] if "gpu-to-llvm" in parts else []
-    return [p for p in before if not p.startswith("gpu.module(")]
+    return [e.text() for e in parse(pipeline).host_passes_before()]
 
 
 def before_gpu_to_llvm(text: str, pipeline: str, name: str) -> str:

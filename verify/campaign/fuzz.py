@@ -327,7 +327,7 @@ class _Campaign:
                     self._note_coverage(spec, inv, cov)
                 if covered:
                     entry["coverage"] = covered
-                if j.status in ("crash", "timeout") and j.diagnostics:
+                if j.status in ("crash", "timeout", "invalid-ir") and j.diagnostics:
                     entry["detail"] = j.diagnostics.strip()[:500]
                 results[spec] = entry
             self._write({

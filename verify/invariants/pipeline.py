@@ -19,6 +19,7 @@ from verify.ir.source_module import SourceModule
 from verify.ir.source_read import read_source
 from verify.ir.source_text import parse_source
 from verify.lowerings.base import Lowering, LoweringOutcome, Status
+from verify.lowerings.failure_kind import CONFIRMED_BY_TOOL
 from verify.model.errors import SourceParseError
 from verify.model.program import Program
 from verify.model.verdicts import VERDICTS, CheckResult, Violation
@@ -76,6 +77,13 @@ def judge(program: Program | SourceModule, outcome: LoweringOutcome, spec: str,
         for i in rest:
             results[i] = CheckResult(i, "not-applicable", reason=f"lowering {outcome.status}")
         return Judgement(spec, outcome.status, _ordered(results, invariants),
+                         diagnostics=outcome.diagnostics)
+    if outcome.status == "invalid-ir":
+        results[NO_CRASH] = CheckResult(NO_CRASH, "violated", [invalid_ir_violation(outcome)])
+        for i in rest:
+            results[i] = CheckResult(i, "not-applicable",
+                                     reason="the lowering emitted IR that fails verification")
+        return Judgement(spec, "invalid-ir", _ordered(results, invariants),
                          diagnostics=outcome.diagnostics)
     if outcome.not_applicable:  # the lowering cannot take this input at all
         for i in invariants:
@@ -140,6 +148,22 @@ def judge(program: Program | SourceModule, outcome: LoweringOutcome, spec: str,
         timings["ground-truth"] = timings.get("ground-truth", 0.0) + time.perf_counter() - now
     return Judgement(spec, "ok", _ordered(results, invariants), outcome.lowered,
                      outcome.diagnostics, notes, disagreements)
+
+
+def invalid_ir_violation(outcome: LoweringOutcome) -> Violation:
+    """`lowering-no-crash` broken by IR a pass produced, in the tool's words."""
+    bad = outcome.invalid
+    if bad is None:  # a status without its record: say what the tool said
+        return Violation(NO_CRASH, "the lowering emitted IR that fails verification: "
+                         + _first_line(outcome.diagnostics), {"diagnostics": outcome.diagnostics},
+                         confirmation=CONFIRMED_BY_TOOL)
+    producer = bad.producer or "a pass of the pipeline"
+    at = f" (at {bad.where})" if bad.where else ""
+    return Violation(
+        NO_CRASH, f"{producer} emitted IR that fails verification on a valid program: "
+        f"{bad.error}{at}",
+        {"diagnostics": outcome.diagnostics, "op": bad.op, "pass": bad.producer},
+        confirmation=f"{CONFIRMED_BY_TOOL}: {bad.evidence}")
 
 
 def _extract(module: Any, outcome: LoweringOutcome, arg_names: dict[str, list[str]]

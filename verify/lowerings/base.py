@@ -12,8 +12,21 @@ if TYPE_CHECKING:
     from verify.ir.source_module import SourceModule
 
 # ok: lowered; rejected: declined with a diagnostic (e.g. failed to legalize);
-# crash: signal, assertion, garbage or empty output; timeout: did not finish.
-Status = Literal["ok", "rejected", "crash", "timeout"]
+# invalid-ir: the tool failed on IR a pass produced (its verifier, or casts the
+# conversion cannot reconcile: `failure_kind`); crash: signal, assertion,
+# garbage or empty output; timeout: did not finish.
+Status = Literal["ok", "rejected", "invalid-ir", "crash", "timeout"]
+
+
+@dataclass(frozen=True)
+class InvalidIR:
+    """What the tool's own error says about IR a pass produced."""
+
+    error: str  # its first error line, location dropped ("'llvm.insertvalue' op ...")
+    op: str  # the op it names ("llvm.insertvalue"), "" when none
+    where: str  # the source location it names ("f.mlir:11:13"), "" when none
+    producer: str  # the pass it names ("gpu-to-llvm"), "" when unknown
+    evidence: str  # how the tool showed the IR is the pass's, not the input's
 
 
 @dataclass
@@ -29,6 +42,8 @@ class LoweringOutcome:
     # The IR entering gpu-to-llvm, when passes before it rewrote the source
     # (generic form with locations); "" when it is the source itself.
     entry: str = ""
+    # Set with status invalid-ir.
+    invalid: InvalidIR | None = None
 
 
 class Lowering(Protocol):

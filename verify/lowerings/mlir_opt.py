@@ -24,6 +24,10 @@ from typing import TYPE_CHECKING
 
 from verify.ir.tools import find_mlir_opt, tool_version
 from verify.lowerings.base import LoweringOutcome
+from verify.lowerings.failure_kind import failure_outcome
+from verify.lowerings.pass_pipeline import Pipeline, PipelineSyntaxError
+from verify.lowerings.pass_pipeline import parse as parse_pipeline
+from verify.lowerings.tool_passes import installed_passes, tool_passes
 from verify.model.errors import EnvironmentProblem
 from verify.model.program import Program
 
@@ -68,6 +72,10 @@ class MlirOptLowering:
         version = tool_version(self.path)
         return f"{self.spec}: {self.path} (LLVM {version}), pipeline '{self.pipeline}'"
 
+    def parsed(self) -> Pipeline:
+        """`pipeline` parsed (cached per text); PipelineSyntaxError if malformed."""
+        return parse_pipeline(self.pipeline)
+
     def command(self) -> list[str]:
         # A pipeline that rewrites the source before gpu-to-llvm also prints
         # the IR entering it (on stderr): lowering-specific invariants are
@@ -76,7 +84,8 @@ class MlirOptLowering:
         return [
             self.path,
             "--split-input-file",
-            f"--pass-pipeline=builtin.module({self.pipeline})",
+            # Wrapped exactly once, whether or not the user wrote builtin.module(...).
+            f"--pass-pipeline={self.parsed().wrapped()}",
             "--allow-unregistered-dialect",  # a user's file may hold such ops
             *entry,
             *_PRINT_FLAGS,
@@ -86,21 +95,48 @@ class MlirOptLowering:
         """Does a pass before gpu-to-llvm rewrite host code (e.g.
         `func.func(gpu-async-region)`)?  Passes nested in `gpu.module` touch
         only kernels."""
-        parts = top_level_passes(self.pipeline)
-        if "gpu-to-llvm" not in parts:
-            return False
-        before = parts[:parts.index("gpu-to-llvm")]
-        return any(not p.startswith("gpu.module(") for p in before)
+        return self.parsed().rewrites_source()
+
+    def unavailable(self) -> str | None:
+        """Why this binary cannot run the pipeline at all: it lacks a pass
+        that another mlir-opt version has.  Every verdict is then
+        not-applicable with this reason; the run goes on."""
+        missing = self._missing_passes()
+        if not missing:
+            return None
+        return f"{self.spec} has no pass{'es' if len(missing) > 1 else ''} {', '.join(missing)}"
+
+    def _missing_passes(self) -> list[str]:
+        """Passes of the pipeline this binary's --help does not list ([] when
+        the pipeline is malformed or the binary does not say)."""
+        try:
+            names = self.parsed().pass_names()
+        except PipelineSyntaxError:
+            return []  # pipeline_error says so
+        have = tool_passes(self.path, min(self.timeout_s, _VALIDATE_TIMEOUT_S))
+        return [] if have is None else [n for n in names if n not in have]
 
     def pipeline_error(self) -> str | None:
-        """Why mlir-opt refuses `pipeline` as a pass pipeline, or None.
+        """Why `pipeline` is not a pass pipeline at all, or None.
 
-        Runs the tool once on an empty module: a pipeline it cannot parse or
-        build fails there with a pipeline diagnostic.  Anything else (a
-        crash, a hang, a pass failing on a real op) is left to the verdicts."""
+        Malformed text, a pass no installed mlir-opt has (a typo), or what
+        the tool says on an empty module: a pipeline it cannot build (a bad
+        option, a pass nested where it cannot run) fails there with a
+        pipeline diagnostic.  A pass only this version lacks is not an error
+        (see `unavailable`); a crash, a hang or a pass failing on a real op
+        is left to the verdicts."""
+        try:
+            self.parsed()
+        except PipelineSyntaxError as e:
+            return str(e)
+        missing = self._missing_passes()
+        if missing:  # the tool would refuse it: nothing more to learn by running it
+            typos = [n for n in missing if n not in installed_passes()]
+            return (f"'{typos[0]}' is a pass of neither {self.spec} nor any installed "
+                    "mlir-opt-N (see mlir-opt --help)") if typos else None
         try:
             proc = subprocess.run(
-                [self.path, f"--pass-pipeline=builtin.module({self.pipeline})"],
+                [self.path, f"--pass-pipeline={self.parsed().wrapped()}"],
                 input="module {}\n", capture_output=True, text=True, errors="replace",
                 timeout=min(self.timeout_s, _VALIDATE_TIMEOUT_S),
             )
@@ -115,6 +151,10 @@ class MlirOptLowering:
     def lower_batch(self, programs: Sequence[Program | SourceModule]) -> list[LoweringOutcome]:
         if not programs:
             return []
+        why = self.unavailable()
+        if why is not None:
+            return [LoweringOutcome("rejected", diagnostics=why, not_applicable=why)
+                    for _ in programs]
         return self._lower(list(enumerate(programs)))
 
     def _lower(self, items: list[tuple[int, Program | SourceModule]]) -> list[LoweringOutcome]:
@@ -131,8 +171,8 @@ class MlirOptLowering:
                 return self._bisect(items)
             return [_crash_outcome(proc, len(chunks))]
         outcomes = [
-            self._outcome(k, chunk, proc.stderr, proc.returncode)
-            for (k, _), chunk in zip(items, chunks, strict=False)
+            self._outcome(k, chunk, proc.stderr, proc.returncode, p)
+            for (k, p), chunk in zip(items, chunks, strict=False)
         ]
         if self.rewrites_source():
             dumps = _entry_dumps(proc.stderr)
@@ -140,15 +180,17 @@ class MlirOptLowering:
                 outcome.entry = dumps.get(k, "")
         return outcomes
 
-    def _run(self, text: str) -> subprocess.CompletedProcess[str] | None:
-        """One process on `text`; None when it did not finish within timeout_s.
+    def _run(self, text: str, extra: Sequence[str] = ()
+             ) -> subprocess.CompletedProcess[str] | None:
+        """One process on `text` (`extra`: flags added to `command()`); None
+        when it did not finish within timeout_s.
 
         The tool runs in a session of its own and the whole group is killed on
         timeout: a wrapper script that hangs in a child holds the output pipes
         open, and killing only the wrapper would leave us waiting forever."""
         try:
             popen = subprocess.Popen(
-                self.command(), stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                [*self.command(), *extra], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                 stderr=subprocess.PIPE, text=True, errors="replace", start_new_session=True,
             )
         except OSError as e:
@@ -168,8 +210,8 @@ class MlirOptLowering:
         mid = len(items) // 2
         return self._lower(items[:mid]) + self._lower(items[mid:])
 
-    @staticmethod
-    def _outcome(k: int, chunk: str, stderr: str, rc: int) -> LoweringOutcome:
+    def _outcome(self, k: int, chunk: str, stderr: str, rc: int,
+                 program: Program | SourceModule) -> LoweringOutcome:
         mine = _diagnostics_for(k, stderr)
         body = chunk.strip()
         if body.startswith(SPLIT):
@@ -178,7 +220,11 @@ class MlirOptLowering:
             return LoweringOutcome("ok", lowered=body.replace(f'"p{k}/', '"') + "\n",
                                    diagnostics=mine)
         if mine or rc == 1:
-            return LoweringOutcome("rejected", diagnostics=mine or stderr.strip())
+            # Declined, the input's, or invalid IR a pass produced: a rerun of
+            # this program alone settles an error at an op (`failure_kind`).
+            text = program.to_mlir(loc_prefix=f"p{k}/")
+            return failure_outcome(mine or stderr.strip(), rc,
+                                   lambda flags: self._run(text, flags))
         return LoweringOutcome("crash", diagnostics="exit 0 with no output for this program")
 
 
@@ -190,15 +236,12 @@ def _first_error(stderr: str) -> str:
 
 
 def top_level_passes(pipeline: str) -> list[str]:
-    """The top-level passes of a pipeline, nested pipelines kept whole."""
-    parts, depth, start = [], 0, 0
-    for i, ch in enumerate(pipeline):
-        depth += {"(": 1, ")": -1, "{": 1, "}": -1}.get(ch, 0)
-        if ch == "," and depth == 0:
-            parts.append(pipeline[start:i].strip())
-            start = i + 1
-    parts.append(pipeline[start:].strip())
-    return [p for p in parts if p]
+    """The top-level passes of a pipeline (one outer builtin.module(...)
+    dropped), nested pipelines kept whole, in canonical text."""
+    try:
+        return parse_pipeline(pipeline).top_level()
+    except PipelineSyntaxError:  # a recorded pipeline only names a campaign: keep it whole
+        return [pipeline.strip()] if pipeline.strip() else []
 
 
 _DUMP_HEADER = re.compile(r"^// -----// IR Dump Before .*\(gpu-to-llvm\).*//----- //$")

@@ -20,7 +20,8 @@ INVARIANTS: dict[str, str] = {
     "runtime-contract": "every call respects the chosen runtime profile (cuda, hip, sycl)",
     "lowering-complete": "a lowering that reports success leaves no gpu.* runtime op "
     "and no unresolved cast",
-    "lowering-no-crash": "the lowering neither crashes nor hangs on a valid program",
+    "lowering-no-crash": "the lowering neither crashes, hangs nor emits IR that fails "
+    "verification on a valid program",
     "differential": "the lowered program's observable outcome on the reference runtime "
     "equals the source semantics'",
 }
