@@ -186,9 +186,13 @@ def test_bad_pipeline_exits_2_on_fuzz(pipeline: str, tmp_path: Path, capsys) -> 
 def test_rejected_program_is_still_a_verdict(tmp_path: Path, capsys) -> None:
     need_mlir_opt(16)
     rc = main(["check", mlir(tmp_path, SYNC_SHARED), "--lowering", "mlir-opt-16", "--json"])
-    out = json.loads(capsys.readouterr().out)
-    assert rc == 0  # mlir-opt-16 fails to legalize gpu.alloc: rejected, not an error
+    captured = capsys.readouterr()
+    out = json.loads(captured.out)
+    # mlir-opt-16 fails to legalize gpu.alloc: rejected, not an error (2); but
+    # with no other lowering nothing was checked, which is never green (0).
+    assert rc == 3
     assert out["by_lowering"]["mlir-opt-16"]["sync-alloc-no-stream"]["rejected"] == 1
+    assert "nothing checked: mlir-opt-16 rejected the file" in captured.err
 
 
 # -- missing input files -----------------------------------------------------------
@@ -210,7 +214,7 @@ def test_unwritable_report_dir_exits_2_with_one_line(tmp_path: Path, opaque_flag
                                                      capsys) -> None:
     results = tmp_path / "r.jsonl"
     assert main(["fuzz", "--lowering", opaque_flag, "--invariant", "host-shared-flag",
-                 "--max-examples", "3", "-j", "1", "--results", str(results),
+                 "--max-examples", "3", "-j", "1", "--seed", "0", "--results", str(results),
                  "--allow-unknown"]) == 0
     blocker = tmp_path / "file"
     blocker.write_text("")
@@ -225,7 +229,8 @@ def test_unwritable_report_dir_exits_2_with_one_line(tmp_path: Path, opaque_flag
 
 def fuzz_results(tmp_path: Path, capsys, *argv: str) -> Path:
     results = tmp_path / "r.jsonl"
-    rc = main(["fuzz", "--max-examples", "30", "-j", "1", "--results", str(results), *argv])
+    rc = main(["fuzz", "--max-examples", "30", "-j", "1", "--seed", "0", "--results",
+               str(results), *argv])
     capsys.readouterr()
     assert rc == 1
     return results
@@ -297,7 +302,7 @@ class _Html(HTMLParser):
 def test_fuzz_unknown_exits_3_json_text_and_report(tmp_path: Path, opaque_flag: str,
                                                    capsys) -> None:
     argv = ["fuzz", "--lowering", opaque_flag, "--invariant", "host-shared-flag",
-            "--max-examples", "20", "-j", "1", "--no-shrink"]
+            "--max-examples", "20", "-j", "1", "--no-shrink", "--seed", "0"]
     rc = main([*argv, "--json", "--report", str(tmp_path / "rep")])
     captured = capsys.readouterr()
     out = json.loads(captured.out)

@@ -5,7 +5,10 @@ pyproject.toml (verify.config); flags override them.
 Exit status: 0 no violation and nothing unknown; 1 at least one violation
 (and only then); 2 usage, input or environment error (the message says what
 is missing and how to get it) or an internal error; 3 nothing violated but
-some verdict unknown (`--allow-unknown` makes it 0); 130 interrupted.
+some verdict unknown (`--allow-unknown` makes it 0), or `check` checked
+nothing (every lowering rejected the file or could not take it; never 0);
+130 interrupted; 141 stdout or stderr closed by its reader (`| head`),
+quietly.
 """
 
 from __future__ import annotations
@@ -23,6 +26,7 @@ from typing import Any
 
 from reports.explain import render
 from verify.config import Config, load_config
+from verify.console import output_closed, quiet_exit_on_closed_pipe
 from verify.invariants.pipeline import Judgement, Tally, active_invariants
 from verify.invariants.solver import DEFAULT_TIMEOUT_MS
 from verify.invariants.witness import DEFAULT_CROSSCHECK_SHARE
@@ -123,6 +127,30 @@ def _positive(kind: type[int] | type[float]) -> Any:
     return parse
 
 
+class _DefaultsFormatter(argparse.HelpFormatter):
+    """Every option's help ends with its default (as ArgumentDefaultsHelpFormatter),
+    except where the help already says it, for flags (off unless given) and
+    for None defaults, whose help says in words what happens without them."""
+
+    def _get_help_string(self, action: argparse.Action) -> str | None:
+        text = action.help or ""
+        if ("default" in text or not action.option_strings or action.nargs == 0
+                or action.default in (None, argparse.SUPPRESS)):
+            return action.help
+        return f"{text} (default: %(default)s)".lstrip()
+
+
+def _jobs(text: str) -> int:
+    """`-j N`: N >= 1 worker processes, or 0 for one per available core."""
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"'{text}' is not a number") from None
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"must be 0 (one per core) or more, not {text}")
+    return value
+
+
 def _common(p: argparse.ArgumentParser) -> None:
     p.add_argument("--lowering", action="append", metavar="SPEC",
                    help="lowering under test, repeatable: mlir-opt, mlir-opt-16/19/22, "
@@ -146,7 +174,7 @@ def _common(p: argparse.ArgumentParser) -> None:
                    "(schema: verify/schema/summary.schema.json)")
     p.add_argument("--junitxml", metavar="FILE",
                    help="also write JUnit XML to FILE: a testcase per (lowering, invariant), "
-                   "a failure per violation, unknown verdicts skipped")
+                   "a failure per violation, unknown verdicts skipped (default: none)")
     _allow_unknown(p)
 
 
@@ -175,11 +203,12 @@ def build_parser(config: Config | None = None) -> argparse.ArgumentParser:
     defaults of --pipeline, --runtime and --max-examples (--lowering: see
     `apply_config`)."""
     parser = argparse.ArgumentParser(
-        prog="gpu-alloc-verify",
+        prog="gpu-alloc-verify", formatter_class=_DefaultsFormatter,
         description="Prove and test how MLIR lowers async GPU ops (gpu.alloc, gpu.wait, ...) "
         "to runtime calls. Exit 0: no violation, nothing unknown; 1: a violation; 2: usage, "
         "input, environment or internal error; 3: no violation but some verdict unknown "
-        "(0 with --allow-unknown).",
+        "(0 with --allow-unknown), or nothing checked (every lowering rejected the file or "
+        "could not take it).",
     )
     parser.add_argument("--version", action="version", version=version_string())
     _debug(parser, False)
@@ -187,8 +216,12 @@ def build_parser(config: Config | None = None) -> argparse.ArgumentParser:
 
     fz = sub.add_parser("fuzz", help="generate random programs, lower, check, shrink")
     _fuzz_arguments(fz)
-    ck = sub.add_parser("check", help="lower and check one .mlir file")
-    ck.add_argument("file", metavar="FILE.mlir")
+    ck = sub.add_parser("check", help="lower and check .mlir files")
+    # dest "files": cmd_check keeps judging one args.file, which check_files sets.
+    ck.add_argument("files", nargs="+", metavar="FILE.mlir",
+                    help="files to check, each on its own, in order; - reads standard input "
+                    "(named <stdin>); exit status: the worst of the files' (2 error > 1 "
+                    "violation > 3 unknown or nothing checked > 0)")
     _common(ck)
     _replay_arguments(sub.add_parser(
         "replay", help="re-check recorded violations of a results file"))
@@ -199,7 +232,9 @@ def build_parser(config: Config | None = None) -> argparse.ArgumentParser:
         "triage", help="bucket a results file's violations into root causes"))
     rep = sub.add_parser("report", help="render an HTML report from a results file")
     rep.add_argument("results", metavar="RESULTS.jsonl")
-    rep.add_argument("-o", "--output", required=True, metavar="DIR")
+    rep.add_argument("-o", "--output", metavar="DIR",
+                     help="directory to write index.html into (default: RESULTS-report "
+                     "beside the results file, e.g. runs/c1.jsonl -> runs/c1-report)")
     sub.add_parser("lowerings", help="list the lowerings this machine can run")
     sub.add_parser("invariants", help="list the invariant IDs")
     bn = sub.add_parser("bench", help="measure per-stage cost and throughput")
@@ -209,6 +244,7 @@ def build_parser(config: Config | None = None) -> argparse.ArgumentParser:
 
     for p in sub.choices.values():  # --debug after the command too; SUPPRESS keeps the global
         _debug(p, argparse.SUPPRESS)
+        p.formatter_class = _DefaultsFormatter  # add_parser does not inherit it
     if config is not None:
         _config_defaults(config, fuzz=fz, check=ck, bench=bn)
     return parser
@@ -216,14 +252,17 @@ def build_parser(config: Config | None = None) -> argparse.ArgumentParser:
 
 def _fuzz_arguments(fz: argparse.ArgumentParser) -> None:
     _common(fz)
-    fz.add_argument("--max-examples", type=int, default=200, metavar="N")
+    fz.add_argument("--max-examples", type=int, default=200, metavar="N",
+                    help="programs to generate and judge")
     fz.add_argument("--time-budget", type=_positive(float), metavar="SEC",
                     help="stop generating after SEC seconds (this invocation's); the "
                     "pending batch is judged, found violations shrunk, campaign-end and the "
-                    "report written")
-    fz.add_argument("--seed", type=int, default=None,
-                    help="Hypothesis seed (default: 0; a random one, printed and recorded, "
-                    "when HYPOTHESIS_PROFILE=nightly)")
+                    "report written (default: none, --max-examples alone ends the search)")
+    fz.add_argument("--seed", type=int, default=None, metavar="S",
+                    help="Hypothesis seed: the same seed draws the same programs (default: "
+                    "a random one per run, printed at the start and recorded in the results; "
+                    "0 with CI=true, derandomized as Hypothesis's ci profile, unless "
+                    "HYPOTHESIS_PROFILE=nightly)")
     fz.add_argument("--resume", action="store_true",
                     help="continue the latest campaign of --results FILE that has no "
                     "campaign-end (killed or interrupted): same id, seed, lowerings, pipeline, "
@@ -233,31 +272,36 @@ def _fuzz_arguments(fz: argparse.ArgumentParser) -> None:
                     help="share of programs (0 to 1) whose holds verdicts are cross-checked "
                     "by running the lowered code on boundary inputs; every violation is "
                     "always run (default: %(default)s)")
-    fz.add_argument("--max-ops", type=int, default=8, help="ops per function, at most")
+    fz.add_argument("--max-ops", type=int, default=8, metavar="N",
+                    help="ops per function, at most")
     fz.add_argument("--linear-tokens", action="store_true",
                     help="each token used once, as gpu-async-region produces")
     fz.add_argument("--supported", type=int, metavar="VERSION",
                     help="generate only what upstream gpu-to-llvm of this LLVM version "
-                    "lowers (16, 19, 22...), to tell 'breaks' from 'rejects'")
-    fz.add_argument("-j", "--jobs", type=int, default=None,
-                    help="worker processes judging each batch (default: one per core; "
-                    "generation and shrinking stay in the campaign process)")
+                    "lowers (16, 19, 22...), to tell 'breaks' from 'rejects' (default: "
+                    "none, everything the generator knows)")
+    fz.add_argument("-j", "--jobs", type=_jobs, default=0, metavar="N",
+                    help="worker processes judging each batch, 0 for one per core this "
+                    "process may use (generation and shrinking stay in the campaign process)")
     fz.add_argument("--no-shrink", action="store_true", help="report first examples unshrunk")
     fz.add_argument("--baseline", metavar="SPEC",
                     help="regression mode: count only violations this lowering (e.g. the "
-                    "released mlir-opt-19) does not have on the same program")
+                    "released mlir-opt-19) does not have on the same program (default: none, "
+                    "every violation counts)")
     fz.add_argument("--db", metavar="DIR|redis://HOST:PORT/N",
                     help="Hypothesis example database, a directory or a Redis database "
                     "(shared by a cluster's workers): counterexamples found are "
                     "saved there and replayed first by the next campaign with the same "
-                    "settings (default with HYPOTHESIS_PROFILE=nightly: $GPU_ALLOC_VERIFY_DB "
-                    "or .hypothesis/nightly)")
+                    "settings (default: none; with HYPOTHESIS_PROFILE=nightly "
+                    "$GPU_ALLOC_VERIFY_DB or .hypothesis/nightly)")
     fz.add_argument("--results", metavar="FILE", help="append JSONL results here (one "
-                    "fsynced line per program: a killed campaign keeps what it finished)")
+                    "fsynced line per program: a killed campaign keeps what it finished) "
+                    "(default: DIR/results.jsonl with --report DIR, else none)")
     fz.add_argument("--batch-size", type=_positive(int), default=100, metavar="N",
                     help="programs lowered per batch (one mlir-opt process); a kill loses at "
                     "most the batch in flight (default: %(default)s)")
-    fz.add_argument("--report", metavar="DIR", help="write an HTML report into DIR")
+    fz.add_argument("--report", metavar="DIR", help="write an HTML report into DIR "
+                    "(default: none; `gpu-alloc-verify report` renders one later)")
     from verify.campaign.cluster_options import add_arguments as add_cluster_arguments
 
     add_cluster_arguments(fz)  # --cluster, --shards, --shard-pipeline, --shard-config
@@ -265,13 +309,15 @@ def _fuzz_arguments(fz: argparse.ArgumentParser) -> None:
 
 def _replay_arguments(rp: argparse.ArgumentParser) -> None:
     rp.add_argument("results", metavar="RESULTS.jsonl")
-    rp.add_argument("--id", help="only the record with this id")
-    rp.add_argument("--json", action="store_true")
+    rp.add_argument("--id", help="only the violation record with this id, its counterexample "
+                    "printed (default: every violation record)")
+    rp.add_argument("--json", action="store_true", help="print a JSON list on stdout")
     _allow_unknown(rp)
 
 
 def _findings_arguments(fd: argparse.ArgumentParser) -> None:
-    fd.add_argument("-o", "--output", default="FINDINGS.md", metavar="FILE.md")
+    fd.add_argument("-o", "--output", default="FINDINGS.md", metavar="FILE.md",
+                    help="the catalogue to write")
     fd.add_argument("--lowering", action="append", metavar="SPEC",
                     help="repeatable (default: every installed mlir-opt-N)")
     fd.add_argument("--pipeline", action="append", metavar="P",
@@ -279,8 +325,10 @@ def _findings_arguments(fd: argparse.ArgumentParser) -> None:
                     "convert-scf-to-cf, with kernels converted)")
     fd.add_argument("--max-examples", type=int, default=300, metavar="N",
                     help="programs per (version, pipeline) (default: %(default)s)")
-    fd.add_argument("--seed", type=int, default=0)
-    fd.add_argument("-j", "--jobs", type=int, default=None)
+    # Fixed, unlike fuzz's: the catalogue is regenerated and diffed.
+    fd.add_argument("--seed", type=int, default=0, metavar="S", help="Hypothesis seed")
+    fd.add_argument("-j", "--jobs", type=_jobs, default=0, metavar="N",
+                    help="worker processes, 0 for one per core")
     fd.add_argument("--results", metavar="FILE", help="the campaigns' results file "
                     "(default: findings.jsonl beside the output, appended to)")
     fd.add_argument("--lit", metavar="DIR", help="lit tests (default: findings-lit/ beside "
@@ -294,7 +342,7 @@ def _triage_arguments(tr: argparse.ArgumentParser) -> None:
     tr.add_argument("--json", action="store_true", help="print one JSON object on stdout "
                     "(schema: verify/schema/triage.schema.json)")
     tr.add_argument("--lit", metavar="DIR", help="also write a proven lit test per root cause "
-                    "and lit.cfg.py into DIR (run: lit -v DIR)")
+                    "and lit.cfg.py into DIR (run: lit -v DIR) (default: none)")
     tr.add_argument("--fixed", metavar="SPEC", default="xdsl:split-api",
                     help="the fixed lowering each lit test must pass on (default: %(default)s; "
                     "'none' for no such check)")
@@ -306,20 +354,25 @@ def _selfcheck_arguments(sc: argparse.ArgumentParser) -> None:
                     help="repeatable (default: mlir-opt-19, mlir-opt-22, xdsl:split-api)")
     sc.add_argument("--mutants", type=int, default=200, metavar="N",
                     help="valid mutants to judge (default: %(default)s)")
-    sc.add_argument("--seed", type=int, default=0)
-    sc.add_argument("--out", metavar="DIR", help="save each disagreeing mutant here")
+    sc.add_argument("--seed", type=int, default=0, metavar="S",
+                    help="seed of the mutants drawn (fixed: a CI gate)")
+    sc.add_argument("--out", metavar="DIR", help="save each disagreeing mutant here "
+                    "(default: none)")
     sc.add_argument("--json", action="store_true", help="print one JSON object on stdout")
 
 
 def _bench_arguments(bn: argparse.ArgumentParser) -> None:
-    bn.add_argument("--lowering", action="append", metavar="SPEC")
-    bn.add_argument("--pipeline", default=DEFAULT_PIPELINE)
-    bn.add_argument("--programs", type=int, default=200, help="programs per size")
-    bn.add_argument("-j", "--jobs", type=int, default=None, help="worker processes")
-    bn.add_argument("--repeat", type=int, default=3,
+    bn.add_argument("--lowering", action="append", metavar="SPEC",
+                    help="repeatable (default: newest mlir-opt found, else xdsl:pr69969)")
+    bn.add_argument("--pipeline", default=DEFAULT_PIPELINE, metavar="P",
+                    help="pass pipeline for mlir-opt lowerings")
+    bn.add_argument("--programs", type=int, default=200, metavar="N", help="programs per size")
+    bn.add_argument("-j", "--jobs", type=_jobs, default=0, metavar="N",
+                    help="worker processes, 0 for one per core")
+    bn.add_argument("--repeat", type=int, default=3, metavar="N",
                     help="alternating lowering-only and end-to-end runs; medians are "
-                         "reported (default 3)")
-    bn.add_argument("--json", action="store_true")
+                         "reported")
+    bn.add_argument("--json", action="store_true", help="print one JSON object on stdout")
 
 
 def _config_defaults(config: Config, fuzz: argparse.ArgumentParser,
@@ -378,7 +431,10 @@ def _print_triage(results: str) -> None:
 
 def _check_repro(args: argparse.Namespace, record: dict[str, Any]) -> str:
     """The one command that reproduces a `check` violation."""
-    cmd = ["gpu-alloc-verify", "check", args.file, "--lowering", str(record["lowering"]),
+    from verify.ir.source_module import STDIN_NAME
+
+    file = "-" if args.file == STDIN_NAME else args.file  # as typed: `check -`
+    cmd = ["gpu-alloc-verify", "check", file, "--lowering", str(record["lowering"]),
            "--invariant", str(record["invariant"])]
     if args.pipeline != DEFAULT_PIPELINE:
         cmd += ["--pipeline", args.pipeline]
@@ -408,22 +464,97 @@ def _print_unknown(entries: Sequence[dict[str, Any]]) -> None:
         print(f"  {u['invariant']} on {u['lowering']}: {reason}{times}")
 
 
+# Worst first: a file that could not be read (2) beats a violation (1), as
+# grep's error beats its matches: the run is incomplete.  A violation beats
+# unknown or nothing checked (3), which beats 0.
+_CHECK_RANK = {EXIT_ERROR: 3, EXIT_VIOLATION: 2, EXIT_UNKNOWN: 1, EXIT_OK: 0}
+_CHECK_SAID = {EXIT_OK: "no violation", EXIT_VIOLATION: "violated",
+               EXIT_UNKNOWN: "unknown or nothing checked", EXIT_ERROR: "error"}
+
+
+def worst_status(statuses: Sequence[int]) -> int:
+    """The exit status of `check` over several files (_CHECK_RANK)."""
+    return max(statuses, key=lambda s: _CHECK_RANK.get(s, 3), default=EXIT_OK)
+
+
+def check_files(args: argparse.Namespace) -> int:
+    """`check FILE...`: each file judged on its own by cmd_check (args.file
+    set per file), in order; `-` is standard input, named <stdin>.  With
+    several files, one that cannot be read is an error line on stderr and the
+    next is checked; text output has a `==> FILE <==` header per file and a
+    status per file at the end; --json prints one object per file checked;
+    --junitxml one testsuite per file.  Exit status: worst_status."""
+    from verify.ir.source_module import STDIN_NAME
+    from verify.model.errors import SourceParseError
+
+    files = [STDIN_NAME if f == "-" else f for f in args.files]
+    if files.count(STDIN_NAME) > 1:
+        raise UsageError("- (standard input) given more than once; it can be read once")
+    if not args.lowering:  # said once, not once per file
+        spec, why = default_spec()
+        print(f"lowering: {spec} ({why})", file=sys.stderr)
+        args.lowering = [spec]
+    if len(files) == 1:
+        args.file = files[0]
+        return cmd_check(args)
+    import tempfile
+
+    from reports.junit_merge import merge_junit
+
+    done: list[tuple[str, int]] = []
+    parts: list[Path] = []
+    errors: list[tuple[str, str]] = []
+    with tempfile.TemporaryDirectory(prefix="gpu-alloc-verify-junit-") as tmp:
+        for k, name in enumerate(files):
+            one = argparse.Namespace(**vars(args))
+            one.file = name
+            if args.junitxml:  # one file each, merged below: each run writes a whole file
+                one.junitxml = str(Path(tmp) / f"{k}.xml")
+            if not args.json:
+                print(f"{chr(10) if k else ''}==> {name} <==")
+            try:
+                status = cmd_check(one)
+            except SourceParseError as e:
+                print(f"gpu-alloc-verify: error: {e}", file=sys.stderr)
+                errors.append((name, str(e)))
+                status = EXIT_ERROR
+            if one.junitxml and Path(one.junitxml).is_file():
+                parts.append(Path(one.junitxml))
+            done.append((name, status))
+        if args.junitxml:
+            merge_junit(parts, errors, args.junitxml)
+    worst = worst_status([status for _, status in done])
+    if not args.json:
+        print(f"\n{len(files)} files, exit status {worst}:")
+        for name, status in done:
+            print(f"  {name}: {_CHECK_SAID.get(status, str(status))}")
+    return worst
+
+
 def cmd_check(args: argparse.Namespace) -> int:
     from verify.campaign.check_file import check_file
+    from verify.campaign.nothing_checked import case_reasons, nothing_checked
 
     invariants = selected_invariants(args.invariant)
     lowerings = _lowerings(args)
     written, row = check_file(args.file, lowerings, invariants, args.runtime,
                               timeout_ms=args.solver_timeout)
     summary = _check_summary(written, row, args.file)
+    # Every lowering rejected the file or could not take it: exit 3, never 0
+    # (--allow-unknown is about unknown verdicts, not this).
+    unchecked = nothing_checked(row)
     if args.junitxml:
         from reports.junit import write_junit
 
-        write_junit(args.junitxml, summary, f"gpu-alloc-verify check {args.file}")
+        write_junit(args.junitxml, summary, f"gpu-alloc-verify check {args.file}",
+                    nothing_checked=unchecked, case_reasons=case_reasons(row))
     if args.json:
         print(json.dumps(summary, indent=2))
     else:
         _print_check(row, summary, args)
+    if unchecked is not None:
+        print(f"gpu-alloc-verify: nothing checked: {unchecked}: exit 3", file=sys.stderr)
+        return EXIT_UNKNOWN
     unknown = count_verdicts(summary["by_invariant"], "unknown")
     return exit_status(bool(summary["violations"]), unknown, args.allow_unknown)
 
@@ -487,7 +618,11 @@ def _print_check(row: dict[str, Judgement], summary: dict[str, Any],
         print("\n" + render(record, repro=repro,
                             program_name=args.file if args is not None else "program"), end="")
     _print_unknown(summary["unknown"])
-    print(f"\n{len(row)} lowering(s): {verdict_line(summary['by_invariant'])}")
+    from verify.campaign.nothing_checked import nothing_checked
+
+    unchecked = nothing_checked(row)  # then a "holds" total would read as green
+    print(f"\n{len(row)} lowering(s): " + (f"nothing checked: {unchecked}" if unchecked
+                                          else verdict_line(summary["by_invariant"])))
 
 
 def cmd_fuzz(args: argparse.Namespace) -> int:
@@ -505,6 +640,8 @@ def cmd_fuzz(args: argparse.Namespace) -> int:
     from verify.campaign.cluster_options import cluster_options, cluster_requested
 
     on_cluster = cluster_requested(args, opts)
+    if args.seed is None and not args.resume:  # drawn: said once the options are valid
+        print(f"seed: {opts.seed} (rerun with --seed {opts.seed})", file=sys.stderr)
     try:
         report: Any
         if on_cluster:
@@ -563,9 +700,14 @@ def _nightly() -> bool:
     return os.environ.get("HYPOTHESIS_PROFILE", "") == "nightly"
 
 
+def _ci() -> bool:
+    return os.environ.get("CI", "").lower() in ("1", "true", "yes")
+
+
 def _new_options(args: argparse.Namespace, results: str | None) -> Any:
     from generators.programs import GenConfig
     from verify.campaign.fuzz import FuzzOptions
+    from verify.campaign.parallel import resolve_jobs
 
     gen = GenConfig(max_ops=args.max_ops)
     if args.linear_tokens:
@@ -574,10 +716,10 @@ def _new_options(args: argparse.Namespace, results: str | None) -> Any:
         gen = gen.supported_by(args.supported)
     seed, db = args.seed, args.db
     if seed is None:
-        seed = random.randrange(2**31) if _nightly() else 0
-        if _nightly():
-            print(f"seed: {seed} (HYPOTHESIS_PROFILE=nightly; replay with --seed {seed})",
-                  file=sys.stderr)
+        # A fresh seed per run explores new programs each time, as Hypothesis
+        # does; CI stays derandomized (Hypothesis's ci profile) so a PR's check
+        # does not fail on a program the previous run never drew.
+        seed = 0 if _ci() and not _nightly() else random.randrange(2**31)
     if db is None and _nightly():
         db = os.environ.get("GPU_ALLOC_VERIFY_DB", ".hypothesis/nightly")
     return FuzzOptions(
@@ -585,7 +727,7 @@ def _new_options(args: argparse.Namespace, results: str | None) -> Any:
         max_examples=args.max_examples, time_budget=args.time_budget, seed=seed,
         db=db, runtime=args.runtime, pipeline=args.pipeline, gen=gen,
         shrink=not args.no_shrink, results=results, batch_size=args.batch_size,
-        jobs=max(1, args.jobs or os.cpu_count() or 1),
+        jobs=resolve_jobs(args.jobs),
         baseline=_resolve(args.baseline, args) if args.baseline else None,
         solver_timeout_ms=args.solver_timeout,
         crosscheck_share=args.crosscheck_share,
@@ -610,6 +752,10 @@ def _resumed_options(args: argparse.Namespace, results: str | None) -> Any:
     if args.lowering and list(dict.fromkeys(args.lowering)) != list(specs):
         raise UsageError(f"--lowering {' '.join(args.lowering)} differs from campaign "
                          f"{state.campaign}'s ({' '.join(specs)}); drop --lowering to resume it")
+    seed = state.setting("seed", 0)
+    if args.seed is not None and args.seed != seed:  # the seed defines the programs drawn
+        raise UsageError(f"--seed {args.seed} differs from campaign {state.campaign}'s "
+                         f"({seed}); drop --seed to resume it")
     args.pipeline = state.setting("pipeline", args.pipeline)
     baseline = state.setting("baseline")
     invariants = state.setting("invariants") or None
@@ -619,7 +765,7 @@ def _resumed_options(args: argparse.Namespace, results: str | None) -> Any:
         lowerings=_lowerings(args, specs),
         invariants=selected_invariants(invariants or args.invariant),
         max_examples=state.max_examples(args.max_examples),
-        time_budget=args.time_budget, seed=state.setting("seed", 0),
+        time_budget=args.time_budget, seed=seed,
         db=args.db if args.db is not None else state.setting("db"),
         runtime=state.setting("runtime", args.runtime), pipeline=args.pipeline,
         gen=state.gen_config(), shrink=not args.no_shrink and state.setting("shrink", True),
@@ -659,6 +805,7 @@ def cmd_triage(args: argparse.Namespace) -> int:
 
 
 def cmd_findings(args: argparse.Namespace) -> int:
+    from verify.campaign.parallel import resolve_jobs
     from verify.findings import PIPELINES, build_findings, installed_versions
 
     lowerings = list(dict.fromkeys(args.lowering or installed_versions()))
@@ -667,7 +814,7 @@ def cmd_findings(args: argparse.Namespace) -> int:
     out = Path(args.output)
     found = build_findings(main, out, args.results or out.parent / "findings.jsonl", lowerings,
                            list(args.pipeline or PIPELINES), args.max_examples, args.seed,
-                           max(1, args.jobs or os.cpu_count() or 1), args.lit,
+                           resolve_jobs(args.jobs), args.lit,
                            progress=lambda msg: print(msg, file=sys.stderr),
                            run=not args.reuse_results)
     print(f"findings: {len(found)} written to {out}")
@@ -675,9 +822,17 @@ def cmd_findings(args: argparse.Namespace) -> int:
 
 
 def cmd_report(args: argparse.Namespace) -> int:
-    _render_report(args.results, args.output)
-    print(f"report: {args.output}/index.html")
+    output = args.output or str(default_report_dir(args.results))
+    _render_report(args.results, output)
+    print(f"report: {output}/index.html")
     return 0
+
+
+def default_report_dir(results: str) -> Path:
+    """`report` without -o: RESULTS-report beside the results file, so two
+    results files in one directory never share (and overwrite) a report."""
+    path = Path(results)
+    return path.with_name(f"{path.stem}-report")
 
 
 def cmd_replay(args: argparse.Namespace) -> int:
@@ -692,6 +847,8 @@ def cmd_replay(args: argparse.Namespace) -> int:
                 s["verdict"] == "unknown" and s["reason"]) else ""
             print(f"{s['id']}: {s['invariant']} on {s['lowering']} (runtime {s['runtime']}, "
                   f"pipeline '{s['pipeline']}'): {s['verdict']}{why}")
+            for v in s.get("violations") or []:  # the counterexample, as `check` prints it
+                print("\n" + render(v), end="")
     unknown = sum(1 for s in still if s["verdict"] == "unknown")
     return exit_status(any(s["verdict"] == "violated" for s in still), unknown,
                        args.allow_unknown)
@@ -739,13 +896,31 @@ def cmd_selfcheck(args: argparse.Namespace) -> int:
     return 1 if report.unsound else 0
 
 
-COMMANDS = {"fuzz": cmd_fuzz, "check": cmd_check, "replay": cmd_replay, "report": cmd_report,
+COMMANDS = {"fuzz": cmd_fuzz, "check": check_files, "replay": cmd_replay, "report": cmd_report,
             "triage": cmd_triage, "findings": cmd_findings,
             "lowerings": cmd_lowerings, "invariants": cmd_invariants, "bench": cmd_bench,
             "selfcheck": cmd_selfcheck}
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    """The command line; its exit status.  A closed stdout or stderr (the
+    reader of `| head` gone) ends the command quietly with EXIT_CLOSED_PIPE
+    (verify.console), never a traceback or "Broken pipe"."""
+    try:
+        try:
+            status = _main(argv)
+        except SystemExit:  # --help, --version, a usage error: flushed while a closed
+            sys.stdout.flush()  # pipe can still be handled, not at interpreter exit
+            raise
+        sys.stdout.flush()
+        return status
+    except BrokenPipeError:
+        if not output_closed():
+            raise
+        return quiet_exit_on_closed_pipe()
+
+
+def _main(argv: Sequence[str] | None) -> int:
     try:
         config, config_error = load_config(), None
     except GpuAllocVerifyError as e:  # only commands that use the defaults fail on it
@@ -764,6 +939,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         print("gpu-alloc-verify: interrupted", file=sys.stderr)
         return EXIT_INTERRUPTED
     except OSError as e:  # a file or directory the command cannot read or write
+        if isinstance(e, BrokenPipeError) and output_closed():
+            raise  # `| head` is done reading: main ends quietly
         if args.debug:
             traceback.print_exc(file=sys.stderr)
         print(f"gpu-alloc-verify: error: {_one_line(str(e))}", file=sys.stderr)

@@ -87,5 +87,5 @@ def test_nightly_profile_draws_and_records_a_seed(tmp_path: Path) -> None:
                    "GPU_ALLOC_VERIFY_DB": str(tmp_path / "nightly-db")})
     assert res.returncode in (0, 1), res.stderr
     start = read_records(results)[0]
-    assert f"seed: {start['seed']} (HYPOTHESIS_PROFILE=nightly" in res.stderr
+    assert f"seed: {start['seed']} (rerun with --seed {start['seed']})" in res.stderr
     assert start["db"] == str(tmp_path / "nightly-db")

@@ -78,7 +78,7 @@ def test_fuzz_passes_the_solver_timeout(monkeypatch, capsys) -> None:
     seen = spy(monkeypatch, verify.campaign.fuzz)
     # -j 1: the spy patches this process; forked workers would not see it.
     main(["fuzz", "--lowering", LOWERING, "--max-examples", "5", "--solver-timeout", "77",
-          "-j", "1"])
+          "-j", "1", "--seed", "0"])
     assert seen and set(seen) == {77}
 
 
@@ -113,7 +113,7 @@ def test_unknown_carries_its_reason_in_results_and_fuzz_json(
     # enough programs that some reach the solver that gives up.
     # -j 1: `solver_gives_up` patches this process, not forked workers.
     main(["fuzz", "--lowering", LOWERING, "--max-examples", "150", "--no-shrink",
-          "--results", str(results), "--json", "-j", "1"])
+          "--results", str(results), "--json", "-j", "1", "--seed", "0"])
     out = json.loads(capsys.readouterr().out)
     # Every unknown has its reason; the solver's say "timeout" (a partly
     # lowered program also has unknowns of its own: values it cannot follow).

@@ -55,8 +55,9 @@ class ClusterProgress(Progress):
     workers: int = 0
 
     def message(self) -> str:
-        return (f"shards {self.shards_done}/{self.shards_total} done, {self.shards_active} "
-                f"running on {self.workers} worker(s); " + super().message())
+        # Shards last: where the line is cut to 80 columns, they go first.
+        return (super().message() + f"; shards {self.shards_done}/{self.shards_total} done, "
+                f"{self.shards_active} running, {self.workers} workers")
 
 
 @dataclass

@@ -36,7 +36,8 @@ def add_arguments(fz: argparse.ArgumentParser) -> None:
                     help="run the campaign on Dask distributed: tcp://HOST:PORT of a running "
                     "scheduler, or local:N for N local worker processes; shards (seeds x "
                     "lowerings x pipelines x configurations) run as tasks, this process "
-                    "writes the results (needs the [cluster] extra)")
+                    "writes the results (needs the [cluster] extra) (default: none, the "
+                    "campaign runs in this process)")
     fz.add_argument("--shards", type=int, metavar="N",
                     help="with --cluster: seeds per (lowering, pipeline, configuration), "
                     "each a shard with its share of --max-examples (default: about two "

@@ -109,11 +109,19 @@ def replay_one(record: Record, settings: ReplaySettings, lowering: Lowering) -> 
     judgement = check_batch([program], [lowering], [settings.invariant], settings.runtime,
                             timeout_ms=settings.solver_timeout_ms)[0][lowering.spec]
     result = judgement.results.get(settings.invariant)
+    # What this run found, in the shape of a summary's violations (`fuzz` and
+    # `check --json`), so `replay` prints the counterexample as `check` does.
+    found = [{"id": record.get("id"), "invariant": v.invariant, "lowering": settings.lowering,
+              "program": record["program"], "lowered": judgement.lowered,
+              "detail": v.detail, "counterexample": v.counterexample,
+              "marked_calls": v.marked_calls, "confirmation": v.confirmation}
+             for v in (result.violations if result else [])]
     return {"id": record.get("id"), "invariant": settings.invariant,
             "lowering": settings.lowering, "runtime": settings.runtime,
             "pipeline": settings.pipeline,
             "verdict": result.verdict if result else "unknown",
-            "reason": (result.reason if result else "not judged") or ""}
+            "reason": (result.reason if result else "not judged") or "",
+            "violations": found}
 
 
 def replay(path: str | Path, only_id: str | None,

@@ -10,6 +10,7 @@ only), the file must be in generic form, which xDSL reads directly.
 
 from __future__ import annotations
 
+import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -23,9 +24,15 @@ from verify.model.program import Program
 _LOC_STRING = 'loc("'
 
 
+STDIN_NAME = "<stdin>"  # the name standard input goes by (`check -`), as in Python's tracebacks
+
+
 def read_text(path: str | Path) -> str:
     """The file's text; SourceParseError (exit status 2) with one line saying
-    what is wrong and what to do."""
+    what is wrong and what to do.  STDIN_NAME reads standard input (a file of
+    that name is `./<stdin>`)."""
+    if str(path) == STDIN_NAME:
+        return _decoded(sys.stdin.buffer.read(), STDIN_NAME)
     path = Path(path)
     if not path.exists():
         raise SourceParseError(f"{path}: no such file; give the path of a .mlir file")
@@ -36,6 +43,10 @@ def read_text(path: str | Path) -> str:
     except OSError as e:
         raise SourceParseError(f"{path}: cannot read it ({e.strerror or e}); check its "
                                "permissions") from e
+    return _decoded(data, str(path))
+
+
+def _decoded(data: bytes, path: str) -> str:
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError as e:
