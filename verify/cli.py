@@ -25,8 +25,8 @@ from pathlib import Path
 from typing import Any
 
 from reports.explain import render
+from verify.campaign.console import output_closed, quiet_exit_on_closed_pipe
 from verify.config import Config, load_config
-from verify.console import output_closed, quiet_exit_on_closed_pipe
 from verify.invariants.pipeline import Judgement, Tally, active_invariants
 from verify.invariants.solver import DEFAULT_TIMEOUT_MS
 from verify.invariants.witness import DEFAULT_CROSSCHECK_SHARE
@@ -905,7 +905,7 @@ COMMANDS = {"fuzz": cmd_fuzz, "check": check_files, "replay": cmd_replay, "repor
 def main(argv: Sequence[str] | None = None) -> int:
     """The command line; its exit status.  A closed stdout or stderr (the
     reader of `| head` gone) ends the command quietly with EXIT_CLOSED_PIPE
-    (verify.console), never a traceback or "Broken pipe"."""
+    (verify.campaign.console), never a traceback or "Broken pipe"."""
     try:
         try:
             status = _main(argv)

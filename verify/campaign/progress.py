@@ -12,7 +12,7 @@ import time
 from dataclasses import dataclass
 from typing import TextIO
 
-from verify.console import RED, RESET, columns, fit, use_colour
+from verify.campaign.console import RED, RESET, columns, fit, use_colour
 
 
 @dataclass
