@@ -103,6 +103,8 @@ class CheckedRuntime:
                 self.error(NULL_STREAM, call, f"{self.profile.name} dereferences the stream")
                 return False
             return True
+        if kind == "stream" and value in self.profile.special_streams:
+            return True  # CU_STREAM_LEGACY and the like: the runtime's own
         h = self.handles.get(value)
         if h is None or h.kind != kind:
             self.error(INVALID_HANDLE, call, f"{value:#x} is no {kind} this runtime created")
@@ -160,7 +162,11 @@ class CheckedRuntime:
 
     def _destroy(self, call: str, kind: str, value: int) -> None:
         h = self.handles.get(value)
-        if h is None or h.kind != kind:
+        if kind == "stream" and value in self.profile.special_streams:
+            # cuStreamDestroy refuses the legacy/per-thread stream handles.
+            self.error(INVALID_HANDLE, call, f"{value:#x} is the {self.profile.name} runtime's "
+                       "own stream, which no one destroys")
+        elif h is None or h.kind != kind:
             self.error(INVALID_HANDLE, call, f"{value:#x} is no {kind} this runtime created")
         elif h.destroyed:
             self.error(DOUBLE_DESTROY, call, f"{h.label} destroyed twice")

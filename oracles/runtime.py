@@ -11,7 +11,9 @@ Profiles (`cuda`, `hip`, `sycl`) are the contracts of the upstream wrappers as
 DESIGN.md records them: CUDA honours `host_shared` (managed memory) and
 ignores the stream of alloc/free; HIP ignores both the stream and the flag;
 SYCL always allocates shared memory and dereferences the queue of every call
-that takes one except allocation, so a null queue is an error there.
+that takes one except allocation, so a null queue is an error there.  CUDA
+and HIP define small integers as streams of their own (`special_streams`:
+CU_STREAM_LEGACY 1, CU_STREAM_PER_THREAD / hipStreamPerThread 2).
 """
 
 from __future__ import annotations
@@ -21,6 +23,7 @@ from dataclasses import asdict, dataclass, field
 from typing import Any, Literal, Protocol, runtime_checkable
 
 from oracles.kernel_api import Dim3, Kernel, KernelArg
+from verify.model.runtime_api import PROFILES as API_PROFILES
 
 MemoryKind = Literal["device", "managed", "host"]  # host: malloc'd, not device-visible
 
@@ -52,6 +55,11 @@ class Profile:
     null_stream_ok: bool = True  # False: a null stream where one is used is an error
     free_uses_stream: bool = False  # sycl: mgpuMemFree dereferences the queue
     free_synchronizes: bool = True  # cuda/hip: the free waits for the device
+    # The runtime's own stream handles (cuda: CU_STREAM_LEGACY 1 and
+    # CU_STREAM_PER_THREAD 2; hip: hipStreamPerThread 2; sycl: none), from
+    # `verify.model.runtime_api.PROFILES`: a stream to every call but
+    # mgpuStreamDestroy, ordered with itself only (like the null stream).
+    special_streams: frozenset[int] = frozenset()
 
     def memory_kind(self, host_shared: bool) -> MemoryKind:
         if self.always_shared:
@@ -62,14 +70,16 @@ class Profile:
 
 
 PROFILES: dict[str, Profile] = {
-    "cuda": Profile("cuda"),
-    "hip": Profile("hip", honours_host_shared=False),
+    "cuda": Profile("cuda", special_streams=API_PROFILES["cuda"].special_streams),
+    "hip": Profile("hip", honours_host_shared=False,
+                   special_streams=API_PROFILES["hip"].special_streams),
     "sycl": Profile(
         "sycl",
         always_shared=True,
         null_stream_ok=False,
         free_uses_stream=True,
         free_synchronizes=False,
+        special_streams=API_PROFILES["sycl"].special_streams,
     ),
 }
 

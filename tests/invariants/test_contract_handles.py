@@ -56,7 +56,7 @@ def _call(callee: str, *args: str) -> str:
 
 
 @pytest.mark.parametrize(("n", "callee"), [
-    (1, "mgpuStreamSynchronize"), (3, "mgpuEventSynchronize"), (7, "mgpuStreamDestroy"),
+    (3, "mgpuStreamSynchronize"), (1, "mgpuEventSynchronize"), (7, "mgpuStreamDestroy"),
     (5, "mgpuEventDestroy")])
 def test_an_integer_constant_as_a_handle_is_violated(n: int, callee: str) -> None:
     r = _contract(CONST.format(n=n) + _call(callee, "%p"))
@@ -102,7 +102,7 @@ def test_null_where_the_profile_takes_it_only(body: str, runtime: str, verdict: 
 
 
 def test_a_constant_on_one_branch_names_the_branch() -> None:
-    body = CONST.format(n=1) + (
+    body = CONST.format(n=3) + (
         '    %q = llvm.select %c, %s, %p : i1, !llvm.ptr loc("op2")\n'
         + _call("mgpuStreamSynchronize", "%q"))
     r = _contract(body, BRANCH, "%c: i1")
@@ -160,9 +160,12 @@ LAUNCH_ON = ("    gpu.launch_func <%q : !llvm.ptr> @k::@fill blocks in (%c1, %c1
 
 @pytest.mark.parametrize(("make", "verdict"), [
     ("    %q = llvm.bitcast %s : !llvm.ptr to !llvm.ptr\n", "holds"),
-    ('    %k = llvm.mlir.constant(1 : i64) : i64\n'
+    ('    %k = llvm.mlir.constant(3 : i64) : i64\n'
      '    %q = llvm.inttoptr %k : i64 to !llvm.ptr\n', "violated"),
-], ids=["stream", "constant"])
+    # CU_STREAM_LEGACY: a stream cuLaunchKernel takes.
+    ('    %k = llvm.mlir.constant(1 : i64) : i64\n'
+     '    %q = llvm.inttoptr %k : i64 to !llvm.ptr\n', "holds"),
+], ids=["stream", "constant", "legacy-stream"])
 def test_a_kernel_launch_is_given_a_stream(make: str, verdict: str) -> None:
     r = check_module(SOURCE, lowered(CREATE + make + LAUNCH_ON + SYNC + DESTROY))
     assert r[CONTRACT].verdict == verdict, r[CONTRACT]

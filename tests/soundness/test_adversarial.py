@@ -175,7 +175,7 @@ Expectations:
      twin: the conditional record before the latest one: order [H]
 
 70 inttoptr of an integer constant used as a stream / event handle
-     bugs: synchronize of inttoptr 1; bug:event event synchronize of inttoptr 3: contract
+     bugs: synchronize of inttoptr 7; bug:event event synchronize of inttoptr 3: contract
      twin: real output: contract [H]
 71 synchronize (or the memset) on a destroyed stream
      bugs: destroy then synchronize; bug:destroy-first destroy before the memset: order
@@ -220,7 +220,7 @@ Expectations:
      bugs: destroy then synchronize; bug:no-sync the synchronize dropped
            (the alloc ignores its stream: nothing waits for the memset): order
      twin: 19's calls, synchronize then destroy: order [H]
-82 memset and synchronize on inttoptr 1 (no stream: the memset never runs)
+82 memset and synchronize on inttoptr 3 (no stream: the memset never runs)
      bugs: inline; bug:slot the constant through a stack slot: order
      twin: both on the created stream: order [H]
 83 cf loop: per iteration a second stream waits on the memset's event
@@ -253,12 +253,12 @@ Expectations:
            index computed as 1 * 1); @mark given a third, empty stream: order
      twins: element [0], the memset's stream (also by @mark): order, uad,
            event [H]
-90 an integer constant through an alloca slot (inttoptr 1; i64 1, inttoptr)
+90 an integer constant through an alloca slot (inttoptr 3; i64 3, inttoptr)
      bugs: the loaded constant synchronized as a stream; stored over the
            stream: contract
      twin: the stream stored, loaded and synchronized: contract [H]
 91 an integer constant as a helper's argument (a pointer, or an i64)
-     bugs: @sync given inttoptr 1, @sync_int given 1: contract
+     bugs: @sync given inttoptr 3, @sync_int given 3: contract
      twins: the stream, or its ptrtoint: contract [H]
 92 a stream where an event is expected
      bugs: mgpuStreamWaitEvent's event operand, mgpuEventSynchronize,
@@ -269,22 +269,22 @@ Expectations:
            mgpuStreamWaitEvent with operands swapped: contract
      twin: as 92's: contract [H]
 94 a constant chosen on one branch of %c (llvm.select, llvm.cond_br)
-     bugs: select %c, stream, inttoptr 1 (also by a block argument; an event
+     bugs: select %c, stream, inttoptr 7 (also by a block argument; an event
            and inttoptr 3): contract
      twin: select %c, stream, null (cuda's default stream): contract [H]
 95 an integer constant as the stream of mgpuMemcpy, mgpuMemAlloc, mgpuMemFree
-     bugs: the copy on inttoptr 1; bug:alloc the alloc on inttoptr 3;
-           bug:free the free on inttoptr (zext i32 1): contract
+     bugs: the copy on inttoptr 7; bug:alloc the alloc on inttoptr 3;
+           bug:free the free on inttoptr (zext i32 7): contract
      twin: real output's calls: contract, order, uad, leak [H]
 96 an integer constant as the event of mgpuStreamWaitEvent
-     bugs: inttoptr 1; bug:null inttoptr 0; bug:gep getelementptr null[3]
-           over i8 (unknown): contract
+     bugs: inttoptr 1 (CU_STREAM_LEGACY: a stream, no event); bug:null
+           inttoptr 0; bug:gep getelementptr null[3] over i8 (unknown): contract
      twin: 92's: contract, event [H]
 97 a constant carried by a cf loop's block argument, synchronized per trip
-     bugs: the back edge passes inttoptr 1; bug:entry the entry edge: contract
+     bugs: the back edge passes inttoptr 3; bug:entry the entry edge: contract
      twin: null (cuda's default stream) on both edges: contract, uad, leak [H]
 98 memset and synchronize by @fill on the stream it is given
-     bugs: @fill given inttoptr 1; bug:returned inttoptr 1 returned by
+     bugs: @fill given inttoptr 3; bug:returned inttoptr 3 returned by
            @pick; bug:split @fill_only memsets on it, main synchronizes the
            created stream: order
      twin: @fill given the created stream: order, contract, uad, leak [H]
@@ -303,6 +303,14 @@ Expectations:
      bugs: %x and %a destroyed (twice where %c); bug:twice swapped twice
            (%x2 is %a), %x2 and %a destroyed: uad, leak
      twin: %x and %y destroyed: uad, leak [H]
+102 the runtimes' own stream handles: CU_STREAM_LEGACY (inttoptr 1) and
+    CU_STREAM_PER_THREAD (inttoptr 2) on cuda
+     bugs: the stream destroyed (bug:per-thread: 2): contract
+     twins: a copy on it, it synchronized (twin:per-thread: 2): contract,
+           order, uad, leak [H]
+103 on sycl (a `sycl::queue*`), no small integer is a stream
+     bugs: the copy on inttoptr 1; bug:per-thread on inttoptr 2: contract
+     twin: case 50's (the created stream): contract, order, uad, leak [H]
 
 (order = async-order, uad = stream-no-use-after-destroy, leak =
 stream-no-leak, event = event-no-leak, flag = host-shared-flag, contract =
@@ -314,7 +322,10 @@ pointers, indirect calls); 50-58 async-order's edge kinds; 70-89 the classes
 `gpu-alloc-verify selfcheck` found unsound (a constant as a handle; calls on
 a destroyed stream or event; host accesses reordered among themselves);
 90-94 runtime-contract's handle kinds (a constant, or a handle of the other
-kind, hidden through slots, helpers and branches).
+kind, hidden through slots, helpers and branches); 102-103 the small integers
+a runtime defines as streams (`RuntimeProfile.special_streams`; a case's
+profile is `Case.runtime`, cuda unless named).  A constant meant to be no
+stream is 3 or 7: 1 and 2 are CUDA's legacy and per-thread streams.
 
 `test_false_holds_and_false_alarms` counts, over the whole suite, false holds
 (a bug program's target `holds` or `not-applicable`, or a [U] twin target
@@ -363,6 +374,7 @@ class Case:
     twin_expect: frozenset[str]  # allowed verdicts of each twin target on every twin
     bug_expect: frozenset[str] = BAD
     real: str | None = None  # pipeline whose runtime calls the twin reproduces
+    runtime: str = "cuda"  # the profile judged (`--runtime`) and run
 
 
 CASES: list[Case] = [
@@ -455,6 +467,10 @@ CASES += [
     Case("99_struct_slot_other_field", (UAD, LEAK), (UAD, LEAK), HOLDS),
     Case("100_destroy_pointer_into_helper", (UAD,), (UAD, LEAK, CONTRACT), HOLDS),
     Case("101_streams_swapped_by_branches", (UAD, LEAK), (UAD, LEAK), HOLDS),
+    # The runtimes' own stream handles (RuntimeProfile.special_streams).
+    Case("102_legacy_stream_handle", (CONTRACT,), (CONTRACT, ORDER, UAD, LEAK), HOLDS),
+    Case("103_sycl_small_integer_stream", (CONTRACT,), (CONTRACT, ORDER, UAD, LEAK), HOLDS,
+         runtime="sycl"),
 ]
 BY_FILE = {c.file: c for c in CASES}
 _SECTION = re.compile(r"^// ---- (\w+(?::[\w-]+)?)\s*$", re.M)
@@ -487,7 +503,7 @@ def _id(item: tuple[str, str]) -> str:
 @cache
 def verdicts(file: str, section: str) -> dict[str, CheckResult]:
     s = sections(file)
-    return check(s["source"], s[section])
+    return check(s["source"], s[section], runtime=BY_FILE[file].runtime)
 
 
 def _show(results: dict[str, CheckResult], inv: str) -> str:

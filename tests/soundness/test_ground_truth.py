@@ -42,7 +42,7 @@ def _runs(file: str, name: str) -> tuple[list[tuple[str, list[str]]], list[str]]
     undecided: list[str] = []
     for fn in program.functions:
         for inputs in boundary_inputs(program, fn.name):
-            ex = execute(program, lowered, fn.name, inputs)
+            ex = execute(program, lowered, fn.name, inputs, case.runtime)
             seen = []
             for inv in targets:
                 if inv not in EXECUTION_DECIDED:

@@ -82,13 +82,20 @@ def _check_handle(f: Findings, call: Call, role: str, value: z3.ArithRef,
         f.query(conj(call.guard, eq(value, 0)), detail, marked)
     # Stand-ins: pointers the runtime did not create in this module.
     pointers = [v for leaf in leaves(value) if (v := literal(leaf)) is not None and v < 0]
-    ints = sorted({v for leaf in leaves(value)
-                   if (v := literal(leaf)) is not None and 0 < v < HANDLE_BASE})
-    handles = [*made[role], *made[other], 0, *pointers]
+    # The runtime's own stream handles (CU_STREAM_LEGACY, ...): a stream to
+    # every call but a destroy; never an event.
+    special = sorted(PROFILES[runtime].special_streams) \
+        if role == "stream" and call.callee != "mgpuStreamDestroy" else []
+    ints = sorted({v for leaf in leaves(value) if (v := literal(leaf)) is not None
+                   and 0 < v < HANDLE_BASE and v not in special})
+    handles = [*made[role], *made[other], 0, *special, *pointers]
     what = f"the integer {', '.join(str(v) for v in ints)} as a pointer" if ints \
         else "a value"
+    own = [v for v in ints if v in PROFILES[runtime].special_streams and role == "stream"]
+    why = f" (the {runtime} runtime's own stream {', '.join(map(str, own))} cannot be " \
+        "destroyed)" if own else ""
     f.query(conj(call.guard, neg(one_of(value, handles))),
-            f"{where} is given {what}, which is no {role} the {runtime} runtime created",
+            f"{where} is given {what}, which is no {role} the {runtime} runtime created{why}",
             marked)
     if pointers:
         f.possible(conj(call.guard, one_of(value, pointers)),

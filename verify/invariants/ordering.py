@@ -32,6 +32,7 @@ from verify.invariants.context import CheckContext
 from verify.invariants.schedule import Item, Schedule, describe, encode
 from verify.ir.source_read import SourceOp
 from verify.model import fold
+from verify.model.runtime_api import PROFILES
 from verify.model.values import unknown_vars
 from verify.model.verdicts import CheckResult, Violation
 
@@ -361,7 +362,7 @@ def check_async_order(ctx: CheckContext) -> CheckResult:
         f.unknown.extend(f"order in @{func} not decided: {r}" for r in reasons)
     for func in funcs:
         calls = [c for c in ctx.lowered.calls if c.func == func]
-        sch = encode(calls)
+        sch = encode(calls, PROFILES[ctx.runtime].special_streams)
         edges = _Edges(ctx, sch, func, calls)
         for other in edges.inlined(func):
             f.unknown.append(f"work of @{other} runs inside @{func}: the host order across "

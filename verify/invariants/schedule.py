@@ -226,8 +226,9 @@ class _Lives:
     consistent with execution, so a destroy listed before the call that runs
     on its path, of the same handle, ran before it."""
 
-    def __init__(self, sch: Schedule, calls: list[Call]) -> None:
+    def __init__(self, sch: Schedule, calls: list[Call], special: frozenset[int]) -> None:
         self.sch = sch
+        self.special = special
         self.destroys = [c for c in calls if c.args and (
             c.is_escape or (c.callee in DESTROYERS and len(c.args) == 1))]
 
@@ -243,6 +244,10 @@ class _Lives:
                 if not d.is_escape and DESTROYERS[d.callee] != kind:
                     continue
                 same = fold.eq(d.args[0], handle)
+                if kind == "stream":
+                    # A destroy of the runtime's own stream (CU_STREAM_LEGACY)
+                    # is refused: it ends nothing.
+                    same = fold.conj(same, _not_special(d.args[0], self.special))
                 hit = fold.conj(d.guard, c.guard, same)
                 if hit is fold.FALSE:
                     continue
@@ -258,19 +263,31 @@ class _Lives:
         return fold.neg(fold.disj(kills)), doubt
 
 
-def _no_handle(stream: z3.ArithRef) -> z3.BoolRef:
-    """Where `stream` is an integer (not null, not a handle the runtime
-    made, which are numbered from HANDLE_BASE): the wrapper rejects it and
-    the work never runs.  Only for values the analysis follows; an
-    unfollowed one may be any handle."""
+def _not_special(value: z3.ArithRef, special: frozenset[int]) -> z3.BoolRef:
+    """`value` is none of the runtime's own stream handles."""
+    return fold.conj(*(fold.neg(fold.eq(value, k)) for k in sorted(special)))
+
+
+def _no_handle(stream: z3.ArithRef, special: frozenset[int]) -> z3.BoolRef:
+    """Where `stream` is an integer (not null, not one of the runtime's own
+    stream handles `special`, not a handle the runtime made, which are
+    numbered from HANDLE_BASE): the wrapper rejects it and the work never
+    runs.  Only for values the analysis follows; an unfollowed one may be any
+    handle."""
     if unknown_vars(stream) or not z3.is_int(stream):
         return fold.FALSE
-    bad = z3.simplify(z3.And(stream > 0, stream < HANDLE_BASE))
+    bad = z3.simplify(z3.And(stream > 0, stream < HANDLE_BASE,
+                             *(stream != k for k in sorted(special))))
     return fold.TRUE if z3.is_true(bad) else fold.FALSE if z3.is_false(bad) else bad
 
 
-def encode(calls: list[Call]) -> Schedule:
-    """The schedule constraints of one function's calls (in list order)."""
+def encode(calls: list[Call],
+           special: frozenset[int] = PROFILES["cuda"].special_streams) -> Schedule:
+    """The schedule constraints of one function's calls (in list order).
+    `special`: the profile's own stream handles (`RuntimeProfile.
+    special_streams`; cuda's by default): each a stream of its own, ordered
+    with itself only, like the null stream (streams mgpuStreamCreate makes
+    are non-blocking)."""
     sch = Schedule()
     if not calls:
         return sch
@@ -280,7 +297,7 @@ def encode(calls: list[Call]) -> Schedule:
     for a, b in zip(times, times[1:], strict=False):
         sch.order(true, a, b, strict=True)
     after = {c.index: times[k + 1] for k, c in enumerate(calls)}
-    lives = _Lives(sch, calls)
+    lives = _Lives(sch, calls, special)
     for k, c in enumerate(calls):
         sch.host[c.index] = times[k]
         if c.is_host_access:
@@ -296,7 +313,7 @@ def encode(calls: list[Call]) -> Schedule:
             alive, doubt = (true, False) if c.callee in _STREAMLESS else \
                 lives.alive(c, ((stream, "stream"),))
             dead = fold.neg(alive) if c.callee in _STREAMLESS else \
-                fold.disj([fold.neg(alive), _no_handle(stream)])
+                fold.disj([fold.neg(alive), _no_handle(stream, special)])
             sch.items[c.index] = Item(c, s, e, stream, dead, doubt)
     # mgpuMemAlloc ignores its stream (every upstream wrapper allocates at
     # once): it waits for nothing queued there, so it is no stream work.

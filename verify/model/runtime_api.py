@@ -116,6 +116,13 @@ class RuntimeProfile:
     # Callees whose wrapper ignores the host_shared flag.
     ignores_flag: frozenset[str] = frozenset()
     note: str = ""
+    # Small integers the runtime itself defines as stream handles: valid as
+    # the stream of every call but mgpuStreamDestroy, never an event.
+    # cuda.h: `#define CU_STREAM_LEGACY ((CUstream)0x1)`, `#define
+    # CU_STREAM_PER_THREAD ((CUstream)0x2)`; HIP's hip/hip_runtime_api.h
+    # (ROCm HIP): `#define hipStreamPerThread ((hipStream_t)2)`, and no legacy
+    # handle.  SYCL's wrappers dereference a `sycl::queue*`: none.
+    special_streams: frozenset[int] = frozenset()
 
 
 PROFILES: dict[str, RuntimeProfile] = {
@@ -123,12 +130,14 @@ PROFILES: dict[str, RuntimeProfile] = {
         "cuda",
         needs_stream=frozenset(),
         note="CUDA accepts the null (default) stream everywhere but in destroy",
+        special_streams=frozenset({1, 2}),  # CU_STREAM_LEGACY, CU_STREAM_PER_THREAD
     ),
     "hip": RuntimeProfile(
         "hip",
         needs_stream=frozenset(),
         ignores_flag=frozenset({"mgpuMemAlloc"}),
         note="HIP ignores stream and host_shared flag in mgpuMemAlloc",
+        special_streams=frozenset({2}),  # hipStreamPerThread
     ),
     "sycl": RuntimeProfile(
         "sycl",

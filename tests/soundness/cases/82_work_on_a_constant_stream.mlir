@@ -1,11 +1,13 @@
 // Case 82 (selfcheck, handle-like constants): work enqueued on a stream
-// that is an integer constant never runs.  The wrapper hands `inttoptr 1`
+// that is an integer constant never runs.  The wrapper hands `inttoptr 3`
 // to CUDA, which rejects it (runtime-contract reports that), so the memset
 // is lost, however the host synchronizes that "stream" afterwards; the
 // schedule took the constant for a stream like any other, and the
 // synchronize of the same constant "ordered" the memset before the read.
 // twin: the memset and the synchronize on the created stream.
-// bug: both on inttoptr 1.  bug:slot: the constant through a stack slot.
+// bug: both on inttoptr 3.  bug:slot: the constant through a stack slot.
+// (Found with `inttoptr 1`, which CUDA defines as CU_STREAM_LEGACY, a
+// stream: 3 is no stream on any profile.)
 
 // ---- source
 func.func @main() {
@@ -48,7 +50,7 @@ func.func @main() {
     %shared = llvm.mlir.constant(1 : i8) : i8 loc("op1")
     %buf = llvm.call @mgpuMemAlloc(%bytes, %z, %shared) : (i64, !llvm.ptr, i8) -> !llvm.ptr loc("op1")
     %s = llvm.call @mgpuStreamCreate() : () -> !llvm.ptr loc("op2")
-    %k = llvm.mlir.constant(1 : i64) : i64 loc("op3")
+    %k = llvm.mlir.constant(3 : i64) : i64 loc("op3")
     %bad = llvm.inttoptr %k : i64 to !llvm.ptr loc("op3")
     %bits = llvm.bitcast %one : f32 to i32 loc("op3")
     llvm.call @mgpuMemset32(%buf, %bits, %n, %bad) : (!llvm.ptr, i32, i64, !llvm.ptr) -> () loc("op3")
@@ -71,7 +73,8 @@ func.func @main() {
     %buf = llvm.call @mgpuMemAlloc(%bytes, %z, %shared) : (i64, !llvm.ptr, i8) -> !llvm.ptr loc("op1")
     %s = llvm.call @mgpuStreamCreate() : () -> !llvm.ptr loc("op2")
     %slot = llvm.alloca %c1 x !llvm.ptr : (i64) -> !llvm.ptr loc("op2")
-    %bad = llvm.inttoptr %c1 : i64 to !llvm.ptr loc("op2")
+    %c3 = llvm.mlir.constant(3 : i64) : i64 loc("op2")
+    %bad = llvm.inttoptr %c3 : i64 to !llvm.ptr loc("op2")
     llvm.store %bad, %slot : !llvm.ptr, !llvm.ptr loc("op2")
     %q = llvm.load %slot : !llvm.ptr -> !llvm.ptr loc("op3")
     %bits = llvm.bitcast %one : f32 to i32 loc("op3")

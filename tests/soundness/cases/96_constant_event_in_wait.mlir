@@ -10,7 +10,8 @@
 // twin: mlir-opt-19 --gpu-to-llvm's calls, plus the synchronize/destroy of
 // the first stream mlir-opt-19 leaves out (as cases 92, 93).
 // bug: the wait given `inttoptr 1` (the created event recorded, never
-// waited on, destroyed).
+// waited on, destroyed): CUDA's CU_STREAM_LEGACY, a stream (case 102), and
+// no event.
 // bug:null: the wait given `inttoptr 0` (the null event).
 // bug:gep: the wait given `getelementptr null[3]` over i8: the address 3,
 // made without an inttoptr.

@@ -2,15 +2,17 @@
 // a helper on a stream that is an integer constant.  Found by `gpu-alloc-
 // verify selfcheck` (operator handle-constant-use on a memset's stream,
 // async-order said holds where execution saw the host read the buffer
-// before the memset's value: the wrapper hands `inttoptr 1` to CUDA, which
-// rejects it, so the memset never runs).  Case 82 has it inline and through
-// a stack slot; here the constant crosses a call, so the helper, inlined at
-// its call, must keep the constant as no stream: nothing synchronizes it.
+// before the memset's value: the wrapper hands the constant to CUDA, which
+// rejects it, so the memset never runs).  Found with `inttoptr 1`, which
+// CUDA defines as CU_STREAM_LEGACY, a stream (case 102): the case uses 3,
+// no stream on any profile.  Case 82 has it inline and through a stack
+// slot; here the constant crosses a call, so the helper, inlined at its
+// call, must keep the constant as no stream: nothing synchronizes it.
 // Source: case 82's (memset on a new stream, host wait, host read).
 // twin: @fill(%buf, %s) memsets on the created stream and synchronizes it;
 // main destroys the stream and reads.
-// bug: @fill given `inttoptr 1`.
-// bug:returned: the stream @pick returns is `inttoptr 1` (made in @pick),
+// bug: @fill given `inttoptr 3`.
+// bug:returned: the stream @pick returns is `inttoptr 3` (made in @pick),
 // given to @fill.
 // bug:split: @fill_only memsets on the constant it is given; main
 // synchronizes the created stream (which never had the memset).
@@ -66,7 +68,7 @@ func.func @main() {
     %shared = llvm.mlir.constant(1 : i8) : i8 loc("op1")
     %buf = llvm.call @mgpuMemAlloc(%bytes, %z, %shared) : (i64, !llvm.ptr, i8) -> !llvm.ptr loc("op1")
     %s = llvm.call @mgpuStreamCreate() : () -> !llvm.ptr loc("op2")
-    %k = llvm.mlir.constant(1 : i64) : i64 loc("op3")
+    %k = llvm.mlir.constant(3 : i64) : i64 loc("op3")
     %bad = llvm.inttoptr %k : i64 to !llvm.ptr loc("op3")
     llvm.call @fill(%buf, %bad) : (!llvm.ptr, !llvm.ptr) -> () loc("op3")
     llvm.call @mgpuStreamDestroy(%s) : (!llvm.ptr) -> () loc("op4")
@@ -77,7 +79,7 @@ func.func @main() {
 
 // ---- bug:returned
   llvm.func @pick() -> !llvm.ptr {
-    %k = llvm.mlir.constant(1 : i64) : i64 loc("op2")
+    %k = llvm.mlir.constant(3 : i64) : i64 loc("op2")
     %bad = llvm.inttoptr %k : i64 to !llvm.ptr loc("op2")
     llvm.return %bad : !llvm.ptr
   }
@@ -119,7 +121,7 @@ func.func @main() {
     %shared = llvm.mlir.constant(1 : i8) : i8 loc("op1")
     %buf = llvm.call @mgpuMemAlloc(%bytes, %z, %shared) : (i64, !llvm.ptr, i8) -> !llvm.ptr loc("op1")
     %s = llvm.call @mgpuStreamCreate() : () -> !llvm.ptr loc("op2")
-    %k = llvm.mlir.constant(1 : i64) : i64 loc("op3")
+    %k = llvm.mlir.constant(3 : i64) : i64 loc("op3")
     %bad = llvm.inttoptr %k : i64 to !llvm.ptr loc("op3")
     llvm.call @fill_only(%buf, %bad) : (!llvm.ptr, !llvm.ptr) -> () loc("op3")
     llvm.call @mgpuStreamSynchronize(%s) : (!llvm.ptr) -> () loc("op4")
