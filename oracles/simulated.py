@@ -11,7 +11,9 @@ synchronization most plainly).
 Ordering is explicit: a work item depends on the item before it on its
 stream and on the marker of an event it waits for.  Streams are created
 non-blocking (as `mgpuStreamCreate` does), so the null stream orders nothing
-but its own work.
+but its own work; so do the profile's special stream handles (cuda's
+CU_STREAM_LEGACY and CU_STREAM_PER_THREAD, hip's hipStreamPerThread), each a
+queue of its own.
 
 Races are found whatever the schedule: a host access to a buffer that queued
 work still writes (`host-race`), and two queued operations on one buffer, at
@@ -21,9 +23,12 @@ host sees the un-run state, so the racy read also shows as a different value.
 
 from __future__ import annotations
 
+import bisect
 import random
+from collections import deque
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from operator import attrgetter
 
 from oracles.checked import Allocation, CheckedRuntime
 from oracles.kernel_api import Dim3, Kernel, KernelArg
@@ -40,14 +45,23 @@ class _Work:
     seq: int
     what: str
     loc: str | None
-    deps: list[_Work]
+    deps: list[_Work]  # the items it waited for that were not done when queued
     action: Callable[[], None] | None = None
     writes: frozenset[int] = frozenset()
     reads: frozenset[int] = frozenset()
     done: bool = False
+    queue: int = 0  # the stream it is on: a queue totally ordered by `index`
+    index: int = 0
+    # queue -> the highest index in it known to run before this item (itself included)
+    clock: dict[int, int] = field(default_factory=dict, repr=False)
+    dependents: list[_Work] = field(default_factory=list, repr=False)
+    waiting: int = 0  # deps not yet done: ready to run at 0
 
     def conflicts(self, other: _Work) -> frozenset[int]:
         return (self.writes & (other.writes | other.reads)) | (self.reads & other.writes)
+
+
+_by_seq = attrgetter("seq")
 
 
 @dataclass
@@ -65,6 +79,7 @@ class _EventState:
 @dataclass
 class _StreamState:
     tail: _Work | None = None
+    count: int = 0  # items ever queued: the next one's index
 
 
 class SimulatedRuntime(CheckedRuntime):
@@ -75,8 +90,16 @@ class SimulatedRuntime(CheckedRuntime):
         self.seed = seed
         self.rng = random.Random(seed)
         self.eagerness = (0.0 if seed == 0 else 0.5) if eagerness is None else eagerness
-        self.pending: list[_Work] = []
-        self.streams: dict[int, _StreamState] = {0: _StreamState()}
+        # Unfinished work in queue (seq) order; a dict so that finishing is O(1).
+        self.pending: dict[_Work, None] = {}
+        self._ready: list[_Work] = []  # pending work whose deps are all done, by seq
+        # buffer -> queue -> the pending work writing (reading) it, in queue order
+        self._writers: dict[int, dict[int, deque[_Work]]] = {}
+        self._readers: dict[int, dict[int, deque[_Work]]] = {}
+        # The null stream and the runtime's own (CU_STREAM_LEGACY, ...): each
+        # a queue of its own, as created streams are non-blocking.
+        self.streams: dict[int, _StreamState] = {
+            s: _StreamState() for s in (0, *sorted(self.profile.special_streams))}
         self.events: dict[int, _EventState] = {}
         self.memory: dict[int, _Memory] = {}
         self._seq = 0
@@ -85,6 +108,10 @@ class SimulatedRuntime(CheckedRuntime):
         self.executed: list[tuple[str, str | None]] = []  # (what, loc) in run order
 
     # -- scheduler ----------------------------------------------------------
+    # Each stream is a queue its work runs through in order, so happens-before
+    # is a vector clock (queue -> highest index known to precede), and the
+    # runnable set is kept as work finishes rather than recomputed: a program
+    # of n queued operations costs about n log n, not n squared.
     def _enqueue(
         self,
         stream: int,
@@ -98,64 +125,124 @@ class SimulatedRuntime(CheckedRuntime):
         deps = [st.tail, *extra]
         self._seq += 1
         live_deps = list(dict.fromkeys(d for d in deps if d is not None and not d.done))
-        w = _Work(self._seq, what, self.loc, live_deps, action, writes, reads)
+        w = _Work(self._seq, what, self.loc, live_deps, action, writes, reads,
+                  queue=stream, index=st.count)
+        st.count += 1
+        # Done deps add nothing: all that precedes them is done too, and only
+        # pending work is ever asked about.
+        clock: dict[int, int] = {}
+        for d in live_deps:
+            for q, i in d.clock.items():
+                if clock.get(q, -1) < i:
+                    clock[q] = i
+        clock[stream] = w.index
+        w.clock = clock
         if writes or reads:
-            before = self._ancestors(w)
-            for p in self.pending:
+            for p in self._unordered(w):
                 clash = w.conflicts(p)
-                if clash and p not in before:
-                    names = ", ".join(self.allocations[i].label for i in sorted(clash))
-                    self.error(
-                        DEVICE_RACE,
-                        what,
-                        f"{names}: unordered with {p.what} from {p.loc or '?'}",
-                    )
-        self.pending.append(w)
+                names = ", ".join(self.allocations[i].label for i in sorted(clash))
+                self.error(
+                    DEVICE_RACE,
+                    what,
+                    f"{names}: unordered with {p.what} from {p.loc or '?'}",
+                )
+        self.pending[w] = None
+        for b in writes:
+            self._writers.setdefault(b, {}).setdefault(stream, deque()).append(w)
+        for b in reads:
+            self._readers.setdefault(b, {}).setdefault(stream, deque()).append(w)
+        w.waiting = len(live_deps)
+        for d in live_deps:
+            d.dependents.append(w)
+        if not w.waiting:
+            bisect.insort(self._ready, w, key=_by_seq)
         st.tail = w
         return w
 
-    def _ancestors(self, w: _Work) -> set[_Work]:
-        seen: set[_Work] = set()
-        stack = list(w.deps)
-        while stack:
-            d = stack.pop()
-            if d.done or d in seen:
-                continue
-            seen.add(d)
-            stack.extend(d.deps)
-        return seen
+    def _unordered(self, w: _Work) -> list[_Work]:
+        """The pending work that conflicts with `w` and does not run before it, by seq."""
+        found: set[_Work] = set()
+        for b in w.writes | w.reads:
+            tables = (self._writers, self._readers) if b in w.writes else (self._writers,)
+            for table in tables:
+                for q, items in table.get(b, {}).items():
+                    known = w.clock.get(q, -1)
+                    for p in reversed(items):
+                        if p.index <= known:
+                            break  # p runs before w, and so does all before it in q
+                        found.add(p)
+        return sorted(found, key=_by_seq)
+
+    def _first_pending(self, index: int, write: bool) -> _Work | None:
+        """The oldest pending work writing (or, for `write`, touching) a buffer."""
+        tables = (self._writers, self._readers) if write else (self._writers,)
+        # A queue's oldest toucher leads its list: the oldest overall is among those.
+        fronts = [items[0] for t in tables for items in t.get(index, {}).values()]
+        return min(fronts, key=_by_seq, default=None)
 
     @staticmethod
-    def _runnable(w: _Work) -> bool:
-        return not w.done and all(d.done for d in w.deps)
+    def _unindex(table: dict[int, dict[int, deque[_Work]]], b: int, w: _Work) -> None:
+        per_queue = table[b]
+        items = per_queue[w.queue]
+        items.remove(w)  # the front: a queue's work finishes in order
+        if not items:
+            del per_queue[w.queue]
+            if not per_queue:
+                del table[b]
 
-    def _run(self, w: _Work) -> None:
+    def _run(self, w: _Work) -> list[_Work]:
+        """Run a ready item; the items it made ready."""
         w.done = True
-        self.pending.remove(w)
+        del self.pending[w]
+        del self._ready[bisect.bisect_left(self._ready, w.seq, key=_by_seq)]
+        for b in w.writes:
+            self._unindex(self._writers, b, w)
+        for b in w.reads:
+            self._unindex(self._readers, b, w)
+        freed: list[_Work] = []
+        for c in w.dependents:
+            c.waiting -= 1
+            if not c.waiting:
+                bisect.insort(self._ready, c, key=_by_seq)
+                freed.append(c)
+        w.dependents = []
         self.executed.append((w.what, w.loc))
+        # Actions touch memory and record errors, never the queues.
         if w.action is not None:
             saved, self.loc = self.loc, w.loc
             try:
                 w.action()
             finally:
                 self.loc = saved
-
-    def _run_one_of(self, candidates: list[_Work]) -> None:
-        ready = sorted((c for c in candidates if self._runnable(c)), key=lambda c: c.seq)
-        self._run(self.rng.choice(ready))
+        return freed
 
     def _force(self, w: _Work | None) -> None:
         """Run `w` and what it depends on, in a random legal order."""
-        while w is not None and not w.done:
-            self._run_one_of([w, *self._ancestors(w)])
+        if w is None or w.done:
+            return
+        # Nothing else runs meanwhile, so w's unfinished ancestry is found once.
+        todo = {w}
+        stack = [w]
+        while stack:
+            for d in stack.pop().deps:
+                if not d.done and d not in todo:
+                    todo.add(d)
+                    stack.append(d)
+        ready = sorted((x for x in todo if not x.waiting), key=_by_seq)
+        while not w.done:
+            x = self.rng.choice(ready)
+            del ready[bisect.bisect_left(ready, x.seq, key=_by_seq)]
+            for c in self._run(x):
+                if c in todo:
+                    bisect.insort(ready, c, key=_by_seq)
 
     def _tick(self) -> None:
         while self.pending and self.eagerness and self.rng.random() < self.eagerness:
-            self._run_one_of(self.pending)
+            self._run(self.rng.choice(self._ready))
 
     def _b_settle(self) -> None:
         while self.pending:
-            self._run_one_of(self.pending)
+            self._run(self.rng.choice(self._ready))
 
     # -- streams and events -------------------------------------------------
     def _b_stream_create(self) -> int:
@@ -197,13 +284,13 @@ class SimulatedRuntime(CheckedRuntime):
         if self.profile.free_synchronizes:
             self._b_settle()
         else:
-            users = [p for p in self.pending if alloc.index in (p.writes | p.reads)]
-            if users:
+            user = self._first_pending(alloc.index, write=True)
+            if user is not None:
                 self.error(
                     HOST_RACE,
                     "mem_free",
-                    f"{alloc.label} freed while {users[0].what} from "
-                    f"{users[0].loc or '?'} is unfinished",
+                    f"{alloc.label} freed while {user.what} from "
+                    f"{user.loc or '?'} is unfinished",
                 )
         self.memory[alloc.index].freed = True
 
@@ -276,15 +363,13 @@ class SimulatedRuntime(CheckedRuntime):
         mem.mask[off : off + len(data)] = b"\x01" * len(data)
 
     def _host_race(self, call: str, a: Allocation, write: bool) -> None:
-        for p in self.pending:
-            touched = p.writes | p.reads if write else p.writes
-            if a.index in touched:
-                self.error(
-                    HOST_RACE,
-                    call,
-                    f"{a.label} accessed while {p.what} from {p.loc or '?'} is unfinished",
-                )
-                return
+        p = self._first_pending(a.index, write)
+        if p is not None:
+            self.error(
+                HOST_RACE,
+                call,
+                f"{a.label} accessed while {p.what} from {p.loc or '?'} is unfinished",
+            )
 
     def _b_host_read(self, a: Allocation, off: int, n: int) -> tuple[bytes, bytes | None]:
         self._host_race("host_read", a, write=False)
