@@ -27,6 +27,7 @@ asked only what the chains cannot prove, and gives the counterexample.
 
 from __future__ import annotations
 
+import bisect
 import collections
 from dataclasses import dataclass, field
 
@@ -320,12 +321,39 @@ def encode(calls: list[Call],
     # Its host synchrony (above) orders it before what the host does next.
     work = [it for it in sch.items.values()
             if it.stream is not None and it.call.callee != "mgpuMemAlloc"]
-    for i, w1 in enumerate(work):
-        for w2 in work[i + 1:]:
-            sch.order_if_same((w1.call.guard, w2.call.guard),
-                              ((w1.stream, w2.stream),), w1.end, w2.start)  # type: ignore[arg-type]
+    _stream_orders(sch, work)
     _event_orders(sch, calls, work, after, prefix, lives)
     return sch
+
+
+def _stream_orders(sch: Schedule, work: list[Item]) -> None:
+    """Work on one stream runs in issue order: each later item that may be
+    on the same stream starts after each earlier one ends.  Every pair is
+    quadratic on long programs, so two items on different known handles
+    are skipped without building a term, and on a known handle the first
+    later item issued on every path stands for those after it (its own
+    orders carry them on: end <= its start < its end <= theirs)."""
+    known = [fold.value_of(w.stream) for w in work]  # type: ignore[arg-type]
+    by_value: dict[int, list[int]] = {}
+    unknown: list[int] = []
+    for k, v in enumerate(known):
+        (unknown if v is None else by_value.setdefault(v, [])).append(k)  # type: ignore[arg-type]
+    for i, w1 in enumerate(work):
+        v1 = known[i]
+        if v1 is None:
+            later = list(range(i + 1, len(work)))
+        else:
+            bucket = by_value[v1]
+            same: list[int] = []
+            for k in bucket[bisect.bisect_right(bucket, i):]:
+                same.append(k)
+                if work[k].call.guard is fold.TRUE:
+                    break
+            later = sorted(same + unknown[bisect.bisect_right(unknown, i):])
+        for k in later:
+            w2 = work[k]
+            sch.order_if_same((w1.call.guard, w2.call.guard),
+                              ((w1.stream, w2.stream),), w1.end, w2.start)  # type: ignore[arg-type]
 
 
 @dataclass
