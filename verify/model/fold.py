@@ -128,7 +128,17 @@ def eq(a: z3.ArithRef, b: z3.ArithRef | int) -> z3.BoolRef:
         return _bool_ite(a._cond, eq(a._then, other), eq(a._else, other))  # type: ignore[attr-defined]
     ua, ub = unknown_only(a), unknown_only(other)
     choosable = (ua or ub) and (ua or va is not None) and (ub or vb is not None)
-    return tag(a == other, a, other, choosable=choosable)  # type: ignore[return-value]
+    return tag(_equal(a, other), a, other, choosable=choosable)  # type: ignore[return-value]
+
+
+def _equal(a: z3.ExprRef, b: z3.ExprRef) -> z3.BoolRef:
+    """`a == b` through Z3's C API (z3's __eq__ coerces in Python); terms of
+    two sorts fall back to it, and to its error."""
+    ref = a.ctx.ref()
+    x, y = a.as_ast(), b.as_ast()
+    if a.ctx is b.ctx and z3.Z3_is_eq_sort(ref, z3.Z3_get_sort(ref, x), z3.Z3_get_sort(ref, y)):
+        return z3.BoolRef(z3.Z3_mk_eq(ref, x, y), a.ctx)
+    return a == b  # type: ignore[return-value]
 
 
 def _bool_ite(c: z3.BoolRef, then: z3.BoolRef, orelse: z3.BoolRef) -> z3.BoolRef:
@@ -158,7 +168,7 @@ def neg(a: z3.BoolRef) -> z3.BoolRef:
     t = truth(a)
     if t is not None:
         return boolean(not t)
-    term = tag(z3.Not(a), a)
+    term = tag(z3.BoolRef(z3.Z3_mk_not(a.ctx.ref(), a.as_ast()), a.ctx), a)
     branch_of = getattr(a, "_branch", None)
     if branch_of is not None:
         term._branch = (branch_of[0], not branch_of[1])  # type: ignore[attr-defined]
@@ -175,6 +185,15 @@ def atoms(term: z3.BoolRef) -> frozenset[int]:
     return frozenset((term.get_id(),))
 
 
+def _connective(make: Callable[..., z3.Ast], kept: list[z3.BoolRef]) -> z3.BoolRef:
+    """`And`/`Or` of Boolean terms through Z3's C API: z3.And coerces and
+    sort-checks every argument in Python, the larger part of a judgement's
+    cost; these are Booleans of one context already."""
+    ctx = kept[0].ctx
+    args = (z3.Ast * len(kept))(*(k.as_ast() for k in kept))
+    return z3.BoolRef(make(ctx.ref(), len(kept), args), ctx)
+
+
 def conj(*parts: z3.BoolRef) -> z3.BoolRef:
     kept: list[z3.BoolRef] = []
     for p in parts:
@@ -187,7 +206,7 @@ def conj(*parts: z3.BoolRef) -> z3.BoolRef:
         return TRUE
     if len(kept) == 1:
         return kept[0]
-    term = tag(z3.And(*kept), *kept)
+    term = tag(_connective(z3.Z3_mk_and, kept), *kept)
     term._atoms = frozenset().union(*(atoms(k) for k in kept))  # type: ignore[attr-defined]
     term._parts = tuple(a for k in kept for a in getattr(k, "_parts", (k,)))  # type: ignore[attr-defined]
     return term
@@ -224,7 +243,7 @@ def disj(parts: Iterable[z3.BoolRef]) -> z3.BoolRef:
         return FALSE
     if len(kept) == 1:
         return kept[0]
-    return tag(z3.Or(*kept), *kept,  # type: ignore[return-value]
+    return tag(_connective(z3.Z3_mk_or, kept), *kept,  # type: ignore[return-value]
                 choosable=all(getattr(k, "_choosable", False) for k in kept))
 
 
