@@ -151,13 +151,16 @@ def dead_handle_constant(text: str, rng: random.Random) -> str | None:
 
 def handle_constant_use(text: str, rng: random.Random) -> str | None:
     """A runtime call's handle operand replaced by a pointer made from an
-    integer constant (0 or a small number): an invalid handle (changes)."""
+    integer constant: 0, a runtime's own stream (1 CU_STREAM_LEGACY, 2
+    per-thread: valid streams on cuda, never events nor destroyable) or one
+    no runtime defines (3, 7).  Whether it changes what runs is execution's
+    to say."""
     calls = [x for x in read_lines(text) if x.callee.startswith("mgpu") and x.operands
              and x.callee not in ("mgpuMemAlloc",) and x.func >= 0]
     x = pick(rng, [c for c in calls if f"({PTR}" in c.text.split(" : ")[-1]])
     if x is None:
         return None
-    value = rng.choice((0, 1, 3))
+    value = rng.choice((0, 1, 2, 3, 7))
     p = "%" + fresh(text)
     lines = text.split("\n")
     lines[x.index] = lines[x.index].replace(f'"llvm.call"({x.operands[0]}',

@@ -7,7 +7,8 @@ role in `runtime_api.SIGNATURES`, kernel launches included, the calls' other
 effects modelled or not) is a handle of that kind the runtime created: not a
 handle of the other kind, not null (but for a stream where the profile takes
 the null stream: not in destroy, nor where the wrapper dereferences it), not
-an integer turned into a pointer (`inttoptr 1`); a pointer the runtime did not
+an integer turned into a pointer (`inttoptr 3`) but the runtime's own
+streams (`RuntimeProfile.special_streams`: CU_STREAM_LEGACY is 1); a pointer the runtime did not
 create in this module (a caller's argument, a stack slot, a buffer) or a value
 the analysis cannot follow gives `unknown`, never `holds`.  And, for HIP,
 whose mgpuMemAlloc ignores host_shared, no host access to a buffer the source
@@ -113,9 +114,10 @@ def _hip_host_access(ctx: CheckContext, f: Findings) -> None:
         src = ctx.source.ops.get(call.source_op or "")
         if not call.is_host_access or src is None or not src.is_host_access:
             continue
-        alloc = allocs.get(src.buffers[0]) if src.buffers else None
-        if alloc is not None and alloc.host_shared:
-            f.query(call.guard,
-                    f"host access {src.id} of host_shared buffer from {alloc.id}: HIP's "
-                    "mgpuMemAlloc ignores host_shared, so this reads device memory",
-                    [src.id, alloc.id])
+        # Every buffer it touches: a host copy (`memref.copy`) touches two.
+        for alloc in (allocs.get(b) for b in src.buffers):
+            if alloc is not None and alloc.host_shared:
+                f.query(call.guard,
+                        f"host access {src.id} of host_shared buffer from {alloc.id}: HIP's "
+                        "mgpuMemAlloc ignores host_shared, so this reads device memory",
+                        [src.id, alloc.id])
