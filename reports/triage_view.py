@@ -21,7 +21,8 @@ def _fmt_time(t: float | None) -> str:
 def bucket_views(triage: Triage | None, campaign: str | None,
                  lit_hrefs: dict[str, str] | None = None,
                  links: dict[str, str] | None = None) -> list[dict[str, Any]]:
-    """One row per root cause, most frequent first; `campaign`'s count alongside
+    """One row per root cause, defects first (knock-ons in their parent's row);
+    `campaign`'s count alongside
     the file's; `lit_hrefs`: bucket key -> lit test; `links`: violation id ->
     the link to its evidence."""
     if triage is None:
@@ -41,5 +42,7 @@ def bucket_views(triage: Triage | None, campaign: str | None,
             "violations": [(vid, (links or {}).get(vid, "")) for vid in b.violation_ids],
             "example_program": str(example.get("program") or "").rstrip(),
             "example_id": str(example.get("id") or example.get("program_id") or ""),
+            "kind": b.kind, "pass": b.pass_name, "upstream": list(b.upstream),
+            "knock_ons": [(k.signature.slug(), k.key, k.count) for k in b.knock_ons],
         })
     return rows

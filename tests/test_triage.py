@@ -91,8 +91,9 @@ def test_leak_is_named_after_the_op_that_drops_the_stream() -> None:
 def test_unconverted_op_signature_and_knock_on_casts() -> None:
     [left] = [v for v in violations(SYNC_ALLOC) if v["invariant"] == "lowering-complete"]
     sig = signature_of(left)
-    assert (sig.source, sig.calls, sig.slug()) == ("gpu.alloc", "gpu.alloc",
-                                                   "unconverted-alloc-sync")
+    # Named after the precondition upstream's pattern declines, not the op shape.
+    assert (sig.calls, sig.focus, sig.slug()) == ("left unconverted", "sync-op",
+                                                  "unconverted-sync-op")
     cast = dict(left, detail="unresolved cast to !gpu.async.token left in @f0 (from op2)")
     assert _root_causes([left, cast]) == [left]  # a cast left behind is a consequence
     assert _root_causes([cast]) == [cast]
@@ -125,7 +126,7 @@ def test_counts_first_last_seen_and_new() -> None:
     t = triage_records(records)
     assert (t.campaigns, t.latest, t.previous) == (["c1", "c2"], "c2", "c1")
     assert [b.signature.slug() for b in t.buckets] == ["stream-leak-wait-async-dep",
-                                                       "unconverted-alloc-sync"]
+                                                       "unconverted-sync-op"]
     leak, alloc = t.buckets
     assert (leak.count, leak.per_campaign) == (3, {"c1": 1, "c2": 2})
     assert (leak.first_seen, leak.last_seen, leak.new) == ("c1", "c2", False)
@@ -178,7 +179,7 @@ def test_triage_command_and_schema(tmp_path: Path, capsys: pytest.CaptureFixture
     jsonschema.Draft202012Validator.check_schema(schema)
     jsonschema.Draft202012Validator(schema).validate(summary)
     assert [b["slug"] for b in summary["buckets"]] == ["stream-leak-wait-async-dep",
-                                                       "unconverted-alloc-sync"]
+                                                       "unconverted-sync-op"]
     assert main(["triage", str(tmp_path / "missing.jsonl")]) == 2
 
 

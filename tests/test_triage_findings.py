@@ -53,7 +53,8 @@ def test_one_finding_across_versions_and_pipelines(tmp_path: Path) -> None:
     text = catalogue(triage, {finding.lead.key: test}, out, ["mlir-opt-19", "mlir-opt-22"],
                      ["gpu-to-llvm"], 10, tmp_path / "lit")
     assert out.read_text() == text
-    assert "## 1. stream-leak-wait-async-dep" in text
+    assert "## 1. defect: stream-leak-wait-async-dep" in text
+    assert "- Kind: defect (leak); pass at fault: `gpu-to-llvm`" in text
     assert "- Versions: mlir-opt-19, mlir-opt-22" in text
     assert "[lit/stream-leak-wait-async-dep.mlir](lit/stream-leak-wait-async-dep.mlir)" in text
     assert "passes on xdsl:split-api" in text

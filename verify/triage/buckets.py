@@ -28,11 +28,14 @@ from typing import Any
 from verify.lowerings.mlir_opt import DEFAULT_PIPELINE
 from verify.model.errors import GpuAllocVerifyError, UsageError
 from verify.model.results import read_records
+from verify.model.verdicts import INVARIANTS
+from verify.triage.causes import organize
+from verify.triage.kinds import DEFECT, KNOCK_ON, LIMITATION, SEVERITY
 from verify.triage.rejudge import Settings, lowering_for, rejudge
 from verify.triage.signature import Signature, family, signature_of
 
 Record = dict[str, Any]
-TRIAGE_SCHEMA_VERSION = 1
+TRIAGE_SCHEMA_VERSION = 2
 EXAMPLES_KEPT = 5
 
 
@@ -44,12 +47,26 @@ class Bucket:
     programs: list[str] = field(default_factory=list)  # the first few program ids
     violation_ids: list[str] = field(default_factory=list)  # shrunk records with it
     # The smallest violation records (size, record), smallest first.
-    smallest: list[tuple[tuple[int, int], Record]] = field(default_factory=list)
+    smallest: list[tuple[tuple[int, ...], Record]] = field(default_factory=list)
     first_seen: str = ""
     last_seen: str = ""
     first_time: float | None = None
     last_time: float | None = None
     new: bool = False
+    # Set by `verify.triage.causes` once every violation is bucketed.
+    kind: str = "defect"
+    severity: int = 0  # tier in `kinds.SEVERITY`
+    pass_name: str = "gpu-to-llvm"
+    upstream: list[dict[str, str]] = field(default_factory=list)
+    parent: str | None = None  # a knock-on's parent bucket key
+    knock_ons: list[Bucket] = field(default_factory=list)
+    merged: list[Bucket] = field(default_factory=list)  # same minimal program
+    # Occurrences, those on a program with an op left unconverted, and those
+    # ops' signatures (what a knock-on is a consequence of).
+    seen: int = 0
+    seen_unconverted: int = 0
+    unconverted: dict[Signature, int] = field(default_factory=dict)
+    confirmed: bool = False  # the differential (execution) view shows it too
 
     @property
     def count(self) -> int:
@@ -88,6 +105,13 @@ class Bucket:
             "new": self.new, "lowerings": list(self.lowerings),
             "programs": list(self.programs), "violation_ids": list(self.violation_ids),
             "example": _example_json(self.example),
+            "kind": self.kind, "severity": SEVERITY[self.severity],
+            "pass": self.pass_name, "upstream": [dict(u) for u in self.upstream],
+            "parent": self.parent, "confirmed_by_execution": self.confirmed,
+            "merged": [{"key": m.key, "slug": m.signature.slug(),
+                        "invariant": m.signature.invariant, "count": m.count}
+                       for m in self.merged],
+            "knock_ons": [k.to_json() for k in self.knock_ons],
         }
 
 
@@ -109,6 +133,22 @@ class Triage:
     violations: int  # (program, lowering, violation) occurrences bucketed
     unreproduced: int = 0  # violated verdicts that did not show again
     notes: list[str] = field(default_factory=list)
+
+    def all_buckets(self) -> list[Bucket]:
+        """Every bucket: the root causes, their knock-ons and merged duplicates."""
+        out: list[Bucket] = []
+        for b in self.buckets:
+            for x in [b, *b.knock_ons]:
+                out += [x, *x.merged]
+        return out
+
+    def kind_counts(self) -> dict[str, int]:
+        """Root causes per kind (knock-ons counted, merged duplicates not)."""
+        out = {DEFECT: 0, LIMITATION: 0, KNOCK_ON: 0}
+        for b in self.buckets:
+            for x in [b, *b.knock_ons]:
+                out[x.kind] = out.get(x.kind, 0) + 1
+        return out
 
     def to_json(self) -> Record:
         return {"schema_version": TRIAGE_SCHEMA_VERSION, "campaigns": self.campaigns,
@@ -196,8 +236,17 @@ class _Builder:
         self.occurrences = 0
 
     def add(self, sig: Signature, camp: _Campaign, rec: Record, time: float | None,
-            program_id: str | None, shrunk_id: str | None = None) -> None:
+            program_id: str | None, shrunk_id: str | None = None,
+            unconverted: list[Signature] | None = None) -> None:
+        """`unconverted`: the signatures of ops left unconverted on the same
+        program (None: not known)."""
         b = self.buckets.setdefault(sig, Bucket(sig))
+        others = [u for u in unconverted or [] if u != sig]
+        b.seen += 1
+        if others:
+            b.seen_unconverted += 1
+            for u in others:
+                b.unconverted[u] = b.unconverted.get(u, 0) + 1
         if program_id is not None:
             b.per_campaign[camp.id] = b.per_campaign.get(camp.id, 0) + 1
             if len(b.programs) < EXAMPLES_KEPT:
@@ -211,6 +260,8 @@ class _Builder:
         size = _size(rec)
         if shrunk_id is not None:
             size = (size[0] - 1, size[1])  # a shrunk record is preferred at equal size
+        # A program that shows the cause alone is the better reproducer.
+        size = (1 if others else 0, *size)
         if len(b.smallest) < EXAMPLES_KEPT or size < b.smallest[-1][0]:
             kept = dict(rec, program_id=program_id) if program_id else dict(rec)
             b.smallest.append((size, kept))
@@ -227,6 +278,62 @@ class _Builder:
 def _time(rec: Record) -> float | None:
     t = rec.get("time")
     return float(t) if isinstance(t, (int, float)) and not isinstance(t, bool) else None
+
+
+def _add_program(builder: _Builder, camp: _Campaign, found: list[Record], pipeline: str,
+                 time: float | None, program_id: str) -> None:
+    """The root causes one program shows.  Its differential violation is the
+    execution view of a structural one it also shows (one cause, one bucket);
+    each cause notes the ops the program left unconverted (knock-on evidence)."""
+    sigs: list[tuple[Record, Signature]] = []
+    for v in _root_causes(found):
+        sig = signature_of(v, pipeline)
+        if all(sig != s for _, s in sigs):
+            sigs.append((v, sig))
+    unconverted = [s for _, s in sigs if s.invariant == "lowering-complete"]
+    structural = [s for _, s in sigs if s.invariant not in ("differential", "lowering-complete")]
+    for v, sig in sigs:
+        if sig.invariant == "differential" and structural:
+            continue
+        builder.add(sig, camp, v, time, program_id, unconverted=unconverted)
+    if structural and any(s.invariant == "differential" for _, s in sigs):
+        for s in structural:
+            builder.buckets[s].confirmed = True
+
+
+_STRUCTURAL = [inv for inv in INVARIANTS if inv != "differential"]
+
+
+def _add_shrunk(builder: _Builder, camp: _Campaign, progress: Progress | None) -> None:
+    """The campaign's shrunk violation records, each judged again on every
+    structural rule so that what else its program shows is known."""
+    jobs: dict[Settings, list[Record]] = {}
+    for rec in camp.violations:
+        if isinstance(rec.get("program"), str):
+            settings = camp.settings(str(rec.get("lowering") or ""), rec)
+            jobs.setdefault(settings, []).append(dict(rec, pipeline=settings.pipeline))
+    for settings, recs in jobs.items():
+        if progress is not None:
+            progress(f"triage: judging {len(recs)} shrunk example(s) of {camp.id} again")
+        try:
+            judged = rejudge([r["program"] for r in recs], [str(r.get("id")) for r in recs],
+                             settings, [_STRUCTURAL] * len(recs))
+        except GpuAllocVerifyError:
+            judged = [None] * len(recs)
+        for rec, found in zip(recs, judged, strict=True):
+            sig = signature_of(rec, settings.pipeline)
+            causes = [(v, signature_of(v, settings.pipeline)) for v in _root_causes(found or [])]
+            unconverted = [s for _, s in causes if s.invariant == "lowering-complete"]
+            if sig.invariant == "differential" and len(causes) > len(unconverted):
+                for _, s in causes:
+                    if s.invariant != "lowering-complete" and s in builder.buckets:
+                        builder.buckets[s].confirmed = True
+                continue
+            for v, s in causes:  # the parents a knock-on is listed under
+                if s.invariant == "lowering-complete" and s != sig:
+                    builder.add(s, camp, v, _time(rec), None)
+            builder.add(sig, camp, rec, _time(rec), None, str(rec.get("id") or ""),
+                        unconverted if found is not None else None)
 
 
 def triage_records(records: list[Record], progress: Progress | None = None) -> Triage:
@@ -270,20 +377,9 @@ def triage_records(records: list[Record], progress: Progress | None = None) -> T
                     unreproduced += len(invariants)
                     continue
                 unreproduced += len(set(invariants) - {v["invariant"] for v in found})
-                seen: set[Signature] = set()
-                for v in _root_causes(found):
-                    sig = signature_of(v, settings.pipeline)
-                    if sig in seen:
-                        continue
-                    seen.add(sig)
-                    builder.add(sig, camp, v, _time(prog), str(prog.get("id", "?")))
-        for rec in camp.violations:
-            if not isinstance(rec.get("program"), str):
-                continue
-            settings = camp.settings(str(rec.get("lowering") or ""), rec)
-            rec = dict(rec, pipeline=settings.pipeline)
-            builder.add(signature_of(rec, settings.pipeline), camp, rec, _time(rec), None,
-                        str(rec.get("id") or ""))
+                _add_program(builder, camp, found, settings.pipeline, _time(prog),
+                             str(prog.get("id", "?")))
+        _add_shrunk(builder, camp, progress)
     latest = order[-1] if order else None
     previous = order[-2] if len(order) > 1 else None
     buckets = sorted(builder.buckets.values(), key=lambda b: (-b.count, b.key))
@@ -294,7 +390,7 @@ def triage_records(records: list[Record], progress: Progress | None = None) -> T
     if unreproduced:
         notes.append(f"{unreproduced} violated verdict(s) did not show again when judged "
                      "again (a different tool build, or a solver timeout)")
-    return Triage(buckets, order, latest, previous, programs, builder.occurrences,
+    return Triage(organize(buckets), order, latest, previous, programs, builder.occurrences,
                   unreproduced, notes)
 
 
@@ -314,29 +410,57 @@ def triage_file(path: str | Path, progress: Progress | None = None) -> Triage:
     return _CACHE[key]
 
 
+def _bucket_lines(b: Bucket, label: str, indent: str = "    ") -> list[str]:
+    sig = b.signature
+    new = "  NEW" if b.new else ""
+    lines = [f"\n{label} {b.kind}: {sig.slug()}  [{b.key}]  {b.count_text()}{new}"]
+    lines.append(f"{indent}pass       {b.pass_name}"
+                 + (f" ({SEVERITY[b.severity]})" if b.kind == DEFECT else ""))
+    lines.append(f"{indent}invariant  {sig.invariant}"
+                 + ("  (differential view too)" if b.confirmed else ""))
+    lines.append(f"{indent}source     {sig.source}")
+    lines.append(f"{indent}calls      {sig.calls}")
+    lines.append(f"{indent}lowering   {sig.family}: {', '.join(b.lowerings)}")
+    seen = b.first_seen if b.first_seen == b.last_seen else f"{b.first_seen} .. {b.last_seen}"
+    lines.append(f"{indent}seen       {seen}")
+    if b.violation_ids:
+        lines.append(f"{indent}shrunk     {', '.join(b.violation_ids)}")
+    for ref in b.upstream:
+        lines.append(f"{indent}upstream   {ref.get('ref')} ({ref.get('state')}, "
+                     f"{ref.get('relation')}): {ref.get('url')}")
+    if b.merged:
+        lines.append(f"{indent}same program as "
+                     + ", ".join(f"{m.signature.slug()} [{m.key}]" for m in b.merged))
+    return lines
+
+
 def format_triage(t: Triage, limit: int | None = None) -> str:
-    """The buckets as text for a terminal."""
+    """The root causes as text for a terminal: defects first, each with its
+    minimal reproducer; knock-ons under their parent."""
     if not t.buckets:
         return "triage: no violation\n"
+    counts = t.kind_counts()
     head = (f"triage: {t.violations} violation(s) in {t.programs} program(s), "
-            f"{len(t.buckets)} root cause(s)"
+            f"{len(t.buckets)} root cause(s): {counts[DEFECT]} defect(s), "
+            f"{counts[LIMITATION]} limitation(s), {counts[KNOCK_ON]} knock-on(s)"
             + (f"; campaigns {len(t.campaigns)}, latest {t.latest}" if t.campaigns else ""))
     lines = [head]
     shown = t.buckets if limit is None else t.buckets[:limit]
     for k, b in enumerate(shown, 1):
-        sig = b.signature
-        new = "  NEW" if b.new else ""
-        lines.append(f"\n{k:>2}. {sig.slug()}  [{b.key}]  {b.count_text()}{new}")
-        lines.append(f"    invariant  {sig.invariant}")
-        lines.append(f"    source     {sig.source}")
-        lines.append(f"    calls      {sig.calls}")
-        lines.append(f"    lowering   {sig.family}: {', '.join(b.lowerings)}")
-        seen = b.first_seen if b.first_seen == b.last_seen else \
-            f"{b.first_seen} .. {b.last_seen}"
-        lines.append(f"    seen       {seen}")
-        if b.violation_ids:
-            lines.append(f"    shrunk     {', '.join(b.violation_ids)}")
+        lines += _bucket_lines(b, f"{k:>2}.")
+        program = str((b.example or {}).get("program") or "").rstrip()
+        if b.kind == DEFECT and program:
+            lines.append("    minimal reproducer:")
+            lines += ["      " + ln for ln in _strip_locs(program).splitlines()]
+        for j, knock in enumerate(b.knock_ons, 1):
+            lines += _bucket_lines(knock, f"    {k}.{j}", "        ")
     if limit is not None and len(t.buckets) > limit:
         lines.append(f"\n... and {len(t.buckets) - limit} more (gpu-alloc-verify triage)")
     lines += [f"\nnote: {n}" for n in t.notes]
     return "\n".join(lines) + "\n"
+
+
+def _strip_locs(text: str) -> str:
+    from verify.triage.causes import program_text
+
+    return program_text(Bucket(Signature("", "", "", ""), smallest=[((0,), {"program": text})]))

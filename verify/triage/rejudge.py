@@ -85,10 +85,12 @@ def rejudge(texts: Sequence[str], names: Sequence[str], settings: Settings,
     for start in range(0, len(texts), BATCH):
         part = list(texts[start:start + BATCH])
         generic = normalize_batch(part, tool)
-        generic = [g if g is None or keep is None or keep(SourceModule("", t, g, tool)) else None
-                   for t, g in zip(part, generic, strict=True)]
-        sources = [SourceModule(names[start + k], t, g, tool)
-                   for k, (t, g) in enumerate(zip(part, generic, strict=True)) if g is not None]
+        # One SourceModule per text: `keep` and the lowering share its parse.
+        read = [SourceModule(names[start + k], t, g, tool) if g is not None else None
+                for k, (t, g) in enumerate(zip(part, generic, strict=True))]
+        read = [m if m is None or keep is None or keep(m) else None for m in read]
+        generic = [g if m is not None else None for g, m in zip(generic, read, strict=True)]
+        sources = [m for m in read if m is not None]
         outcomes = iter(lowering.lower_batch(sources))
         for k, (text, g) in enumerate(zip(part, generic, strict=True)):
             if g is None:

@@ -5,10 +5,13 @@ Two violations with the same signature are the same bug seen twice: the
 same rule broken by the same kind of source op, lowered to the same calls,
 by the same tool family and pipeline.  The pattern keeps what upstream's
 conversion patterns decide on (sync or async, how many dependencies,
-host_shared, a 64-bit memset, code inside a branch when the counterexample
-needs a path) and drops what they do not (names, sizes, element types,
-which function).  A leak is named by the op that created the handle and the
-op where it was dropped; a use after destroy by the destroy and the use.
+host_shared, a 64-bit memset) and drops what they do not (names, sizes,
+element types, which function, whether the op sits in a branch).  A leak is
+named by the op where the handle was dropped.  One upstream cause is one
+signature however it shows: an op left unconverted is named by the
+precondition it fails (`verify.triage.kinds`), not its shape; a handle
+destroyed twice is a double destroy whether the leak or the use-after-destroy
+rule saw it, and which ops destroyed it does not matter.
 """
 
 from __future__ import annotations
@@ -21,6 +24,7 @@ from typing import Any
 
 from verify.ir.ir_lines import Source, SrcOp, parse_source
 from verify.lowerings.mlir_opt import top_level_passes
+from verify.triage.kinds import PRECONDITIONS, REGION_SHARED, precondition
 from verify.triage.offending import DESTROYS, Offense, offense
 
 CAST = "builtin.unrealized_conversion_cast"
@@ -61,10 +65,12 @@ class Signature:
     def slug(self) -> str:
         """A file name stem after the root cause, e.g. `stream-leak-wait-async-dep`."""
         head = _SHORT.get(self.invariant, self.invariant)
+        if self.invariant == "lowering-complete" and self.focus in PRECONDITIONS:
+            return self.focus if self.focus == REGION_SHARED else f"{head}-{self.focus}"
         if self.invariant == "stream-no-use-after-destroy":
-            kind = "event" if "Event" in self.calls.split(" -> ")[0] else "stream"
+            kind = "event" if self.calls.startswith("event") else "stream"
             twice = self.calls.endswith("destroyed again")
-            head = f"{kind}-{'double-destroy' if twice else head}"
+            return f"{kind}-{'double-destroy' if twice else head}"
         if self.invariant == "differential":
             return head + "-" + re.sub(r"[^a-z0-9]+", "-", self.calls.rsplit(" in ", 1)[-1])
         words = op_words(self.focus or self.source.split(" -> ")[-1])
@@ -154,12 +160,6 @@ def _dedupe(items: list[str]) -> list[str]:
     return out
 
 
-def _path_dependent(record: Record) -> bool:
-    cex = record.get("counterexample")
-    path = cex.get("path") if isinstance(cex, dict) else None
-    return isinstance(path, dict) and bool(path)
-
-
 def signature_of(record: Record, pipeline: str | None = None) -> Signature:
     """The signature of a violation record (`--json` shape, with `program` and
     `lowered`); `pipeline` defaults to the record's own."""
@@ -179,17 +179,14 @@ def signature_of(record: Record, pipeline: str | None = None) -> Signature:
         return Signature(invariant, "?", f"lowered outcome differs in {diffs}", fam,
                          f"? {diffs}")
     off = offense(record)
-    nested = _path_dependent(record)
     if invariant in ("stream-no-leak", "event-no-leak") and off.handle:
-        return _leak(invariant, src, off, cex, nested, fam)
+        return _leak(invariant, src, off, cex, fam)
     if invariant == "stream-no-use-after-destroy":
-        return _use_after_destroy(src, off, record, fam)
-    one_dep = invariant == "lowering-complete"
-    forms = _dedupe([op_form(src.by_id(op), one_dep=one_dep)
-                     for op in off.source_ops][:4]) or ["?"]
+        return _use_after_destroy(off, record, fam)
+    if invariant == "lowering-complete":
+        return _unconverted(src, off, pipe, fam)
+    forms = _dedupe([op_form(src.by_id(op)) for op in off.source_ops][:4]) or ["?"]
     calls = _dedupe([c for c in off.pattern() if c != CAST])[:6]
-    if invariant == "lowering-complete" and not calls:
-        calls = ["unrealized cast only"]
     if invariant == "host-shared-flag":
         expected = cex.get("expected_flag")
         calls.append(f"flag != {expected}" if expected is not None else "no flag")
@@ -199,38 +196,52 @@ def signature_of(record: Record, pipeline: str | None = None) -> Signature:
     return Signature(invariant, " -> ".join(forms), " -> ".join(calls) or "none", fam, focus)
 
 
-def _leak(invariant: str, src: Source, off: Offense, cex: Record, nested: bool,
-          fam: str) -> Signature:
-    """Named after the op where the handle was last used (dropped)."""
+def _unconverted(src: Source, off: Offense, pipeline: str, fam: str) -> Signature:
+    """Named after the precondition upstream's pattern does not take (one entry
+    per precondition: a sync alloc and a sync memset are one limitation)."""
+    ops = [src.by_id(op) for op in off.source_ops] or [None]
+    cause = precondition(ops[0], top_level_passes(pipeline))
+    return Signature("lowering-complete", PRECONDITIONS[cause], "left unconverted", fam, cause)
+
+
+def _leak(invariant: str, src: Source, off: Offense, cex: Record, fam: str) -> Signature:
+    """Named after the op where the handle was last used (dropped); where it
+    sits (in a branch or not) does not matter.  Destroyed twice is a double
+    destroy, the same cause the use-after-destroy rule names."""
+    kind = "event" if invariant == "event-no-leak" else "stream"
+    count = cex.get("destroy_count")
+    if isinstance(count, int) and count > 1:
+        return _double_destroy(kind, fam)
     creator = src.by_id(off.creator) if off.creator else None
     last = off.calls[-1] if off.calls else None
     dropper = src.by_id(last.loc) if last is not None and last.loc else None
-    form = op_form(dropper or creator, nested)
-    count = cex.get("destroy_count")
-    fate = ("never destroyed" if count == 0 else "destroyed twice or more"
-            if isinstance(count, int) and count > 1 else "not destroyed exactly once")
+    form = op_form(dropper or creator)
+    fate = "never destroyed" if count == 0 else "not destroyed exactly once"
     calls = [off.calls[0].callee if off.calls else "?"]
     if last is not None and last is not off.calls[0]:
         calls.append(last.callee)
-    parts = [" -> ".join(calls), fate] + (["on some path"] if nested and "in scf" in form
-                                          else [])
-    return Signature(invariant, form, "; ".join(parts), fam, form)
+    return Signature(invariant, form, f"{' -> '.join(calls)}; {fate}", fam, form)
 
 
-def _use_after_destroy(src: Source, off: Offense, record: Record, fam: str) -> Signature:
-    """Named after the op that destroys the handle and the one that uses it after
-    (where they sit does not matter: the second use is wrong on any path)."""
+def _double_destroy(kind: str, fam: str) -> Signature:
+    return Signature("stream-no-use-after-destroy", f"any {kind} handle",
+                     f"{kind} destroy -> destroyed again", fam, f"{kind} handle")
+
+
+def _use_after_destroy(off: Offense, record: Record, fam: str) -> Signature:
+    """Named after the handle kind and what follows the destroy (destroyed again,
+    or used again); which ops destroy and use it, and where, varies with the
+    program, not with the cause."""
     detail = str(record.get("detail") or "") + " "
-    d, u = _DESTROY_FROM.search(detail), _USE_FROM.search(detail)
-    forms = [op_form(src.by_id(m.group(1))) if m else "?" for m in (d, u)]
+    d = _DESTROY_FROM.search(detail)
+    u = _USE_FROM.search(detail)
     destroy = next((c for c in off.calls if c.callee in DESTROYS.values()
                     and (d is None or c.loc == d.group(1))), None)
     use = next((c for c in off.calls if destroy is not None and c.index > destroy.index
                 and (u is None or c.loc == u.group(1))), None)
     kind = "event" if (destroy and "Event" in destroy.callee) or " event " in detail \
         else "stream"
-    again = "destroyed again" if use is not None and use.callee in DESTROYS.values() \
-        else "used again"
-    calls = [destroy.callee if destroy else f"{kind} destroy", again]
-    return Signature("stream-no-use-after-destroy", " -> ".join(forms), " -> ".join(calls),
-                     fam, forms[-1])
+    if use is not None and use.callee in DESTROYS.values():
+        return _double_destroy(kind, fam)
+    return Signature("stream-no-use-after-destroy", f"any {kind} handle",
+                     f"{kind} destroy -> used again", fam, f"{kind} handle")
