@@ -49,7 +49,8 @@ from verify.extract.facts import (
     Residue,
 )
 from verify.extract.ints import ARITH, Integers
-from verify.extract.memory import Memory
+from verify.extract.leftovers import module_residue
+from verify.extract.memory import HOST_COPY_FUNCS, HOST_COPY_OPS, Memory, host_copy
 from verify.extract.state import int_width
 from verify.ir.attrs import (
     attr_of,
@@ -181,19 +182,17 @@ class _Extractor(ControlFlow, Memory, Integers):
             for r in op.results:
                 self.define(r, self.val(op.operands[0]), guard)
         elif name in GPU_RUNTIME_OPS:
-            self.residue(name, op, guard)
+            # A leftover: `lowering-complete` finds it in the module scan.
             self.not_modelled(op, guard, f"{name} left unconverted")
         elif name in _HOST_OPS and source_loc(op) is not None:
             self.host_access(op, guard)
+        elif name in HOST_COPY_OPS and source_loc(op) is not None:
+            host_copy(self, op, guard)
         elif name in _NOOPS and not any(may_be_handle(self.val(v)) for v in op.operands):
             for r in op.results:
                 self.define(r, self.fresh(), guard)
         else:
             self.not_modelled(op, guard, name)
-        if name not in GPU_RUNTIME_OPS:
-            for r in op.results:
-                if "gpu.async.token" in type_text(r) and name not in _CASTS:
-                    self.residue(f"!gpu.async.token result of {name}", op, guard)
 
     def not_modelled(self, op: Any, guard: z3.BoolRef, what: str) -> None:
         """An op the analysis does not model: handles given to it escape, its
@@ -214,11 +213,11 @@ class _Extractor(ControlFlow, Memory, Integers):
             if type_text(r) == "i1":
                 self.define_cond(r, self.new_branch(op), guard)
         if op.regions and op_name(op) != "gpu.launch":  # a kernel body is device code
-            before = (len(self.facts.calls), len(self.facts.residue))
+            before = len(self.facts.calls)
             for region in op.regions:
                 if region.blocks:
                     self.region(region, guard)
-            if (len(self.facts.calls), len(self.facts.residue)) != before:
+            if len(self.facts.calls) != before:
                 self.cut(guard, f"the regions of {place()} run an unknown number of times")
 
     def launch(self, op: Any, guard: z3.BoolRef) -> bool:
@@ -251,9 +250,6 @@ class _Extractor(ControlFlow, Memory, Integers):
             self.define(op.results[0], self.fresh(), guard)  # the !async.token
         for r, v in zip(op.results[1:], yielded, strict=False):
             self.define(r, self.val(v), guard)
-
-    def residue(self, what: str, op: Any, guard: z3.BoolRef) -> None:
-        self.facts.residue.append(Residue(what, self.func, source_loc(op), guard))
 
     def constant(self, op: Any, guard: z3.BoolRef) -> None:
         value = int_value(attr_of(op, "value"))
@@ -289,8 +285,6 @@ class _Extractor(ControlFlow, Memory, Integers):
             self.structs[res] = self.structs[src]
         elif not may_be_handle(value):
             self.structs[res] = {(): "data"}  # e.g. a memref's descriptor: no handle in it
-        if "gpu.async.token" in type_text(res):
-            self.residue("unresolved cast to !gpu.async.token", op, guard)
 
     # -- memory and structs --------------------------------------------------
     def call(self, op: Any, guard: z3.BoolRef) -> None:
@@ -310,6 +304,10 @@ class _Extractor(ControlFlow, Memory, Integers):
         if target is not None and has_body(target) and callee not in self.inlining \
                 and len(self.inlining) < MAX_INLINE:
             self.inline(op, target, guard, operands)
+            return
+        if callee in HOST_COPY_FUNCS and (target is None or not has_body(target)) \
+                and source_loc(op) is not None:
+            host_copy(self, op, guard)
             return
         if callee in _LIBC and (target is None or not has_body(target)):
             # The C library's allocator: a fresh pointer, never a handle.
@@ -441,4 +439,5 @@ def extract(module: Any, arg_names: dict[str, list[str]] | None = None,
     ex = _Extractor(arg_names or {}, loop_bound, funcs)
     for fn in roots:
         ex.root(fn)
+    ex.facts.residue = module_residue(module)  # a fact of the module, not of paths
     return ex.facts

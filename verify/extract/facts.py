@@ -54,12 +54,12 @@ class Call:
 
 @dataclass
 class Residue:
-    """A gpu runtime op or a `!gpu.async.token` value left by the lowering."""
+    """A gpu runtime op or a `!gpu.async.token` value left by the lowering,
+    anywhere in the module (`verify.extract.leftovers`): no path condition."""
 
     what: str
-    func: str
+    func: str  # the function it is in; "" at module level
     source_op: str | None
-    guard: z3.BoolRef
 
 
 @dataclass
@@ -74,7 +74,7 @@ class Cut:
 class LoweredFacts:
     calls: list[Call] = field(default_factory=list)
     handles: dict[int, tuple[str, Call]] = field(default_factory=dict)
-    residue: list[Residue] = field(default_factory=list)
+    residue: list[Residue] = field(default_factory=list)  # of the whole module
     cuts: list[Cut] = field(default_factory=list)
     unknown_values: set[int] = field(default_factory=set)  # distinct non-handle stand-ins
     unknowns: dict[str, Words] = field(default_factory=dict)  # "?n" -> what produced it

@@ -9,6 +9,7 @@ from typing import Any
 
 import z3
 
+from verify.extract.facts import Call
 from verify.extract.layout import gep_offset, size_align
 from verify.extract.state import WalkerState, int_width
 from verify.ir.attrs import attr_of, int_tuple, source_loc, type_text, where
@@ -234,3 +235,19 @@ class Memory(WalkerState):
                 "did not build", True), guard)
 
     # -- calls ---------------------------------------------------------------
+
+
+# What `memref.copy` lowers to: an intrinsic when both layouts are contiguous,
+# else the C runner utility `memrefCopy` (it neither makes nor takes handles).
+HOST_COPY_OPS = frozenset({"llvm.intr.memcpy", "llvm.intr.memmove", "llvm.intr.memcpy.inline"})
+HOST_COPY_FUNCS = frozenset({"memrefCopy"})
+
+
+def host_copy(m: WalkerState, op: Any, guard: z3.BoolRef) -> None:
+    """A host copy between buffers with a source op's location: one point in
+    host order that reads one buffer and writes another (async-order pairs
+    it with the source's `memref.copy`).  Slots it is given escape: the
+    bytes, a handle among them, may be copied anywhere."""
+    m.escape_operands(op, guard, lambda: f"copied by {op_name(op)} at {where(op)}")
+    m.facts.calls.append(Call(len(m.facts.calls), m.func, "host.store", (), guard,
+                              source_loc(op), iters=m.iters))

@@ -4,7 +4,9 @@ The reader walks the host code of every `func.func` with a body (generic
 form objects: xDSL's, or `verify.ir.fastparse`'s) and records the async GPU
 surface `gpu-to-llvm` lowers: `gpu.wait`, `gpu.alloc`, `gpu.dealloc`,
 `gpu.memcpy`, `gpu.memset`, `gpu.launch_func` (and an un-outlined
-`gpu.launch`), host reads and writes of buffers, with the branch conditions
+`gpu.launch`), host reads and writes of buffers (`memref.copy`: one host
+access of both its buffers; descriptor ops name the buffer they view, see
+`verify.ir.source_views`), with the branch conditions
 under which each runs.  Every op is keyed by its location (`opN` for a name
 location, `file:line:col` for a file one), the key lowered calls carry.
 
@@ -35,6 +37,7 @@ import z3
 from verify.ir.attrs import attr_of, callee_name, int_tuple, int_value, type_text, where
 from verify.ir.graph import reachable_facts
 from verify.ir.lowered_ir import op_name
+from verify.ir.source_views import ADDRESS_OF, is_address_math, viewed
 from verify.ir.types import memref_text
 from verify.model import fold
 from verify.model.values import source_unknown
@@ -52,6 +55,11 @@ _INERT = {
     "memref.assume_alignment", "gpu.host_register", "gpu.host_unregister",
     "builtin.unrealized_conversion_cast", "affine.apply", "affine.min", "affine.max",
     "cf.assert", "func.constant",
+    # No memory access (uses of their results are followed: `source_views`).
+    "memref.memory_space_cast", "memref.extract_aligned_pointer_as_index",
+    "memref.transpose",
+    # No stream or event: the runtime selects a device, pins host memory.
+    "gpu.set_default_device",
 }
 _HOST_ACCESS = {"memref.load": "host.load", "memref.store": "host.store",
                 "affine.load": "host.load", "affine.store": "host.store"}
@@ -202,6 +210,7 @@ class _Reader:
         self.count = 0
         self.used: set[str] = set()
         self.inside = 0  # depth inside the regions of ops the reader does not model
+        self.addresses: dict[Any, str] = {}  # values holding a buffer's address -> whence
 
     # -- naming ----------------------------------------------------------
 
@@ -272,6 +281,18 @@ class _Reader:
 
     def op(self, op: Any, guard: z3.BoolRef) -> None:
         name = op_name(op)
+        if self.addresses:
+            self.address_use(op, name)
+        for view, buf in viewed(op, name):
+            self.alias(view, buf)  # the same buffer, seen through another descriptor
+        if name in ADDRESS_OF:
+            for r in op.results:
+                self.addresses[r] = f"{name} at {where(op)}"
+        if name == "memref.copy":
+            # A host copy: reads its source and writes its target, in host order.
+            self.record(op, "host.store", guard,
+                        buffers=tuple(self.name(v, "m") for v in op.operands[:2]))
+            return
         if name in ("arith.constant", "llvm.mlir.constant"):
             value = int_value(attr_of(op, "value"))
             if value is not None and op.results:
@@ -306,6 +327,19 @@ class _Reader:
             self.other(op, name, guard)
             return
         self.flows(op, name)
+
+    def address_use(self, op: Any, name: str) -> None:
+        """A buffer's address taken as an integer: arithmetic on it passes it
+        on; any other use may access the buffer out of the reader's sight."""
+        taken = next((self.addresses[v] for v in op.operands if v in self.addresses), None)
+        if taken is None:
+            return
+        if is_address_math(name):
+            for r in op.results:
+                self.addresses[r] = taken
+        else:
+            self.hidden_buffers.setdefault(self.func, []).append(
+                f"{name} at {where(op)} (given the address from {taken})")
 
     def record(self, op: Any, kind: str, guard: z3.BoolRef, **fields: Any) -> SourceOp:
         rec = SourceOp(self.op_id(op), kind, where=where(op), **fields)

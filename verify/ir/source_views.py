@@ -1,0 +1,49 @@
+"""Source ops that touch no memory but name a buffer another way.
+
+- descriptor ops (`memref.cast`, `memory_space_cast`, `subview`, ...): their
+  memref result is a view of the operand's buffer, so host accesses through
+  it are accesses of that buffer (`verify.ir.source_read` aliases them);
+- `memref.extract_aligned_pointer_as_index`: no access, but its index is the
+  buffer's address.  Harmless while it only feeds integer arithmetic; any
+  other use (a call, a store, an `llvm.load` through `inttoptr`, a return)
+  may read or write the buffer where the reader cannot see it.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from verify.ir.attrs import type_text
+
+# Op -> the operand whose buffer its memref results view.
+VIEWS: dict[str, int] = {
+    "memref.cast": 0, "memref.memory_space_cast": 0, "memref.reinterpret_cast": 0,
+    "memref.subview": 0, "memref.collapse_shape": 0, "memref.expand_shape": 0,
+    "memref.view": 0, "memref.transpose": 0, "memref.assume_alignment": 0,
+    "memref.extract_strided_metadata": 0,
+}
+# Ops whose index or pointer result is the address of a buffer operand.
+ADDRESS_OF = frozenset({"memref.extract_aligned_pointer_as_index"})
+# Integer and pointer arithmetic an address may go through without being
+# used, and checks of it (an alignment assert) that access nothing.
+_ADDRESS_MATH_PREFIXES = ("arith.", "index.")
+_ADDRESS_MATH = frozenset({"llvm.ptrtoint", "llvm.inttoptr", "llvm.getelementptr",
+                           "builtin.unrealized_conversion_cast", "affine.apply",
+                           "affine.min", "affine.max", "cf.assert"})
+
+
+def viewed(op: Any, name: str) -> list[tuple[Any, Any]]:
+    """(result, operand) pairs of a descriptor op: the result views the
+    operand's buffer.  Empty for any other op."""
+    k = VIEWS.get(name)
+    if k is None or len(op.operands) <= k:
+        return []
+    return [(r, op.operands[k]) for r in op.results if "memref" in type_text(r)]
+
+
+def is_address_math(name: str) -> bool:
+    """Does `name` only compute with an address (no access, no escape)?"""
+    return name.startswith(_ADDRESS_MATH_PREFIXES) or name in _ADDRESS_MATH
+
+
+__all__ = ["ADDRESS_OF", "VIEWS", "is_address_math", "viewed"]
