@@ -22,6 +22,12 @@ UNNAMED = "(unnamed)"
 _PROGRAM_KEYS = ("id", "features", "results")
 
 
+def _has_reasons(rec: Record) -> bool:
+    results = rec.get("results")
+    return isinstance(results, dict) and any(
+        isinstance(r, dict) and r.get("reasons") for r in results.values())
+
+
 def _zero_counts() -> Counts:
     return {v: 0 for v in VERDICTS}
 
@@ -239,8 +245,11 @@ def parse_lines(lines: Iterable[str]) -> History:
             camp.start = camp.start or rec
         elif kind == "campaign-end":
             camp.end = rec
-        elif kind == "program":  # the report needs no program text: keep memory flat
-            camp.programs.append({k: rec[k] for k in _PROGRAM_KEYS if k in rec})
+        elif kind == "program":  # text only where a verdict is unknown: memory stays flat
+            kept = {k: rec[k] for k in _PROGRAM_KEYS if k in rec}
+            if _has_reasons(rec):  # the report links each unknown reason to a program
+                kept["program"] = rec.get("program")
+            camp.programs.append(kept)
         elif kind == "violation":
             camp.violation_records.append(rec)
         else:

@@ -24,7 +24,10 @@ from typing import Any
 import jinja2
 from markupsafe import Markup
 
+from reports.atomic_dir import atomic_dir
 from reports.history import Campaign, History, load_history, load_results
+from reports.overview import overview
+from reports.report_progress import ReportProgress
 from reports.trend_svg import Point, trend_svg
 from reports.triage_view import bucket_views
 from reports.violation_view import anchor, highlight, highlight_css, violation_view
@@ -85,14 +88,18 @@ def _invariant_columns(by_lowering: dict[str, Any]) -> list[str]:
     return cols
 
 
-def _unknown_from_programs(camp: Campaign) -> dict[tuple[str, str, str], int]:
-    """(lowering, invariant, reason) -> programs, from the program lines' reasons."""
+def _unknown_from_programs(camp: Campaign, first: dict[tuple[str, str, str], str] | None = None
+                           ) -> dict[tuple[str, str, str], int]:
+    """(lowering, invariant, reason) -> programs, from the program lines'
+    reasons; `first` gets each key's first program text."""
     seen: dict[tuple[str, str, str], int] = {}
     for prog in camp.programs:
         for spec, result in _as_dict(prog.get("results")).items():
             for inv, reason in _as_dict(_as_dict(result).get("reasons")).items():
                 key = (str(spec), str(inv), _first_line(reason))
                 seen[key] = seen.get(key, 0) + 1
+                if first is not None and isinstance(prog.get("program"), str):
+                    first.setdefault(key, prog["program"])
     return seen
 
 
@@ -115,10 +122,23 @@ def _first_line(reason: Any) -> str:
 
 def _unknown(camp: Campaign) -> list[dict[str, Any]]:
     """Every distinct reason a verdict of the campaign was unknown, most frequent first."""
-    seen = _unknown_from_programs(camp) or _unknown_from_summary(camp)
-    rows = [{"lowering": spec, "invariant": inv, "reason": reason, "count": n}
+    programs: dict[tuple[str, str, str], str] = {}
+    seen = _unknown_from_programs(camp, programs) or _unknown_from_summary(camp)
+    rows = [{"lowering": spec, "invariant": inv, "reason": reason, "count": n,
+             "program": programs.get((spec, inv, reason), "")}
             for (spec, inv, reason), n in seen.items()]
-    return sorted(rows, key=lambda r: (-r["count"], r["lowering"], r["invariant"]))
+    rows.sort(key=lambda r: (-r["count"], r["lowering"], r["invariant"]))
+    for k, r in enumerate(rows):  # each row links to its first program, shown below it
+        r["anchor"] = f"u-{k}" if r["program"] else ""
+        r["lines"] = [highlight(ln) for ln in str(r["program"]).splitlines()]
+    return rows
+
+
+def _settings_text(config: Any) -> str:
+    """Generator settings as `key value` pairs, not a JSON dump."""
+    if not isinstance(config, dict):
+        return str(config) if config else ""
+    return ", ".join(f"{k} {v}" for k, v in sorted(config.items()) if v not in (None, ""))
 
 
 def _unknown_count(summary: dict[str, Any]) -> int:
@@ -263,6 +283,7 @@ def render_html(history: History, *, source_name: str = "",
                                "campaign": None, "trend": [], "unknown": [],
                                "unknown_verdicts": 0, "buckets": [], "triage": None,
                                "notes": list(notes), "chart": Markup(""),
+                               "overview": None,
                                "highlight_css": Markup(highlight_css())}
     if camp is not None:
         by_violation = {vid: b.key for b in (triage.buckets if triage else [])
@@ -287,8 +308,7 @@ def render_html(history: History, *, source_name: str = "",
                 "examples": camp.summary()["examples"], "lowerings": camp.lowerings,
                 "seed": camp.setting("seed"), "runtime": camp.setting("runtime"),
                 "pipeline": camp.setting("pipeline"),
-                "config": json.dumps(camp.setting("config"), sort_keys=True)
-                if camp.setting("config") else "",
+                "config": _settings_text(camp.setting("config")),
                 "latest": camp is history.latest,
             },
             matrix=_matrix(camp, first, _cell_reasons(unknown)),
@@ -301,6 +321,8 @@ def render_html(history: History, *, source_name: str = "",
             triage=triage,
             buckets=bucket_views(triage, camp.id, hrefs, _violation_links(triage, camp, pages)),
             lit_tests=lit_tests or {},
+            overview=overview(triage, views, unknown, _unknown_count(camp.summary()),
+                              results_path),
         )
     return _env().get_template("report.html").render(**context)
 
@@ -313,11 +335,13 @@ def _generator_features() -> Sequence[str]:
     return list(KNOWN_FEATURES)
 
 
-def _lit_views(triage: Triage, out: Path, fixed: str | None) -> dict[str, dict[str, Any]]:
-    from reports.lit_export import export_buckets
+def _lit_views(triage: Triage, out: Path, fixed: str | None, jobs: int = 1,
+               progress: ReportProgress | None = None) -> dict[str, dict[str, Any]]:
+    from reports.lit_parallel import export_buckets_parallel
 
     views: dict[str, dict[str, Any]] = {}
-    for test in export_buckets(triage.buckets, out / "lit", fixed):
+    step = (lambda done, total: progress.step("lit tests", done, total)) if progress else None
+    for test in export_buckets_parallel(triage.buckets, out / "lit", fixed, jobs, step):
         views[test.key] = {
             "written": test.written, "slug": test.slug,
             "href": test.path.relative_to(out).as_posix() if test.path else "",
@@ -328,30 +352,60 @@ def _lit_views(triage: Triage, out: Path, fixed: str | None) -> dict[str, dict[s
     return views
 
 
+# What the report writes into its directory; anything else there (the
+# campaign's results.jsonl) is kept on a rewrite.
+def _owned(name: str) -> bool:
+    return name in ("index.html", "triage.json", "lit") or (
+        name.startswith("campaign-") and name.endswith(".html"))
+
+
+def _in_place(out: Path) -> bool:
+    """A directory that cannot be swapped: the working directory or one above it."""
+    here = Path.cwd().resolve()
+    target = out.resolve()
+    return target == here or target in here.parents or not out.name
+
+
 def render_report(results_path: str | Path, out_dir: str | Path, *,
                   known_features: Sequence[str] | None = None,
                   campaign: str | None = None,
                   lit: bool = True, fixed: str | None = "xdsl:split-api",
-                  triage: bool = True) -> Path:
+                  triage: bool = True, jobs: int | None = None,
+                  progress: ReportProgress | None = None) -> Path:
     """Write the report pages, triage.json and the lit tests; return index.html's path
     (or, with `campaign`, that campaign's page).
 
     `known_features`: the generator's feature list, so features no program
     reached show as 0 (default: `generators.features.KNOWN_FEATURES` when
     importable; pass `()` for none).  `lit`: export a proven lit test per root
-    cause (`fixed`: the lowering each must pass on).  `triage`: bucket the
-    violations into root causes (judges the violating programs again)."""
+    cause (`fixed`: the lowering each must pass on) on `jobs` processes
+    (default: one per core).  `triage`: bucket the violations into root
+    causes (judges the violating programs again).  The directory is written
+    whole or not at all (`reports.atomic_dir`); `progress` hears each stage."""
     results = Path(results_path)
     if not results.is_file():
         raise UsageError(f"results file '{results}' does not exist; "
                          "run `gpu-alloc-verify fuzz --report DIR` first")
+    out = Path(out_dir)
+    if _in_place(out):
+        out.mkdir(parents=True, exist_ok=True)
+        return _write_report(results, out, out, known_features, campaign, lit, fixed,
+                             triage, jobs, progress)
+    with atomic_dir(out, _owned) as tmp:
+        _write_report(results, tmp, out, known_features, campaign, lit, fixed, triage, jobs,
+                      progress)
+    return out / (page_name(load_history(results), campaign) if campaign else "index.html")
+
+
+def _write_report(results: Path, out: Path, final: Path,
+                  known_features: Sequence[str] | None, campaign: str | None, lit: bool,
+                  fixed: str | None, triage: bool, jobs: int | None,
+                  progress: ReportProgress | None) -> Path:
     if known_features is None:
         known_features = _generator_features()
     history = load_history(results)
     if campaign and history.get(campaign) is None:
         render_html(history, source_name=results.name, campaign=campaign)  # raises UsageError
-    out = Path(out_dir)
-    out.mkdir(parents=True, exist_ok=True)
     notes: list[str] = []
     found: Triage | None = None
     lit_tests: dict[str, dict[str, Any]] = {}
@@ -359,21 +413,25 @@ def render_report(results_path: str | Path, out_dir: str | Path, *,
         from verify.triage.buckets import triage_file
 
         try:
-            found = triage_file(results)
+            found = triage_file(results, progress=progress.note if progress else None)
         except GpuAllocVerifyError as e:
             notes.append(f"triage skipped: {e}")
         if found is not None:
             (out / "triage.json").write_text(json.dumps(found.to_json(), indent=2) + "\n",
                                              encoding="utf-8")
             if lit and found.buckets:
+                from verify.campaign.parallel import resolve_jobs
+
                 try:
-                    lit_tests = _lit_views(found, out, fixed)
+                    lit_tests = _lit_views(found, out, fixed, resolve_jobs(jobs), progress)
                 except GpuAllocVerifyError as e:
                     notes.append(f"lit tests not written: {e}")
     shown: list[str | None] = [campaign] if campaign else \
         [c.id for c in history.campaigns] or [None]
     result = out / "index.html"
-    for cid in shown:
+    for k, cid in enumerate(shown):
+        if progress is not None:
+            progress.step("pages", k, len(shown))
         page = out / (page_name(history, cid) if cid else "index.html")
         page.write_text(render_html(history, source_name=results.name,
                                     known_features=known_features, campaign=cid,
@@ -382,4 +440,6 @@ def render_report(results_path: str | Path, out_dir: str | Path, *,
                         encoding="utf-8")
         if cid == campaign:
             result = page
-    return result
+    if progress is not None:
+        progress.step("pages", len(shown), len(shown))
+    return final / result.name

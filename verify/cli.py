@@ -302,6 +302,9 @@ def _fuzz_arguments(fz: argparse.ArgumentParser) -> None:
                     "most the batch in flight (default: %(default)s)")
     fz.add_argument("--report", metavar="DIR", help="write an HTML report into DIR "
                     "(default: none; `gpu-alloc-verify report` renders one later)")
+    fz.add_argument("-v", "--verbose", action="store_true",
+                    help="also print every shrunk counterexample and every unknown reason "
+                    "in full (default: one screen; --json, JUnit and the report have all)")
     from verify.campaign.cluster_options import add_arguments as add_cluster_arguments
 
     add_cluster_arguments(fz)  # --cluster, --shards, --shard-pipeline, --shard-config
@@ -399,34 +402,47 @@ def apply_config(args: argparse.Namespace, config: Config) -> None:
 
 
 def _print_summary(summary: dict[str, Any], elapsed: float | None = None,
-                   results: str | None = None) -> None:
-    print(f"{summary['examples']} program(s), lowerings: {', '.join(summary['lowerings'])}"
-          + (f", {elapsed:.1f}s" if elapsed is not None else ""))
-    if results and summary["violations"] and Path(results).is_file():
-        _print_triage(results)
-    for spec, per in summary["by_lowering"].items():
-        print(f"\n{spec}")
-        for inv, counts in per.items():
-            shown = ", ".join(f"{k} {v}" for k, v in counts.items() if v)
-            print(f"  {inv:28} {shown}")
-    for v in summary["violations"]:
-        repro = f"gpu-alloc-verify replay {results} --id {v['id']}" if results else None
-        print("\n" + render(v, repro=repro), end="")
-    _print_unknown(summary.get("unknown") or [])
-    _print_oracle_coverage(summary.get("oracle_coverage") or [])
+                   results: str | None = None, verbose: bool = False,
+                   drawn: int | None = None, max_examples: int | None = None) -> None:
+    """One screen: verdict table, root causes, counterexamples, unknowns
+    grouped, the meaning of each count, the verdict line last; `verbose`
+    adds every counterexample and every unknown reason in full."""
+    from verify.campaign import summary_text as st
+    from verify.campaign.console import columns
+
+    width = columns(sys.stdout)
+    triage = _triage(results) if results and summary["violations"] else None
+    sections = [
+        [st.headline(summary, elapsed, drawn, max_examples)],
+        st.table_lines(summary),
+        st.root_cause_lines(triage, results, width, summary.get("analysis_defects") or []),
+        st.counterexample_lines(summary["violations"], results, width),
+        [] if verbose else st.unknown_lines(summary.get("unknown") or [], width,
+                                            len(summary["lowerings"]) > 1)
+        + st.coverage_line(summary.get("oracle_coverage") or [], width),
+    ]
+    print("\n\n".join("\n".join(lines) for lines in sections if lines))
+    if verbose:
+        for v in summary["violations"]:
+            repro = f"gpu-alloc-verify replay {results} --id {v['id']}" if results else None
+            print("\n" + render(v, repro=repro), end="")
+        _print_unknown(summary.get("unknown") or [])
+        _print_oracle_coverage(summary.get("oracle_coverage") or [])
+    print("\n" + "\n".join(st.vocabulary(summary, triage, width, drawn)))
     print(f"\n{summary['examples']} program(s): {verdict_line(summary['by_invariant'])}")
 
 
-def _print_triage(results: str) -> None:
-    """The root causes first (`gpu-alloc-verify triage` prints them all)."""
-    from verify.triage.buckets import format_triage, triage_file
+def _triage(results: str) -> Any:
+    """The root causes of the results file (None, said once, when triage fails)."""
+    from verify.triage.buckets import triage_file
 
+    if not Path(results).is_file():
+        return None
     try:
-        triage = triage_file(results)
+        return triage_file(results)  # cached per file: the report reuses it
     except GpuAllocVerifyError as e:
-        print(f"\n(triage skipped: {e})")
-        return
-    print("\n" + format_triage(triage, limit=10), end="")
+        print(f"(triage skipped: {e})")
+        return None
 
 
 def _check_repro(args: argparse.Namespace, record: dict[str, Any]) -> str:
@@ -460,7 +476,7 @@ def _print_unknown(entries: Sequence[dict[str, Any]]) -> None:
     print("\nUNKNOWN (not proven either way, never counted as holds):")
     for u in entries:
         times = f" ({u['count']} program(s))" if u.get("count") else ""
-        reason = str(u.get("reason") or "solver gave up").splitlines()[0][:160]
+        reason = str(u.get("reason") or "solver gave up").splitlines()[0]  # in full
         print(f"  {u['invariant']} on {u['lowering']}: {reason}{times}")
 
 
@@ -669,12 +685,13 @@ def cmd_fuzz(args: argparse.Namespace) -> int:
     if args.json:
         print(json.dumps(summary, indent=2))
     else:
-        _print_summary(summary, report.elapsed, results)
+        _print_summary(summary, report.elapsed, results, verbose=args.verbose,
+                       drawn=getattr(report, "generated", None), max_examples=args.max_examples)
         if report.stopped_by == "time-budget":
             print(f"\n(time budget of {args.time_budget:g}s spent: generation stopped after "
                   f"{report.tally.examples} programs)")
         if args.report:
-            print(f"\nreport: {args.report}/index.html")
+            print(f"report: {args.report}/index.html")
     unknown = count_verdicts(summary["by_invariant"], "unknown")
     return exit_status(bool(report.found or report.first_seen), unknown, args.allow_unknown)
 
@@ -784,7 +801,11 @@ def _render_report(results: str | None, out_dir: str) -> None:
     except ImportError as e:
         print(f"HTML report skipped: {e}", file=sys.stderr)
         return
-    render_report(results, out_dir)
+    from reports.report_progress import ReportProgress
+
+    progress = ReportProgress()  # triage and lit proofs take a while: say so
+    render_report(results, out_dir, progress=progress)
+    progress.done()
 
 
 def cmd_triage(args: argparse.Namespace) -> int:

@@ -111,6 +111,9 @@ class FuzzReport:
     unknown: list[dict[str, Any]] = field(default_factory=list)
     oracle_coverage: list[dict[str, Any]] = field(default_factory=list)
     analysis_defects: list[dict[str, Any]] = field(default_factory=list)
+    # Programs the search drew in this run, duplicates included: Hypothesis
+    # draws max_examples, texts already judged are not judged again.
+    generated: int | None = None
 
     def summary(self) -> dict[str, Any]:
         return {
@@ -403,7 +406,7 @@ class _Campaign:
                             self.stopped_by, self.resumed, list(self.unknown.values()),
                             [{"lowering": s, "invariant": i, "coverage": c, "count": n}
                              for (s, i, c), n in sorted(self.oracle_cov.items())],
-                            list(self.defects.values()))
+                            list(self.defects.values()), self.generated)
         self._write({"kind": "campaign-end", "campaign": self.id,
                      "summary": report.summary(), "coverage": self.coverage,
                      "stopped_by": self.stopped_by, "elapsed": report.elapsed})
