@@ -208,6 +208,12 @@ def _assume_equal(guard: z3.BoolRef) -> z3.BoolRef | None:
     return z3.simplify(z3.substitute(guard, *atoms)) if atoms else guard  # type: ignore[return-value]
 
 
+def _distinct(x: z3.ArithRef, y: z3.ArithRef) -> bool:
+    """Are `x` and `y` literals of different values (`fold.eq` is false)?"""
+    vx, vy = fold.value_of(x), fold.value_of(y)
+    return vx is not None and vy is not None and vx != vy
+
+
 def _is_null(stream: z3.ArithRef) -> bool:
     known = fold.value_of(stream)
     if known is not None:
@@ -390,6 +396,8 @@ def _event_orders(sch: Schedule, calls: list[Call], work: list[Item], after: dic
     def seen(r: _Record, c: Call, event: z3.ArithRef, live: Life, *guards: z3.BoolRef,
              same: tuple[tuple[z3.ArithRef, z3.ArithRef], ...], later: str) -> None:
         # `c` (alive where `live` says) sees record `r` of `event`: `later` after it.
+        if any(_distinct(x, y) for x, y in ((r.call.args[0], event), *same)):
+            return  # two different known handles: no order, and no terms to build
         unless, doubt = _replaced(records, r, c.index, event)
         sch.order_if_same((r.call.guard, c.guard, r.alive, live[0], *guards),
                           ((r.call.args[0], event), *same), r.t, later, unless,
