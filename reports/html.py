@@ -420,7 +420,7 @@ def _write_report(results: Path, out: Path, final: Path,
             (out / "triage.json").write_text(json.dumps(found.to_json(), indent=2) + "\n",
                                              encoding="utf-8")
             if lit and found.buckets:
-                from verify.campaign.parallel import resolve_jobs
+                from verify.model.machine import resolve_jobs
 
                 try:
                     lit_tests = _lit_views(found, out, fixed, resolve_jobs(jobs), progress)

@@ -9,8 +9,7 @@ import sys
 import time
 from typing import TextIO
 
-from verify.campaign.console import columns, fit
-from verify.campaign.progress import duration
+from reports.console import columns, duration, fit
 
 
 class ReportProgress:

@@ -24,8 +24,8 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from reports.console import output_closed, quiet_exit_on_closed_pipe
 from reports.explain import render
-from verify.campaign.console import output_closed, quiet_exit_on_closed_pipe
 from verify.config import Config, load_config
 from verify.invariants.pipeline import Judgement, Tally, active_invariants
 from verify.invariants.solver import DEFAULT_TIMEOUT_MS
@@ -407,8 +407,8 @@ def _print_summary(summary: dict[str, Any], elapsed: float | None = None,
     """One screen: verdict table, root causes, counterexamples, unknowns
     grouped, the meaning of each count, the verdict line last; `verbose`
     adds every counterexample and every unknown reason in full."""
+    from reports.console import columns
     from verify.campaign import summary_text as st
-    from verify.campaign.console import columns
 
     width = columns(sys.stdout)
     triage = _triage(results) if results and summary["violations"] else None
@@ -724,7 +724,7 @@ def _ci() -> bool:
 def _new_options(args: argparse.Namespace, results: str | None) -> Any:
     from generators.programs import GenConfig
     from verify.campaign.fuzz import FuzzOptions
-    from verify.campaign.parallel import resolve_jobs
+    from verify.model.machine import resolve_jobs
 
     gen = GenConfig(max_ops=args.max_ops)
     if args.linear_tokens:
@@ -826,8 +826,8 @@ def cmd_triage(args: argparse.Namespace) -> int:
 
 
 def cmd_findings(args: argparse.Namespace) -> int:
-    from verify.campaign.parallel import resolve_jobs
     from verify.findings import PIPELINES, build_findings, installed_versions
+    from verify.model.machine import resolve_jobs
 
     lowerings = list(dict.fromkeys(args.lowering or installed_versions()))
     if not lowerings:
@@ -926,7 +926,7 @@ COMMANDS = {"fuzz": cmd_fuzz, "check": check_files, "replay": cmd_replay, "repor
 def main(argv: Sequence[str] | None = None) -> int:
     """The command line; its exit status.  A closed stdout or stderr (the
     reader of `| head` gone) ends the command quietly with EXIT_CLOSED_PIPE
-    (verify.campaign.console), never a traceback or "Broken pipe"."""
+    (reports.console), never a traceback or "Broken pipe"."""
     try:
         try:
             status = _main(argv)

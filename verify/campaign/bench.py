@@ -30,7 +30,7 @@ from typing import Any
 
 from generators.hypothesis_private import draw_seeded
 from generators.programs import GenConfig, programs
-from verify.campaign.parallel import default_jobs, map_shares
+from verify.campaign.parallel import map_shares
 from verify.extract.calls import extract
 from verify.invariants import CHECKERS, CheckContext
 from verify.invariants.pipeline import NO_CRASH, Judgement, judge
@@ -41,6 +41,7 @@ from verify.ir.source_facts import source_facts
 from verify.lowerings.base import Lowering
 from verify.lowerings.mlir_opt import DEFAULT_PIPELINE
 from verify.lowerings.registry import default_spec, resolve
+from verify.model.machine import default_jobs
 from verify.model.program import Program
 
 SIZES = (5, 10, 20, 40)

@@ -33,6 +33,7 @@ from verify.invariants.pipeline import DEFAULT_TRUTH, Judgement, check_batch
 from verify.invariants.solver import DEFAULT_TIMEOUT_MS
 from verify.invariants.witness import TruthPolicy
 from verify.lowerings.base import Lowering
+from verify.model.machine import default_jobs
 from verify.model.program import Program
 
 T = TypeVar("T")
@@ -44,20 +45,6 @@ MIN_SHARE = 50
 
 _pools: dict[int, ProcessPoolExecutor] = {}
 _PR_SET_PDEATHSIG = 1  # linux/prctl.h
-
-
-def default_jobs() -> int:
-    """One worker per core this process may run on: the affinity mask (taskset,
-    a cgroup cpuset) where the OS has one, not every core of the machine."""
-    try:
-        return max(1, len(os.sched_getaffinity(0)))
-    except (AttributeError, OSError):  # macOS, Windows: no affinity call
-        return os.cpu_count() or 1
-
-
-def resolve_jobs(jobs: int | None) -> int:
-    """`-j N` as a worker count: 0 (or not given) is one per available core."""
-    return jobs if jobs is not None and jobs > 0 else default_jobs()
 
 
 def _die_with_parent() -> None:

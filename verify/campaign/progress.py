@@ -12,7 +12,7 @@ import time
 from dataclasses import dataclass
 from typing import TextIO
 
-from verify.campaign.console import RED, RESET, columns, fit, use_colour
+from reports.console import RED, RESET, columns, duration, fit, use_colour
 
 
 @dataclass
@@ -48,16 +48,6 @@ class Progress:
 
 def violations(n: int) -> str:
     return f"{n} violation" + ("" if n == 1 else "s")
-
-
-def duration(seconds: float) -> str:
-    """8s, 3m05s, 1h02m: short enough for the 80-column line."""
-    s = int(round(seconds))
-    if s < 60:
-        return f"{s}s"
-    if s < 3600:
-        return f"{s // 60}m{s % 60:02d}s"
-    return f"{s // 3600}h{s % 3600 // 60:02d}m"
 
 
 class ProgressPrinter:

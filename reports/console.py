@@ -88,3 +88,13 @@ def columns(stream: TextIO) -> int:
 def fit(text: str, width: int) -> str:
     """`text` cut to `width` characters, a cut marked with '...'."""
     return text if len(text) <= width else text[:max(0, width - 3)] + "..."
+
+
+def duration(seconds: float) -> str:
+    """8s, 3m05s, 1h02m: short enough for the 80-column line."""
+    s = int(round(seconds))
+    if s < 60:
+        return f"{s}s"
+    if s < 3600:
+        return f"{s // 60}m{s % 60:02d}s"
+    return f"{s // 3600}h{s % 3600 // 60:02d}m"
