@@ -25,6 +25,9 @@ class CheckContext:
     # Facts of the IR entering gpu-to-llvm when the pipeline rewrote the
     # source before it: lowering-specific invariants are judged against it.
     entry: SourceFacts | None = None
+    # The source as written (generic form, tagged locations), for a user's
+    # module: `differential` interprets it where `program` is None.
+    source_text: str | None = None
 
     @property
     def lowering_input(self) -> SourceFacts:

@@ -1,6 +1,8 @@
 """`differential`: run source and lowered program on the reference runtime
 (the simulated one for `--runtime`) and compare what a user could observe.
-The work is in `oracles/`; this adapts it to the checker interface.
+The work is in `oracles/`; this adapts it to the checker interface.  A
+module outside the generator's model (and one whose kernels are not the
+catalogue's) is run from its own text (`oracles.source_xdsl`).
 
 Kernels run as the catalogue's (`verify.model.kernels`).  A program read
 from text (tagged `kernels-by-name` by `verify.ir.source_reader`) names its
@@ -21,13 +23,19 @@ def check_differential(ctx: CheckContext) -> CheckResult:
     from oracles.differential import check, simulated
     from verify.ir.lowered_ir import opaque_pointers
 
-    if ctx.program is None:
-        return CheckResult("differential", "not-applicable",
-                           reason="the oracle runs only programs in the generator's model; "
-                           "this module uses ops outside it")
-    different = kernels_not_catalogue(ctx.program)
-    if different:
-        return CheckResult("differential", "unknown", reason=different)
+    different = kernels_not_catalogue(ctx.program) if ctx.program is not None else ""
+    if ctx.program is None or different:
+        # Outside the model, or kernels of the user's own: interpret the text.
+        if ctx.source_text is None and different:
+            return CheckResult("differential", "unknown", reason=different)
+        if ctx.source_text is None:
+            return CheckResult("differential", "not-applicable",
+                               reason="the oracle runs only programs in the generator's "
+                               "model, or a source text; this module is neither")
+        from oracles.source_xdsl import check_text
+
+        return check_text(ctx.source_text, opaque_pointers(ctx.lowered_text),
+                          simulated(ctx.runtime))
     # The text (LLVM 16's typed pointers made opaque, which xDSL needs), read
     # by the fast reader, by xDSL where that declines.  Not `ctx.module`: the
     # fast reader's objects are cheaper to walk than an in-process lowering's

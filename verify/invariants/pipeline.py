@@ -119,6 +119,8 @@ def judge(program: Program | SourceModule, outcome: LoweringOutcome, spec: str,
         module = outcome.module  # checkers see the in-process lowering's own module
     model = program if isinstance(program, Program) else program.program()
     ctx = CheckContext(model, src, facts, module, outcome.lowered, runtime, timeout_ms)
+    if isinstance(program, SourceModule):  # what `differential` runs outside the model
+        ctx.source_text = program.text
     notes: list[str] = []
     if outcome.entry:
         try:

@@ -1,0 +1,179 @@
+"""`differential` for a module outside the generator's model: each function
+with a body, on each input of `inputs`, run from the source text
+(`machine`) and from the lowered module (`oracles.lowered_interp`), each on
+a fresh runtime of the same factory, lazy schedule (why one schedule stands
+for all: `oracles.differential._compare`), compared as
+`oracles.differential` compares (`normalize`, `differences`)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from xdsl.dialects import func
+from xdsl.dialects.builtin import ModuleOp
+
+from oracles.differential import RuntimeFactory, differences, normalize
+from oracles.kernel_api import Kernel, KernelUnsupported, MemRefView
+from oracles.lowered_interp import LoweredRun, parse_module, read_fast, run_function
+from oracles.mismatch import observables
+from oracles.runtime import DEVICE_RACE, HOST_RACE
+from oracles.source_xdsl.inputs import Input, inputs
+from oracles.source_xdsl.machine import (
+    XRun,
+    argument_kind,
+    bind,
+    functions,
+    kernels_of,
+    parse,
+    run,
+    unmodelled_externals,
+)
+from oracles.source_xdsl.values import Unmodelled
+from verify.ir import fastparse
+from verify.model.verdicts import CheckResult, Violation
+
+INV = "differential"
+
+
+def _unknown(reason: str) -> CheckResult:
+    return CheckResult(INV, "unknown", reason=reason)
+
+
+def check_text(source: str, lowered: str, factory: RuntimeFactory) -> CheckResult:
+    """The verdict for source text (generic form) against lowered text."""
+    try:
+        return _check(source, lowered, factory)
+    except Exception as e:  # noqa: BLE001 - an oracle fault is unknown, never a crash
+        return _unknown(f"differential oracle fault: {type(e).__name__}: {e}")
+
+
+def _check(source: str, lowered: str, factory: RuntimeFactory) -> CheckResult:
+    try:
+        module = parse(source)
+    except Exception as e:  # noqa: BLE001 - xDSL raises several error types
+        return _unknown(f"the source interpreter cannot read the module: "
+                        f"{str(e).strip().splitlines()[-1:] or type(e).__name__}")
+    externals = unmodelled_externals(module)
+    if externals:
+        return _unknown("the source calls external function(s) the interpreter does not "
+                        f"model: {', '.join('@' + n for n in externals)}")
+    try:
+        kernels = kernels_of(source, module)
+    except KernelUnsupported as e:
+        return _unknown(f"the source interpreter does not run {e}")
+    fns = functions(module)
+    if not fns:
+        return CheckResult(INV, "not-applicable", reason="the module has no function to run")
+    lowered_module: Any = read_fast(lowered)
+    if lowered_module is None:  # the fast reader declines: xDSL's parse
+        try:
+            lowered_module = parse_module(lowered)
+        except Exception as e:  # noqa: BLE001 - a bad module is a verdict, not a crash
+            return _unknown(f"unparsable lowered module: {e}")
+    runs = skipped = 0
+    for fn in fns:
+        try:
+            kinds = [argument_kind(t) for t in fn.function_type.inputs.data]
+        except Unmodelled as e:
+            return _unknown(f"@{fn.sym_name.data} takes {e}")
+        for inp in inputs(list(fn.function_type.inputs.data), kinds):
+            result = _one(module, fn, inp, factory, kernels, lowered_module)
+            if isinstance(result, tuple):  # the fast reader declined: xDSL's parse
+                lowered_module = parse_module(lowered)
+                result = _one(module, fn, inp, factory, kernels, lowered_module)
+            if result == "skipped":
+                skipped += 1
+            elif isinstance(result, CheckResult):
+                return result
+            else:
+                runs += 1
+    if runs == 0:
+        return _unknown(f"every input ({skipped}) is past the interpreters' budgets")
+    return CheckResult(INV, "holds", coverage=(
+        f"{runs} input(s) over {len(fns)} function(s): every i1 assignment, sizes and "
+        f"integers 0, 1, 3, 5 and integer boundaries within 16 per function; lazy "
+        f"schedule stands for every schedule{f'; {skipped} skipped (budgets)' if skipped else ''}"))
+
+
+def _one(module: ModuleOp, fn: func.FuncOp, inp: Input, factory: RuntimeFactory,
+         kernels: dict[str, Kernel], lowered: Any) -> CheckResult | str | tuple[()] | None:
+    """One input: a verdict that ends the check, "skipped", None (same
+    outcome), or () when the fast reader's model of the lowered text declined."""
+    name = fn.sym_name.data
+    names = [f"%arg{k}" for k in range(len(fn.function_type.inputs.data))]
+    rt = factory(0)
+    try:
+        src = run(module, fn, inp.scalars, bind(fn, inp.scalars, rt, inp.size), rt, kernels)
+    finally:
+        rt.close()
+    if src.status == "skipped":
+        return "skipped"
+    if src.status != "ok" or src.outcome is None:
+        return _unknown(f"@{name} with {inp.show(names)}: {src.reason}")
+    races = [f"{e.kind} at {e.loc or '?'}" for e in src.outcome.errors
+             if e.kind in (HOST_RACE, DEVICE_RACE)]
+    if races:
+        return _unknown(f"the source itself races ({', '.join(races[:2])}) with "
+                        f"{inp.show(names)}: no one outcome to compare with")
+    rt = factory(0)
+    try:
+        views = bind(fn, inp.scalars, rt, inp.size)
+        args = _lowered_args(views, inp)
+        try:
+            low = run_function(lowered, name, args, rt, kernels=kernels)
+        except fastparse.Unsupported:
+            return ()
+    finally:
+        rt.close()
+    if low.status != "ok" or low.outcome is None:
+        if "steps" in low.reason:
+            return "skipped"
+        return _unknown(f"lowered interpreter: {low.status}: {low.reason}")
+    found = _mismatch(name, inp, names, src, low)
+    if found is None:
+        return None
+    shown = found["observables"][0] if found["observables"] else None
+    what = (f"{shown['observable']}: source {shown['source']}, lowered {shown['lowered']}"
+            if shown else ", ".join(found["differences"]))
+    return CheckResult(INV, "violated", [Violation(
+        INV, f"@{name} with {inp.show(names)}, lazy schedule: {what}", found)])
+
+
+def _lowered_args(views: list[MemRefView | None], inp: Input) -> list[Any]:
+    """As `func-to-llvm` passes them: a memref as its descriptor's fields."""
+    out: list[Any] = []
+    for k, v in enumerate(views):
+        if v is not None:
+            out += [v.ptr, v.ptr, v.offset, *v.sizes, *v.strides]
+        else:
+            value = inp.scalars[k]
+            out.append(value if isinstance(value, float) else int(value) & ((1 << 64) - 1))
+    return out
+
+
+def _mismatch(name: str, inp: Input, names: list[str], src: XRun,
+              low: LoweredRun) -> dict[str, Any] | None:
+    assert src.outcome is not None and low.outcome is not None
+    compare_handles = not src.unawaited and not low.token_residue
+    s_norm = normalize(src.outcome, compare_handles)
+    l_norm = normalize(low.outcome, compare_handles)
+    diffs = differences(s_norm, l_norm)
+    if not diffs:
+        return None
+    return {
+        "function": name,
+        "args": {names[k]: v for k, v in inp.scalars.items()},
+        "dynamic_sizes": inp.size,
+        "schedule": 0,
+        "schedule_name": "lazy schedule",
+        "profile": low.outcome.profile,
+        "differences": diffs,
+        "observables": observables(s_norm, l_norm, diffs),
+        "unawaited_tokens": src.unawaited,
+        "source": s_norm,
+        "source_returned": [str(v) for v in src.returned],
+        "source_prints": src.prints,
+        "lowered": l_norm,
+        "lowered_trace": [[callee, list(a)] for callee, a in low.trace],
+        "lowered_errors": [[e.kind, e.call, e.loc, e.detail] for e in low.outcome.errors],
+    }

@@ -1,0 +1,181 @@
+"""One function of a source module, run on xDSL's interpreter over a runtime."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from functools import lru_cache
+from math import prod
+from typing import Any, Literal
+
+from xdsl.dialects import func
+from xdsl.dialects.builtin import IndexType, IntegerType, MemRefType, ModuleOp
+from xdsl.interpreter import Interpreter, PythonValues
+from xdsl.interpreters.affine import AffineFunctions
+from xdsl.interpreters.arith import ArithFunctions
+from xdsl.interpreters.builtin import BuiltinFunctions
+from xdsl.interpreters.cf import CfFunctions
+from xdsl.interpreters.func import FuncFunctions
+from xdsl.interpreters.math import MathFunctions
+from xdsl.interpreters.scf import ScfFunctions
+from xdsl.ir import Attribute, Operation
+from xdsl.parser import Parser
+from xdsl.utils.exceptions import InterpretationError
+
+from oracles.kernel_api import ELEM_BYTES, Kernel, KernelUnsupported, MemRefView
+from oracles.kernel_interp import encode_element, load_kernel
+from oracles.runtime import Outcome, Runtime
+from oracles.source_interp import row_major_strides
+from oracles.source_xdsl.arith_extra import ArithExtraFunctions
+from oracles.source_xdsl.gpu_ops import gpu_functions, kernel_symbol
+from oracles.source_xdsl.host_ops import PRINTERS, HostFunctions
+from oracles.source_xdsl.state import State, attach
+from oracles.source_xdsl.values import INDEX_BITS, TooLarge, Unmodelled, scalar
+from verify.ir.attrs import attr_of
+from verify.ir.lowered_ir import op_name
+from verify.ir.xdsl_context import gpu_unregistered
+
+STEP_LIMIT = 200_000  # ops interpreted per run: past it the input is skipped
+Status = Literal["ok", "unknown", "skipped"]
+
+
+@dataclass
+class XRun:
+    """A source run: its outcome, or why there is none (unknown: the module
+    uses what is not modelled; skipped: this input is past a budget)."""
+
+    status: Status
+    outcome: Outcome | None = None
+    unawaited: list[str] = field(default_factory=list)
+    prints: list[str] = field(default_factory=list)
+    returned: list[Any] = field(default_factory=list)
+    reason: str = ""
+
+
+class _Steps(Interpreter.Listener):
+    def __init__(self) -> None:
+        self.count = 0
+        self.last = ""  # the op about to run: names one without an implementation
+
+    def will_interpret_op(self, op: Operation, args: PythonValues) -> None:
+        self.count += 1
+        self.last = str(getattr(getattr(op, "op_name", None), "data", op.name))
+        if self.count > STEP_LIMIT:
+            raise TooLarge(f"more than {STEP_LIMIT} ops interpreted")
+
+
+@lru_cache(maxsize=32)
+def parse(text: str) -> ModuleOp:
+    """Source text (generic form, as `verify.ir.source_text` prints it)."""
+    return Parser(gpu_unregistered(), text).parse_module()
+
+
+def functions(module: ModuleOp) -> list[func.FuncOp]:
+    """The module's functions with a body: what a caller can run."""
+    return [op for op in module.ops if isinstance(op, func.FuncOp) and op.body.blocks]
+
+
+def unmodelled_externals(module: ModuleOp) -> list[str]:
+    """External functions the module calls that are not modelled."""
+    declared = {op.sym_name.data for op in module.ops
+                if isinstance(op, func.FuncOp) and not op.body.blocks}
+    called = {op.callee.root_reference.data for op in module.walk()
+              if isinstance(op, func.CallOp)}
+    return sorted((declared & called) - PRINTERS)
+
+
+def kernels_of(text: str, module: ModuleOp) -> dict[str, Kernel]:
+    """The kernel each launch names, by function name, loaded from its own
+    `gpu.func` (raises KernelUnsupported naming what is not modelled)."""
+    out: dict[str, Kernel] = {}
+    for op in module.walk():
+        if op_name(op) == "gpu.launch_func":
+            name = kernel_symbol(op)
+            if name not in out:
+                full = str(attr_of(op, "kernel")).replace("@", "").replace('"', "")
+                try:
+                    out[name] = load_kernel(text, full)
+                except ValueError as e:
+                    raise KernelUnsupported(f"kernel @{full}: {e}") from e
+    return out
+
+
+def bind(fn: func.FuncOp, inputs: Mapping[int, Any], rt: Runtime,
+         size: int) -> list[MemRefView | None]:
+    """The buffers `fn` takes, made as its caller would: managed memory
+    labelled by the argument ("%arg0"), element k holding k + 1, each dynamic
+    dimension `size`."""
+    out: list[MemRefView | None] = []
+    for k, t in enumerate(fn.function_type.inputs.data):
+        if not isinstance(t, MemRefType):
+            out.append(None)
+            continue
+        from oracles.source_xdsl.values import elem_of
+
+        elem = elem_of(t)
+        sizes = tuple(size if d < 0 else d for d in t.get_shape())
+        n = prod(sizes)
+        rt.set_location(f"%arg{k}")
+        ptr = rt.host_alloc(n * ELEM_BYTES[elem], "managed")
+        rt.initialize(ptr, b"".join(encode_element(i + 1, elem) for i in range(n)))
+        out.append(MemRefView(ptr, 0, sizes, row_major_strides(sizes), elem))
+    rt.set_location(None)
+    return out
+
+
+def argument_kind(t: Attribute) -> str:
+    """"i1", "int", "float" or "memref"; Unmodelled for another type."""
+    if isinstance(t, IntegerType):
+        return "i1" if t.width.data == 1 else "int"
+    if isinstance(t, IndexType):
+        return "int"
+    if isinstance(t, MemRefType):
+        return "memref"
+    if str(t) in ("f16", "bf16", "f32", "f64"):
+        return "float"
+    raise Unmodelled(f"an argument of type {t}")
+
+
+def run(module: ModuleOp, fn: func.FuncOp, scalars: Mapping[int, int | float],
+        buffers: Sequence[MemRefView | None], rt: Runtime,
+        kernels: Mapping[str, Kernel]) -> XRun:
+    """`fn` with `scalars` (by argument position) and the bound `buffers`."""
+    st = State(rt, kernels)
+    steps = _Steps()
+    interp = Interpreter(module, index_bitwidth=INDEX_BITS, listeners=(steps,))
+    for impls in (ArithFunctions(), ArithExtraFunctions(), AffineFunctions(), MathFunctions(),
+                  BuiltinFunctions(), CfFunctions(), FuncFunctions(), ScfFunctions(),
+                  HostFunctions(), gpu_functions()):
+        interp.register_implementations(impls)
+    attach(interp, st)
+    args = [buffers[k] if buffers[k] is not None else scalar(scalars[k], t)
+            for k, t in enumerate(fn.function_type.inputs.data)]
+    try:
+        returned = interp.call_op(fn, tuple(args))
+        unawaited = st.finish()
+        outcome = rt.outcome()  # queued kernels run here at the latest
+    except Exception as e:  # noqa: BLE001 - every failure is a verdict input
+        return failed(e, steps.last)
+    return XRun("ok", outcome, unawaited, st.prints, list(returned))
+
+
+def failed(e: BaseException, last_op: str) -> XRun:
+    """Why a run ended early: the first known cause in the exception's chain."""
+    seen: BaseException | None = e
+    while seen is not None:
+        if isinstance(seen, TooLarge):
+            return XRun("skipped", reason=str(seen))
+        if isinstance(seen, Unmodelled | KernelUnsupported):
+            return XRun("unknown", reason=str(seen))
+        if isinstance(seen, InterpretationError):
+            msg = str(seen).split("\n")[0]
+            for marker, what in (("interpretation function for op ", "op"),
+                                 ("external function implementation named ", "external call")):
+                if marker in msg:
+                    name = msg.split(marker, 1)[1].strip()
+                    name = last_op if name == "builtin.unregistered" else name
+                    return XRun("unknown", reason=f"{what} {name} is not modelled")
+            return XRun("unknown", reason=f"xDSL's interpreter: {msg}")
+        seen = seen.__cause__ or seen.__context__
+    return XRun("unknown", reason=f"source interpreter: {type(e).__name__}: "
+                f"{str(e).splitlines()[0] if str(e) else ''}")

@@ -1,0 +1,88 @@
+"""What one source run shares across op implementations: the runtime, the
+token bookkeeping of the reference semantics (`oracles.source_interp`'s
+literal mapping: a stream per async op, waiting on its dependencies' events,
+an event recorded after it for its token), the kernels and the output."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from xdsl.interpreter import Interpreter, InterpreterFunctions
+
+from oracles.kernel_api import Kernel
+from oracles.runtime import Runtime
+from oracles.source_xdsl.values import Token, Unmodelled
+from verify.ir.locations import source_key
+
+MAX_BYTES = 1 << 24  # one allocation past this: the input is skipped, not run
+
+
+@dataclass
+class State:
+    rt: Runtime
+    kernels: Mapping[str, Kernel]
+    streams: list[int] = field(default_factory=list)
+    events: list[int] = field(default_factory=list)
+    produced: dict[int, str] = field(default_factory=dict)  # token instance -> op key
+    awaited: set[int] = field(default_factory=set)
+    prints: list[str] = field(default_factory=list)
+
+    def at(self, op: Any) -> None:
+        """Calls that follow come from `op` (its location's key, as lowered ops carry it)."""
+        self.rt.set_location(source_key(getattr(op, "location", None)))
+
+    def stream_after(self, deps: Iterable[Any]) -> int:
+        s = self.rt.stream_create()
+        self.streams.append(s)
+        for d in deps:
+            self.rt.stream_wait_event(s, token(d).event)
+        return s
+
+    def complete(self, op: Any, s: int, deps: Iterable[Any], is_async: bool) -> Token | None:
+        """The op's token, or for a synchronous op the host waits for it."""
+        if not is_async:
+            self.rt.stream_synchronize(s)
+            return None
+        e = self.rt.event_create()
+        self.events.append(e)
+        self.rt.event_record(e, s)
+        inst = len(self.produced)
+        self.produced[inst] = source_key(getattr(op, "location", None)) or op.name
+        return Token(e, inst, frozenset({inst}).union(*(token(d).covers for d in deps)))
+
+    def host_wait(self, deps: Iterable[Any], counts: bool = True) -> None:
+        for d in deps:
+            self.rt.event_synchronize(token(d).event)
+            if counts:
+                self.awaited |= token(d).covers
+
+    def finish(self) -> list[str]:
+        """Destroy what the run made; the token instances never awaited."""
+        self.rt.set_location(None)
+        for e in self.events:
+            self.rt.event_destroy(e)
+        for s in self.streams:
+            self.rt.stream_destroy(s)
+        return [self.produced[i] for i in sorted(set(self.produced) - self.awaited)]
+
+
+def token(v: Any) -> Token:
+    if not isinstance(v, Token):
+        raise Unmodelled(f"a token that is no gpu op's ({v!r})")
+    return v
+
+
+_KEY = "oracles.source_xdsl.state"
+
+
+def attach(interpreter: Interpreter, st: State) -> None:
+    interpreter.set_data(InterpreterFunctions, _KEY, st)
+
+
+def state(interpreter: Interpreter) -> State:
+    s = interpreter.get_data(InterpreterFunctions, _KEY, lambda: None)
+    if not isinstance(s, State):
+        raise RuntimeError("source interpreter run without its state")
+    return s
