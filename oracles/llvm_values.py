@@ -220,7 +220,18 @@ BINARY: dict[str, Callable[[int, int, int], int]] = {
     "shl": lambda a, b, w: a << b,
     "lshr": lambda a, b, w: a >> b,
     "ashr": lambda a, b, w: signed(a, w) >> b,
+    # arith's rounding divisions and min/max, which host code keeps when
+    # only gpu-to-llvm runs (Python's // floors; ceil is -floor of -x).
+    "ceildivu": lambda a, b, w: -(-a // b),
+    "ceildivs": lambda a, b, w: -(-signed(a, w) // signed(b, w)),
+    "floordivs": lambda a, b, w: signed(a, w) // signed(b, w),
+    "umax": lambda a, b, w: max(a, b),
+    "umin": lambda a, b, w: min(a, b),
+    "smax": lambda a, b, w: max(signed(a, w), signed(b, w)),
+    "smin": lambda a, b, w: min(signed(a, w), signed(b, w)),
 }
 ARITH_BINARY = {"addi": "add", "subi": "sub", "muli": "mul", "divui": "udiv",
                  "divsi": "sdiv", "remui": "urem", "remsi": "srem", "andi": "and",
-                 "ori": "or", "xori": "xor", "shli": "shl", "shrui": "lshr", "shrsi": "ashr"}
+                 "ori": "or", "xori": "xor", "shli": "shl", "shrui": "lshr", "shrsi": "ashr",
+                 "ceildivui": "ceildivu", "ceildivsi": "ceildivs", "floordivsi": "floordivs",
+                 "maxui": "umax", "minui": "umin", "maxsi": "smax", "minsi": "smin"}
