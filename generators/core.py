@@ -110,10 +110,17 @@ class GenConfig:
     # Off by default: it adds draws, so default campaigns and their seeds
     # would otherwise generate other programs.
     alloc_spaces: bool = False
+    # Tokens that cross control flow: an `scf.if` yielding a token, an
+    # `scf.for` carrying one in `iter_args`, loop bodies using outer tokens.
+    # Off by default: the source runner (`oracles.source_interp`) and the
+    # in-process reference lowerings carry no token through `scf.yield` yet.
+    cf_tokens: bool = False
 
     def linear(self) -> GenConfig:
         """Token discipline that `gpu-async-region` produces: each token used once."""
-        return replace(self, fanout=False, fanin=False, max_deps=1, unawaited=False)
+        # A yielded token is used again after the region: not one use.
+        return replace(self, fanout=False, fanin=False, max_deps=1, unawaited=False,
+                       cf_tokens=False)
 
     def supported_by(self, version: int) -> GenConfig:
         return replace(self.linear(), supported=version, launch_fanin=False)
@@ -170,6 +177,9 @@ class _Scope:
     own_buffers: set[str] = field(default_factory=set)
     own_tokens: set[str] = field(default_factory=set)
     keep: set[str] = field(default_factory=set)  # buffers this region must not dealloc
+    # Tokens the region's `scf.yield` passes out (None: the region yields none).
+    yields: list[str] | None = None
+    carried: str | None = None  # the loop's token block argument, if any
 
 
 _ARG_PREFIX = {"i1": "cond", "index": "size"}
@@ -264,11 +274,20 @@ class BuilderCore:
             scope.tokens.remove(deps[0])
         return (deps[0],)
 
+    def covers(self, token: str) -> set[str]:
+        return self.awaited_by.get(token, {token})
+
     def produce_token(self, scope: _Scope, deps: tuple[str, ...]) -> str:
         token = self.fresh("t")
         covered = {token}
         for d in deps:
-            covered |= self.awaited_by.get(d, {d})
+            covered |= self.covers(d)
+        self.add_token(scope, token, covered, deps)
+        return token
+
+    def add_token(self, scope: _Scope, token: str, covered: set[str],
+                  deps: tuple[str, ...] = ()) -> None:
+        """`token` is now usable in `scope`; awaiting it completes `covered`."""
         self.awaited_by[token] = covered
         if not self.cfg.fanout:
             # A consumed token is gone: buffers waiting on it now wait on this one.
@@ -278,7 +297,6 @@ class BuilderCore:
         scope.tokens.append(token)
         scope.own_tokens.add(token)
         scope.pending = [t for t in scope.pending if t not in covered] + [token]
-        return token
 
     def host_wait(self, scope: _Scope, deps: list[str], out: list[Op]) -> None:
         """Emit `gpu.wait [deps]` and mark everything they cover as complete."""

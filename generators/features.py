@@ -23,6 +23,7 @@ from verify.model.program import (
     Memset,
     Program,
     Wait,
+    walk_ops,
 )
 
 _KIND = {Alloc: "alloc", Wait: "wait", Dealloc: "dealloc", Memset: "memset", Memcpy: "memcpy",
@@ -48,6 +49,20 @@ def _launch(op: Launch) -> set[str]:
     if any(isinstance(s, str) for s in op.grid):
         out.add("launch.grid.value")
     return out
+
+
+def _outer_tokens_used(loop: For) -> bool:
+    """Some op of the loop body depends on a token defined before the loop."""
+    inside = {a for a, _ in loop.iter_args}
+    for op in walk_ops(loop.body):
+        if isinstance(op, ASYNC_OPS):
+            if any(d not in inside for d in op.deps):
+                return True
+            if op.token is not None:
+                inside.add(op.token)
+        elif isinstance(op, (If, For)):
+            inside |= set(op.results)
+    return False
 
 
 def features(program: Program) -> list[str]:
@@ -83,8 +98,17 @@ def features(program: Program) -> list[str]:
             out.add("host.load")
         elif isinstance(op, If):
             out.add("scf.if.else" if op.orelse else "scf.if")
+            if op.results:
+                out.add("scf.if.yield-token")
         elif isinstance(op, For):
             out.add("scf.for")
+            if op.iter_args:
+                out.add("scf.for.iter-token")
+            if _outer_tokens_used(op):
+                out.add("token.into-loop")
+    if any(isinstance(op, Alloc) and op.token is not None and not op.deps
+           for op in program.walk()):
+        out.add("alloc.async.no-deps")
     if any(n > 1 for n in uses.values()):
         out.add("token.fan-out")
     out |= {f"tag.{t}" for t in program.tags}
@@ -98,6 +122,9 @@ KNOWN_FEATURES = sorted(
     + ["alloc.host_shared=true", "alloc.host_shared=false", "alloc.dynamic", "alloc.static",
        "host.store", "host.load", "scf.if", "scf.if.else", "scf.for", "token.fan-in",
        "token.fan-out", "tag.unawaited-token", "host.alloc", "host.dealloc", "memref.dim",
-       "arg.memref", "arg.memref.space", "arg.scalar", "result", "launch.grid.value"]
+       "arg.memref", "arg.memref.space", "arg.scalar", "result", "launch.grid.value",
+       "alloc.async.no-deps"]
     + [f"kernel.{shape}" for shape in SHAPE_NAMES]
 )
+# Reached with `GenConfig(cf_tokens=True)` only.
+CF_TOKEN_FEATURES = ["scf.if.yield-token", "scf.for.iter-token", "token.into-loop"]

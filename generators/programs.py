@@ -139,18 +139,42 @@ class _Builder(LaunchOps):
             return self.gen_alloc(scope, out, shared=True)
         return None
 
-    def gen_region(self, scope: _Scope, depth: int,
-                   loop: bool = False) -> tuple[tuple[Op, ...], _Scope]:
+    def gen_region(self, scope: _Scope, depth: int, loop: bool = False,
+                   yields: bool = False, carried: str | None = None
+                   ) -> tuple[tuple[Op, ...], _Scope]:
         outer = [replace(b) for b in scope.buffers if b.last_token is None]
+        # A loop body runs many times: it may not consume outer tokens (nor
+        # free outer buffers), which would happen once per iteration; with
+        # fan-out it may use them, as often as it likes.
+        see_outer = not loop or (self.cfg.cf_tokens and self.cfg.fanout)
         inner = _Scope(
             buffers=outer,
-            # A loop body runs many times: it may not consume outer tokens
-            # or free outer buffers, which would happen once per iteration.
-            tokens=[] if loop else list(scope.tokens),
+            tokens=(list(scope.tokens) if see_outer else [])
+            + ([carried] if carried else []),
             keep={b.name for b in outer} | scope.keep if loop else set(scope.keep),
+            yields=[] if yields else None,
+            carried=carried,
         )
         ops = self.gen_ops(inner, depth + 1)
         return ops, inner
+
+    def choose_yield(self, scope: _Scope, out: list[Op]) -> None:
+        """The token this region yields, kept out of its host waits.  A loop
+        yields a token ordered after its carried one (so the chain covers every
+        iteration); a branch, any token it sees, or a fresh `gpu.wait async`."""
+        assert scope.yields is not None
+        if scope.carried is not None:
+            options = [t for t in scope.pending if scope.carried in self.covers(t)]
+            options.append(scope.carried)
+        else:
+            options = list(dict.fromkeys(scope.pending + scope.tokens))
+        if not options:
+            token = self.produce_token(scope, ())
+            out.append(Wait(self.op_id(), token, ()))
+            options = [token]
+        chosen = self.pick(options)
+        scope.pending = [t for t in scope.pending if t != chosen]
+        scope.yields.append(chosen)
 
     def close_region(self, scope: _Scope, inner: _Scope) -> None:
         touched = inner.touched_outer | {
@@ -170,21 +194,50 @@ class _Builder(LaunchOps):
     def gen_if(self, scope: _Scope, out: list[Op], depth: int) -> None:
         cond = self.arg("i1")
         op_id = self.op_id()
-        then, t_scope = self.gen_region(scope, depth)
+        # One branch in three yields a token (no draw unless asked).
+        yields = self.cfg.cf_tokens and self.draw(ints(0, 2)) == 2
+        then, t_scope = self.gen_region(scope, depth, yields=yields)
         orelse: tuple[Op, ...] = ()
         e_scope = None
-        if self.coin():
-            orelse, e_scope = self.gen_region(scope, depth)
-        out.append(If(op_id, cond, then, orelse))
+        if yields or self.coin():
+            orelse, e_scope = self.gen_region(scope, depth, yields=yields)
+        results: tuple[str, ...] = ()
+        then_yield = tuple(t_scope.yields or ())
+        else_yield = tuple(e_scope.yields or ()) if e_scope is not None else ()
+        if yields:
+            result = self.fresh("t")
+            results = (result,)
+            # Awaiting the result completes what both branches' tokens cover.
+            self.add_token(scope, result, {result} | (self.covers(then_yield[0])
+                                                      & self.covers(else_yield[0])))
+        out.append(If(op_id, cond, then, orelse, results, then_yield, else_yield))
         self.close_region(scope, t_scope)
         if e_scope is not None:
             self.close_region(scope, e_scope)
 
     def gen_for(self, scope: _Scope, out: list[Op], depth: int) -> None:
         trip = self.draw(ints(0, 3))
+        carry = self.cfg.cf_tokens and self.draw(ints(0, 2)) == 2
+        init = arg = None
+        if carry:
+            if scope.tokens and self.coin():
+                init = self.pick(scope.tokens)
+            else:
+                init = self.produce_token(scope, ())
+                out.append(Wait(self.op_id(), init, ()))
+            arg = self.fresh("t")
         op_id = self.op_id()
         iv = self.fresh("i")
-        body, inner = self.gen_region(scope, depth, loop=True)
+        body, inner = self.gen_region(scope, depth, loop=True, yields=carry, carried=arg)
+        if init is not None and arg is not None:
+            result = self.fresh("t")
+            yielded = tuple(inner.yields or ())
+            # The yield is ordered after the carried token, so the result
+            # covers the initial one (zero trips: it is the initial one).
+            out.append(For(op_id, iv, trip, body, ((arg, init),), yielded, (result,)))
+            self.close_region(scope, inner)
+            self.add_token(scope, result, {result} | self.covers(init), (init,))
+            return
         out.append(For(op_id, iv, trip, body))
         self.close_region(scope, inner)
 
@@ -205,6 +258,8 @@ class _Builder(LaunchOps):
             # One span per op: the shrinker can then delete an op whole.
             _ONE_OP.next = lambda draw: self.gen_op_with(draw, scope, out, depth, kinds)
             self.draw(_ONE_OP)
+        if scope.yields is not None:
+            self.choose_yield(scope, out)
         self.finish_scope(scope, out)
         return tuple(out)
 

@@ -21,7 +21,7 @@ from verify.ir.source_text import parse_source
 from verify.lowerings.base import Lowering, LoweringOutcome, Status
 from verify.lowerings.failure_kind import CONFIRMED_BY_TOOL
 from verify.model.errors import SourceParseError
-from verify.model.program import Program
+from verify.model.program import Program, crosses_control_flow
 from verify.model.verdicts import VERDICTS, CheckResult, Violation
 
 NO_CRASH = "lowering-no-crash"
@@ -118,6 +118,10 @@ def judge(program: Program | SourceModule, outcome: LoweringOutcome, spec: str,
     if outcome.module is not None:
         module = outcome.module  # checkers see the in-process lowering's own module
     model = program if isinstance(program, Program) else program.program()
+    if model is not None and crosses_control_flow(model):
+        # The source runner carries no token through scf.yield: run the
+        # lowered code alone, as for a file outside the model.
+        model = None
     ctx = CheckContext(model, src, facts, module, outcome.lowered, runtime, timeout_ms)
     if isinstance(program, SourceModule):  # what `differential` runs outside the model
         ctx.source_text = program.text

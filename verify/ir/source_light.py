@@ -206,24 +206,33 @@ class _FunctionBuilder:
         if isinstance(op, If):
             then_block = _block([])
             self.body(op.then, then_block)
-            then_block.ops.append(_op("scf.yield", []))
+            then_block.ops.append(_op("scf.yield", [v[t] for t in op.then_yield]))
             else_block = None
-            if op.orelse:
+            if op.orelse or op.results:
                 else_block = _block([])
                 self.body(op.orelse, else_block)
-                else_block.ops.append(_op("scf.yield", []))
-            if_op = _op("scf.if", [v[op.cond]], (), loc)
+                else_block.ops.append(_op("scf.yield", [v[t] for t in op.else_yield]))
+            if_op = _op("scf.if", [v[op.cond]], tuple(TOKEN for _ in op.results), loc)
             if_op.regions = [_region(then_block), _region(else_block)]
+            for name, res in zip(op.results, if_op.results, strict=True):
+                self.bind(name, res)
             return if_op
         if isinstance(op, For):
             iv = Value(op.iv, "index")
-            body = _block([iv])
+            carried = [Value(a, TOKEN) for a, _ in op.iter_args]
+            inits = [v[init] for _, init in op.iter_args]  # read before the body binds
+            body = _block([iv, *carried])
             self.bind(op.iv, iv)
+            for arg in carried:
+                self.bind(arg.name, arg)
             self.body(op.body, body)
-            body.ops.append(_op("scf.yield", []))
+            body.ops.append(_op("scf.yield", [v[t] for t in op.yields]))
             for_op = _op("scf.for", [self.index_consts[0], self.index_consts[op.trip_count],
-                                     self.index_consts[1]], (), loc)
+                                     self.index_consts[1], *inits],
+                         tuple(TOKEN for _ in op.results), loc)
             for_op.regions = [_region(body)]
+            for name, res in zip(op.results, for_op.results, strict=True):
+                self.bind(name, res)
             return for_op
         raise TypeError(f"unknown op {op!r}")  # pragma: no cover - the Op union is closed
 

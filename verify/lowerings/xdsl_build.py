@@ -115,8 +115,9 @@ def _constant(attr: IntegerAttr | FloatAttr) -> arith.ConstantOp:
     return op_from(("arith.constant", attr_key(attr)), lambda: arith.ConstantOp(attr), [])
 
 
-def _yield() -> scf.YieldOp:
-    return op_from("scf.yield", scf.YieldOp, [])
+def _yield(values: list[SSAValue] | None = None) -> scf.YieldOp:
+    vals = values or []
+    return op_from(("scf.yield", len(vals)), lambda: scf.YieldOp(*vals), vals)
 
 
 def _hint(name: str) -> str:
@@ -289,30 +290,39 @@ class _FunctionBuilder:
     def if_op(self, op: If, loc: NameLoc) -> Operation:
         then_block = Block()
         self.body(op.then, then_block)
-        append(then_block, _yield())
+        append(then_block, _yield([self.values[t] for t in op.then_yield]))
         else_region = Region()
-        if op.orelse:
+        if op.orelse or op.results:
             else_block = Block()
             self.body(op.orelse, else_block)
-            append(else_block, _yield())
+            append(else_block, _yield([self.values[t] for t in op.else_yield]))
             else_region = Region(else_block)
         cond = self.values[op.cond]
+        n = len(op.results)
         if_op: scf.IfOp = op_from(
-            ("scf.if", attr_key(cond.type)),
-            lambda: scf.IfOp(cond, [], Region(), Region()), [cond], loc,
+            ("scf.if", attr_key(cond.type), n),
+            lambda: scf.IfOp(cond, [_TOKEN] * n, Region(), Region()), [cond], loc,
             [Region(then_block), else_region])
+        for name, res in zip(op.results, if_op.results, strict=True):
+            self.bind(name, res)
         return if_op
 
     def for_op(self, op: For, loc: NameLoc) -> Operation:
-        body = Block(arg_types=[_INDEX])
+        n = len(op.iter_args)
+        inits = [self.values[init] for _, init in op.iter_args]  # before the body binds
+        body = Block(arg_types=[_INDEX, *([_TOKEN] * n)])
         self.bind(op.iv, body.args[0])
+        for (arg, _), value in zip(op.iter_args, body.args[1:], strict=True):
+            self.bind(arg, value)
         self.body(op.body, body)
-        append(body, _yield())
+        append(body, _yield([self.values[t] for t in op.yields]))
         lb, ub, step = (self.index_consts[0], self.index_consts[op.trip_count],
                         self.index_consts[1])
         for_op: scf.ForOp = op_from(
-            "scf.for", lambda: scf.ForOp(lb, ub, step, [], Region()), [lb, ub, step], loc,
-            [Region(body)])
+            ("scf.for", n), lambda: scf.ForOp(lb, ub, step, inits, Region()),
+            [lb, ub, step, *inits], loc, [Region(body)])
+        for name, res in zip(op.results, for_op.results, strict=True):
+            self.bind(name, res)
         return for_op
 
     def size(self, size: Size) -> SSAValue:

@@ -143,18 +143,32 @@ class _Printer:
             self.emit(depth, f"{op.result} = memref.dim {op.memref}, %c{op.index} : "
                              f"{op.type} {loc}")
         elif isinstance(op, If):
-            self.emit(depth, f"scf.if {op.cond} {{")
+            self.emit(depth, f"{_lhs(op.results)}scf.if {op.cond}{_token_types(op.results)} {{")
             self.body(op.then, depth + 1)
-            if op.orelse:
+            self.yield_(op.then_yield, depth + 1)
+            if op.orelse or op.results:
                 self.emit(depth, "} else {")
                 self.body(op.orelse, depth + 1)
+                self.yield_(op.else_yield, depth + 1)
             self.emit(depth, f"}} {loc}")
         elif isinstance(op, For):
-            self.emit(depth, f"scf.for {op.iv} = %c0 to %c{op.trip_count} step %c1 {{")
+            carried = ""
+            if op.iter_args:
+                inits = ", ".join(f"{a} = {init}" for a, init in op.iter_args)
+                carried = f" iter_args({inits}){_token_types(op.results)}"
+            self.emit(depth, f"{_lhs(op.results)}scf.for {op.iv} = %c0 to %c{op.trip_count} "
+                             f"step %c1{carried} {{")
             self.body(op.body, depth + 1)
+            self.yield_(op.yields, depth + 1)
             self.emit(depth, f"}} {loc}")
         else:  # pragma: no cover - the Op union is closed
             raise TypeError(f"unknown op {op!r}")
+
+    def yield_(self, tokens: tuple[str, ...], depth: int) -> None:
+        """The explicit `scf.yield` of tokens (an empty one stays implicit)."""
+        if tokens:
+            self.emit(depth, f"scf.yield {', '.join(tokens)} : "
+                             f"{', '.join('!gpu.async.token' for _ in tokens)}")
 
     def launch(self, op: Launch) -> str:
         lhs = f"{op.token} = " if op.token else ""
@@ -172,6 +186,16 @@ class _Printer:
         for kernel in program.kernels:
             self.lines.append(kernel_text(kernel, "    "))
         self.emit(1, "}")
+
+
+def _lhs(results: tuple[str, ...]) -> str:
+    return f"{', '.join(results)} = " if results else ""
+
+
+def _token_types(results: tuple[str, ...]) -> str:
+    if not results:
+        return ""
+    return " -> (" + ", ".join("!gpu.async.token" for _ in results) + ")"
 
 
 def _result_types(results: tuple[Arg, ...]) -> str:

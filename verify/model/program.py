@@ -178,6 +178,11 @@ class If:
     cond: str  # an i1 function argument
     then: tuple[Op, ...]
     orelse: tuple[Op, ...] = ()
+    # Tokens that cross the branch (`scf.yield`): `results[i]` is
+    # `then_yield[i]` or `else_yield[i]`, whichever branch ran.
+    results: tuple[str, ...] = ()
+    then_yield: tuple[str, ...] = ()
+    else_yield: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -186,6 +191,11 @@ class For:
     iv: str
     trip_count: int
     body: tuple[Op, ...]
+    # Loop-carried tokens (`iter_args`): (block argument, initial value);
+    # each iteration yields `yields`, the loop returns the last as `results`.
+    iter_args: tuple[tuple[str, str], ...] = ()
+    yields: tuple[str, ...] = ()
+    results: tuple[str, ...] = ()
 
 
 Op = (Wait | Alloc | Dealloc | Memset | Memcpy | Launch | HostStore | HostLoad | HostAlloc
@@ -255,6 +265,13 @@ def walk_ops(ops: tuple[Op, ...]) -> Iterator[Op]:
             yield from walk_ops(op.orelse)
         elif isinstance(op, For):
             yield from walk_ops(op.body)
+
+
+def crosses_control_flow(program: Program) -> bool:
+    """Some token is yielded by a branch or carried by a loop: the source
+    runner (`oracles.source_interp`) does not run such programs."""
+    return any((isinstance(op, If) and op.results) or (isinstance(op, For) and op.iter_args)
+               for op in program.walk())
 
 
 def is_sync(op: Op) -> bool:

@@ -67,6 +67,8 @@ class Bucket:
     seen_unconverted: int = 0
     unconverted: dict[Signature, int] = field(default_factory=dict)
     confirmed: bool = False  # the differential (execution) view shows it too
+    # Its example reduced to show it with no op left unconverted (so no knock-on).
+    reduced: str | None = None
 
     @property
     def count(self) -> int:
@@ -108,6 +110,7 @@ class Bucket:
             "kind": self.kind, "severity": SEVERITY[self.severity],
             "pass": self.pass_name, "upstream": [dict(u) for u in self.upstream],
             "parent": self.parent, "confirmed_by_execution": self.confirmed,
+            "reduced_program": self.reduced,
             "merged": [{"key": m.key, "slug": m.signature.slug(),
                         "invariant": m.signature.invariant, "count": m.count}
                        for m in self.merged],

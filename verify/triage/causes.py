@@ -5,8 +5,9 @@ defects by severity, then limitations.
 
 A bucket is a knock-on when every program that shows it also leaves an op
 unconverted (a differential or leak violation there is what the unconverted
-op causes, not a second bug); its parent is the unconverted-op cause it
-appeared with most often.
+op causes, not a second bug) and its example, reduced while the violation
+stays, still leaves one (`verify.triage.knockon`); its parent is the
+unconverted-op cause it appeared with most often.
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ import re
 from typing import TYPE_CHECKING
 
 from verify.triage.kinds import KIND_ORDER, KNOCK_ON, UNKNOWN, base_kind, pass_at_fault
+from verify.triage.knockon import standalone_reduction
 from verify.triage.upstream import upstream_of
 
 if TYPE_CHECKING:
@@ -34,8 +36,18 @@ def rank(b: Bucket) -> tuple[int, int, int, str]:
     return (KIND_ORDER.get(b.kind, 9), b.severity, -b.count, b.key)
 
 
-def organize(buckets: list[Bucket]) -> list[Bucket]:
-    """The root causes in report order, knock-ons and duplicates nested."""
+def _stands_alone(b: Bucket, reduce: bool) -> bool:
+    """Its reduced example shows it with no op left unconverted: a defect."""
+    if not reduce or b.signature.invariant == "lowering-complete":
+        return False
+    b.reduced = standalone_reduction(b)
+    return b.reduced is not None
+
+
+def organize(buckets: list[Bucket], reduce: bool = False) -> list[Bucket]:
+    """The root causes in report order, knock-ons and duplicates nested.
+    `reduce`: decide knock-ons by reducing their examples (runs the lowering;
+    off until the reducer stops accepting candidates that lost their body)."""
     by_sig = {b.signature: b for b in buckets}
     for b in buckets:
         sig = b.signature
@@ -44,7 +56,7 @@ def organize(buckets: list[Bucket]) -> list[Bucket]:
         parents = [(n, p) for p, n in b.unconverted.items() if p in by_sig]
         follows = sig.invariant != "lowering-complete" or sig.focus == UNKNOWN
         if b.kind != KNOCK_ON and follows and b.seen and b.seen_unconverted == b.seen \
-                and parents:
+                and parents and not _stands_alone(b, reduce):
             b.kind = KNOCK_ON
             # A precondition of its own before a knock-on unconverted op.
             b.parent = by_sig[max(parents, key=lambda np: (np[1].focus != UNKNOWN, np[0],

@@ -1,0 +1,52 @@
+"""Is a knock-on candidate really one?  Decided by reduction.
+
+A bucket whose every program also leaves an op unconverted looks like a
+consequence of that op; but most generated programs leave some op
+unconverted, so a real defect (the stream a token aliases, destroyed
+twice) would hide under a limitation.  Reducing the smallest example while
+its violation stays (`verify.triage.reduce`) drops every op the violation
+does not need: if the reduced program shows it with no op left unconverted,
+the bucket is a defect of its own.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from verify.lowerings.mlir_opt import DEFAULT_PIPELINE
+from verify.triage.reduce import reduce_text, signature_predicate
+from verify.triage.rejudge import Settings, lowering_for, rejudge
+from verify.triage.signature import signature_of
+
+if TYPE_CHECKING:
+    from verify.triage.buckets import Bucket
+
+COMPLETE = "lowering-complete"
+# A handful of rounds: enough to drop the ops that do not matter, cheap
+# enough to run on every candidate of a campaign.
+ROUNDS = 12
+
+
+def standalone_reduction(b: Bucket) -> str | None:
+    """The reduced program of `b` that shows its violation with no op left
+    unconverted, or None (keep it a knock-on) when there is none or it cannot
+    be judged again."""
+    ex = b.example or {}
+    text, spec = ex.get("program"), ex.get("lowering")
+    if not isinstance(text, str) or not isinstance(spec, str):
+        return None
+    settings = Settings(spec, str(ex.get("pipeline") or DEFAULT_PIPELINE))
+    try:
+        lowering = lowering_for(settings)
+        keeps = signature_predicate(settings, b.signature.invariant, b.key, lowering)
+        reduced = reduce_text(text, keeps, ROUNDS)
+        found = rejudge([reduced], ["reduced"], settings,
+                        [[b.signature.invariant, COMPLETE]], lowering)[0]
+    except Exception:  # noqa: BLE001 - a tool that is gone leaves the bucket as it was
+        return None
+    if not found:
+        return None
+    kept = any(v["invariant"] == b.signature.invariant
+               and signature_of(v, settings.pipeline).key == b.key for v in found)
+    unconverted = any(v["invariant"] == COMPLETE for v in found)
+    return reduced if kept and not unconverted else None
