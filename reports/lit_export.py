@@ -212,6 +212,9 @@ def export_bucket(bucket: Bucket, out_dir: str | Path, fixed: str | None = DEFAU
 def _attempt(bucket: Bucket, example: Record, fixed: str | None, filecheck: str, slug: str,
              reduce: bool) -> LitTest:
     sig = bucket.signature
+    # The rule that saw it: a double destroy's signature is named for
+    # use-after-destroy even when the leak rule reported it.
+    seen_by = str(example.get("invariant") or sig.invariant)
     result = LitTest(bucket.key, slug)
     if not isinstance(example.get("program"), str):
         result.reason = "the example has no program text"
@@ -225,16 +228,16 @@ def _attempt(bucket: Bucket, example: Record, fixed: str | None, filecheck: str,
         program = example["program"]
         if reduce:
             model_only = bool(fixed and fixed.startswith("xdsl:"))
-            keeps = signature_predicate(settings, sig.invariant, bucket.key, lowering,
+            keeps = signature_predicate(settings, seen_by, bucket.key, lowering,
                                         model_only)
             if model_only and not keeps([program])[0]:
                 modelled = host_buffers(program)
                 if keeps([modelled])[0]:
                     program = modelled
                 else:
-                    keeps = signature_predicate(settings, sig.invariant, bucket.key, lowering)
+                    keeps = signature_predicate(settings, seen_by, bucket.key, lowering)
             program = reduce_text(program, keeps)
-        record = _judged(program, settings, sig.invariant, bucket.key)
+        record = _judged(program, settings, seen_by, bucket.key)
     except GpuAllocVerifyError as e:
         result.reason = f"{buggy} is not available here: {e}"
         return result

@@ -190,10 +190,10 @@ def test_exported_tests_fail_on_19_and_pass_on_split_api(tmp_path: Path) -> None
                                       (SYNC_ALLOC, ["lowering-complete"])], "mlir-opt-19"))
     out = tmp_path / "lit"
     tests = export_buckets(triage.buckets, out)
-    assert sorted(t.slug for t in tests) == ["stream-leak-wait-async-dep", "unconverted-alloc-sync"]
+    assert sorted(t.slug for t in tests) == ["stream-leak-wait-async-dep", "unconverted-sync-op"]
     assert all(t.written for t in tests), [t.reason for t in tests]
     assert sorted(p.name for p in out.iterdir()) == [
-        "lit.cfg.py", "stream-leak-wait-async-dep.mlir", "unconverted-alloc-sync.mlir"]
+        "lit.cfg.py", "stream-leak-wait-async-dep.mlir", "unconverted-sync-op.mlir"]
     leak = (out / "stream-leak-wait-async-dep.mlir").read_text()
     # Minimal source, no harness noise; custom-form checks that pin the leak.
     assert 'loc("' not in leak and "%c0" not in leak and "@f1" not in leak
@@ -205,7 +205,7 @@ def test_exported_tests_fail_on_19_and_pass_on_split_api(tmp_path: Path) -> None
                       "// CHECK: %[[H:[0-9a-zA-Z_]+]] = llvm.call @mgpuStreamCreate()",
                       "// CHECK: llvm.call @mgpuStreamDestroy(%[[H]])"]
     assert "Verified: fails on mlir-opt-19 at line 11; passes on xdsl:split-api." in leak
-    alloc = (out / "unconverted-alloc-sync.mlir").read_text()
+    alloc = (out / "unconverted-sync-op.mlir").read_text()
     assert "// CHECK-NOT: gpu.alloc" in alloc and "// CHECK: llvm.call @mgpuMemAlloc(" in alloc
     # lit runs them: both fail on 19 (the bugs), both pass on the fixed lowering.
     on19 = _lit(out)
@@ -231,5 +231,5 @@ def test_triage_command_writes_lit(tmp_path: Path, capsys: pytest.CaptureFixture
     assert main(["triage", str(results), "--lit", str(tmp_path / "lit")]) == 0
     out = capsys.readouterr().out
     assert "lit: 1 of 1 root cause(s) written" in out
-    assert "unconverted-alloc-sync.mlir: fails on mlir-opt-19" in out
+    assert "unconverted-sync-op.mlir: fails on mlir-opt-19" in out
     assert (tmp_path / "lit" / "lit.cfg.py").is_file()

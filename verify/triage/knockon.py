@@ -36,17 +36,20 @@ def standalone_reduction(b: Bucket) -> str | None:
     if not isinstance(text, str) or not isinstance(spec, str):
         return None
     settings = Settings(spec, str(ex.get("pipeline") or DEFAULT_PIPELINE))
+    # The rule that saw it (a double destroy is named for use-after-destroy
+    # even when the leak rule reported it).
+    seen_by = str(ex.get("invariant") or b.signature.invariant)
     try:
         lowering = lowering_for(settings)
-        keeps = signature_predicate(settings, b.signature.invariant, b.key, lowering)
+        keeps = signature_predicate(settings, seen_by, b.key, lowering)
         reduced = reduce_text(text, keeps, ROUNDS)
         found = rejudge([reduced], ["reduced"], settings,
-                        [[b.signature.invariant, COMPLETE]], lowering)[0]
+                        [[seen_by, COMPLETE]], lowering)[0]
     except Exception:  # noqa: BLE001 - a tool that is gone leaves the bucket as it was
         return None
     if not found:
         return None
-    kept = any(v["invariant"] == b.signature.invariant
+    kept = any(v["invariant"] == seen_by
                and signature_of(v, settings.pipeline).key == b.key for v in found)
     unconverted = any(v["invariant"] == COMPLETE for v in found)
     return reduced if kept and not unconverted else None
