@@ -157,7 +157,7 @@ def catalogue(triage: Triage, tests: dict[str, LitTest], out_file: str | Path,
         "(version, pipeline).  Each finding is one root cause (triage signature, pipeline "
         "left out) with the versions and pipelines it was seen on, its minimal program and "
         "its lit test, proven before it was written: it fails on the tool that showed the "
-        "bug, at the line that pins it, and passes on the fixed lowering `xdsl:split-api` "
+        "bug, at the line that pins it, and passes on the fixed lowering `xdsl:reference` "
         "where that lowering takes the program.", "",
         f"{len(found)} finding(s).", "",
     ]
@@ -208,7 +208,7 @@ def catalogue(triage: Triage, tests: dict[str, LitTest], out_file: str | Path,
     if lit_dir is not None:
         rel = _relative(Path(lit_dir), out.parent)
         lines += [f"Run every lit test: `lit -v {rel}` (on the tool that showed the bugs), "
-                  f"`lit -v {rel} --param lowering=xdsl:split-api` (on the fix) or "
+                  f"`lit -v {rel} --param lowering=xdsl:reference` (on the fix) or "
                   f"`--param lowering=mlir-opt-22` (another version).", ""]
     text = "\n".join(lines)
     out.parent.mkdir(parents=True, exist_ok=True)

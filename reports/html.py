@@ -369,7 +369,7 @@ def _in_place(out: Path) -> bool:
 def render_report(results_path: str | Path, out_dir: str | Path, *,
                   known_features: Sequence[str] | None = None,
                   campaign: str | None = None,
-                  lit: bool = True, fixed: str | None = "xdsl:split-api",
+                  lit: bool = True, fixed: str | None = "xdsl:reference",
                   triage: bool = True, jobs: int | None = None,
                   progress: ReportProgress | None = None) -> Path:
     """Write the report pages, triage.json and the lit tests; return index.html's path

@@ -7,10 +7,10 @@ form are derived from the buggy and the fixed lowering's outputs
 (`reports.lit_checks`).  Before the file is written the test is proven not
 vacuous (`reports.lit_proof`): it fails on the buggy lowering at a defect
 line, the defect is in that output, and it passes on the fixed lowering
-(`xdsl:split-api` unless another is named).  The file is named after the
+(`xdsl:reference` unless another is named).  The file is named after the
 root cause (`stream-leak-wait-async-dep.mlir`); `lit.cfg.py` beside it runs
 the tests with `lit -v DIR` (on the buggy tool), `--param lowering=SPEC`
-names another (`xdsl:split-api`, `mlir-opt-22`, a path).
+names another (`xdsl:reference`, `mlir-opt-22`, a path).
 """
 
 from __future__ import annotations
@@ -27,17 +27,15 @@ from reports.lit_plan import Plan
 from reports.lit_proof import Lowered, Proof, find_filecheck, lower_for_test, prove, tool_path
 from verify.ir.ir_lines import parse_source, strip_locs
 from verify.model.errors import EnvironmentProblem, GpuAllocVerifyError
-from verify.model.verdicts import INVARIANTS
 from verify.triage.buckets import Bucket, Record
 from verify.triage.offending import offense
 from verify.triage.reduce import host_buffers, reduce_text, signature_predicate
 from verify.triage.rejudge import Settings, lowering_for, rejudge
 from verify.triage.signature import op_form, signature_of
 
-DEFAULT_FIXED = "xdsl:split-api"
+DEFAULT_FIXED = "xdsl:reference"  # calls only functions the runtimes export
 # An upper-case word before ':' could read as a lit or FileCheck directive.
 _DIRECTIVE_LIKE = re.compile(r"([A-Z][A-Z0-9_]*(?:-[A-Z0-9]+)*)(:|(?<=END)\.)")
-_PROOF_MARK = "// @@proof@@"
 
 
 @dataclass
@@ -149,17 +147,13 @@ def _negated(plan: Plan) -> Plan:
 
 
 def _header(bucket: Bucket, record: Record, pipeline: str, slug: str) -> list[str]:
-    sig = bucket.signature
-    inv = sig.invariant
     quoted = shlex.quote(f"builtin.module({pipeline})")
-    seen = ", ".join(bucket.lowerings)
+    # Upstream's style: the RUN line and what the test pins; where it came
+    # from goes in the README beside the export (write_provenance).
     return [
         f"// RUN: mlir-opt %s --pass-pipeline={quoted} | FileCheck %s",
         "",
         f"// {_one_line(slug)}: {_one_line(summary_sentence(record))}.",
-        f"// Root cause {bucket.key} found by gpu-alloc-verify in {bucket.count} program(s) "
-        f"on {_one_line(seen)}; invariant {_one_line(inv)}: {_one_line(INVARIANTS.get(inv, ''))}.",
-        _PROOF_MARK,
         "",
     ]
 
@@ -265,7 +259,7 @@ def _attempt(bucket: Bucket, example: Record, fixed: str | None, filecheck: str,
         proof = prove(filecheck, text, witness, defects, buggy, b_run, fixed, f_run)
         result.tried.append(f"{plan.name}: {proof.summary()}")
         if proof.proven:
-            result.text = text.replace(_PROOF_MARK, f"// Verified: {_one_line(proof.summary())}.")
+            result.text = text
             result.proof, result.plan = proof, plan.name
             break
     return result
@@ -291,7 +285,32 @@ def export_buckets(buckets: list[Bucket], out_dir: str | Path,
     default = next((b.example.get("lowering") for b in buckets if b.example), None)
     if any(t.written for t in tests):
         write_lit_config(out_dir, str(default or "mlir-opt"))
+        write_provenance(out_dir, buckets, tests)
     return tests
+
+
+def write_provenance(directory: str | Path, buckets: list[Bucket],
+                     tests: list[LitTest]) -> Path:
+    """directory/README.md: where each test came from and how it was proven
+    (kept out of the tests themselves, as upstream's carry no tool's name)."""
+    by_key = {b.key: b for b in buckets}
+    lines = ["# Lit tests exported by gpu-alloc-verify", "",
+             "Each test is the minimal reproducer of one root cause found by "
+             "`gpu-alloc-verify`, reduced and proven: it fails on the lowering that "
+             "has the bug, for the reason its CHECK lines state, and passes on a "
+             "reference lowering that calls only functions the runtime defines.", ""]
+    for t in tests:
+        if not t.written or t.path is None:
+            continue
+        b = by_key.get(t.key)
+        seen = ", ".join(b.lowerings) if b else "?"
+        inv = b.signature.invariant if b else "?"
+        proof = t.proof.summary() if t.proof is not None else "not proven"
+        lines.append(f"- `{t.path.name}`: root cause {t.key} ({inv}), "
+                     f"{b.count if b else '?'} program(s) on {seen}; {proof}.")
+    path = Path(directory) / "README.md"
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    return path
 
 
 def format_exports(tests: list[LitTest], out_dir: str | Path) -> str:
@@ -313,7 +332,7 @@ _LIT_CFG = '''\
 # ruff: noqa: F821, E501 -- lit defines `config` and `lit_config`; paths are as found
 # lit configuration written by gpu-alloc-verify (reports/lit_export.py).
 #   lit -v {dir}                                  # on {default}, where the bugs were found
-#   lit -v {dir} --param lowering=xdsl:split-api  # on a fixed lowering
+#   lit -v {dir} --param lowering=xdsl:reference  # on a fixed lowering
 #   lit -v {dir} --param lowering=/path/to/mlir-opt
 import glob
 import os
@@ -384,4 +403,5 @@ def write_lit_config(directory: str | Path, default_lowering: str,
 
 
 __all__ = ["DEFAULT_FIXED", "LitTest", "export_bucket", "export_buckets", "find_filecheck",
-           "render", "summary_sentence", "lit_pipeline", "tool_path", "write_lit_config"]
+           "render", "summary_sentence", "lit_pipeline", "tool_path", "write_lit_config",
+           "write_provenance"]

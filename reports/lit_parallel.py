@@ -9,7 +9,14 @@ from collections.abc import Callable
 from concurrent.futures import Future, ProcessPoolExecutor, as_completed
 from pathlib import Path
 
-from reports.lit_export import DEFAULT_FIXED, LitTest, export_bucket, unique_names, write_lit_config
+from reports.lit_export import (
+    DEFAULT_FIXED,
+    LitTest,
+    export_bucket,
+    unique_names,
+    write_lit_config,
+    write_provenance,
+)
 from verify.triage.buckets import Bucket
 
 Step = Callable[[int, int], None]
@@ -48,4 +55,5 @@ def export_buckets_parallel(buckets: list[Bucket], out_dir: str | Path,
     default = next((b.example.get("lowering") for b in buckets if b.example), None)
     if any(t.written for t in out):
         write_lit_config(out_dir, str(default or "mlir-opt"))
+        write_provenance(out_dir, buckets, out)
     return out

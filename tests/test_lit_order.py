@@ -220,7 +220,7 @@ def test_order_and_branch_leak_tests_fail_on_19_and_pass_on_split_api(tmp_path: 
     assert "// CHECK-NOT: llvm.call @mgpuEventCreate" in leak and "// CHECK: scf.if" in leak
     assert "not destroyed when %cond0=false" in leak
     script = "import sys; from lit.main import main; sys.argv[0] = 'lit'; main()"
-    for params, verdict in (([], "FAIL"), (["--param", "lowering=xdsl:split-api"], "PASS")):
+    for params, verdict in (([], "FAIL"), (["--param", "lowering=xdsl:reference"], "PASS")):
         run = subprocess.run([sys.executable, "-c", script, "-v", str(out), *params],
                              capture_output=True, text=True, timeout=300)
         assert run.stdout.count(f"{verdict}: gpu-alloc-verify") == 2, run.stdout + run.stderr

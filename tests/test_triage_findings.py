@@ -57,5 +57,5 @@ def test_one_finding_across_versions_and_pipelines(tmp_path: Path) -> None:
     assert "- Kind: defect (leak); pass at fault: `gpu-to-llvm`" in text
     assert "- Versions: mlir-opt-19, mlir-opt-22" in text
     assert "[lit/stream-leak-wait-async-dep.mlir](lit/stream-leak-wait-async-dep.mlir)" in text
-    assert "passes on xdsl:split-api" in text
+    assert "passes on xdsl:reference" in text
     assert "```mlir\nmodule {\n  func.func @f0() {\n    %t1 = gpu.wait async\n" in text

@@ -346,7 +346,7 @@ def _triage_arguments(tr: argparse.ArgumentParser) -> None:
                     "(schema: verify/schema/triage.schema.json)")
     tr.add_argument("--lit", metavar="DIR", help="also write a proven lit test per root cause "
                     "and lit.cfg.py into DIR (run: lit -v DIR) (default: none)")
-    tr.add_argument("--fixed", metavar="SPEC", default="xdsl:split-api",
+    tr.add_argument("--fixed", metavar="SPEC", default="xdsl:reference",
                     help="the fixed lowering each lit test must pass on (default: %(default)s; "
                     "'none' for no such check)")
 

@@ -64,7 +64,7 @@ def run_campaigns(cli_main: Callable[[list[str]], int],
 def build_findings(cli_main: Callable[[list[str]], int],
                    out_file: str | Path, results: str | Path, lowerings: list[str],
                    pipelines: list[str], examples: int, seed: int = 0, jobs: int = 1,
-                   lit_dir: str | Path | None = None, fixed: str | None = "xdsl:split-api",
+                   lit_dir: str | Path | None = None, fixed: str | None = "xdsl:reference",
                    progress: Callable[[str], None] | None = None,
                    run: bool = True) -> list[Finding]:
     """Run the campaigns with `cli_main` (the CLI's `main`; unless `run` is

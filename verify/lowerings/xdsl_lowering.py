@@ -38,7 +38,7 @@ from verify.lowerings.xdsl_patterns import (
     upstream_patterns,
 )
 from verify.lowerings.xdsl_print import print_generic
-from verify.lowerings.xdsl_split_api import split_api_patterns
+from verify.lowerings.xdsl_split_api import reference_patterns, split_api_patterns
 from verify.lowerings.xdsl_std import std_patterns
 from verify.model.errors import EnvironmentProblem
 from verify.model.program import Program
@@ -56,6 +56,9 @@ XDSL_VARIANTS: dict[str, str] = {
     "null stream",
     "split-api": "the review's proposal: mgpuMemAlloc(size, shared) for sync, "
     "mgpuMemAllocAsync(size, stream, shared) for async; everything lowered, no leaks",
+    "reference": "split-api's stream discipline on real runtime functions only: "
+    "mgpuMemAlloc(size, stream or null, shared), a synchronized mgpuMemFree; "
+    "64-bit memset left unconverted",
 }
 
 RUNTIME_OPS = ("gpu.alloc", "gpu.dealloc", "gpu.memcpy", "gpu.memset", "gpu.wait")
@@ -73,6 +76,7 @@ _PATTERNS: dict[str, PatternSet] = {
     "pr69969": lambda s: upstream_patterns(s, AllocPr69969),
     "pr191661": lambda s: upstream_patterns(s, AllocPr191661, DeallocAtMostOneDep),
     "split-api": split_api_patterns,
+    "reference": reference_patterns,
 }
 # LLVM 16 marks the gpu dialect illegal: one op left over fails the whole run.
 _FULL_CONVERSION = {"llvm16"}

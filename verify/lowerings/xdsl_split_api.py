@@ -28,6 +28,14 @@ nor uses a stream after destroying it, whatever the token graph:
   `gpu.launch_func <%stream>`, as upstream leaves it);
 - a 64-bit `gpu.memset` calls `mgpuMemset64(dst, value : i64, count, stream)`,
   an entry point this proposal adds (upstream has only 16 and 32 bits).
+
+`xdsl:reference` is the same stream discipline calling only functions the
+runtimes export (`verify/model/runtime_table.json`), the lowering a lit test
+for upstream must pass on: allocs are `mgpuMemAlloc(size, stream or null,
+shared)` (host-synchronous, whatever the stream); an async free synchronizes
+its stream first, since `mgpuMemFree` frees at once while queued work may
+still use the buffer; a 64-bit memset, which no runtime has, is left
+unconverted (a limitation, not a lit test).
 """
 
 from __future__ import annotations
@@ -64,6 +72,9 @@ def _is_async(op: Operation) -> bool:
 
 
 class SplitApiPattern(GpuPattern):
+    # `xdsl:reference`: only functions the runtimes export (see the docstring).
+    REAL_ONLY = False
+
     def block(self, op: Operation) -> Block:
         assert op.parent is not None
         return op.parent
@@ -156,6 +167,8 @@ class SplitAlloc(SplitApiPattern):
 
             def sync_call(emit: Emit, nbytes: SSAValue) -> SSAValue:
                 flag = emit.const(shared, i8)
+                if self.REAL_ONLY:
+                    return emit.call_value("mgpuMemAlloc", [nbytes, emit.zero(), flag], PTR)
                 return emit.call_value("mgpuMemAlloc", [nbytes, flag], PTR)
 
             _, desc = emit_alloc(self.state, rewriter, op, sync_call)
@@ -165,7 +178,8 @@ class SplitAlloc(SplitApiPattern):
 
         def async_call(emit: Emit, nbytes: SSAValue) -> SSAValue:
             flag = emit.const(shared, i8)
-            return emit.call_value("mgpuMemAllocAsync", [nbytes, stream, flag], PTR)
+            callee = "mgpuMemAlloc" if self.REAL_ONLY else "mgpuMemAllocAsync"
+            return emit.call_value(callee, [nbytes, stream, flag], PTR)
 
         _, desc = emit_alloc(self.state, rewriter, op, async_call)
         self.state.replace(op, [desc, stream], rewriter)
@@ -178,12 +192,17 @@ class SplitDealloc(SplitApiPattern):
         if op.asyncToken is None:
             self.settle(emit, op)
             ptr = allocated_ptr(emit, self.state.lookup(op.buffer, op))
-            emit.call("mgpuMemFree", [ptr])
+            emit.call("mgpuMemFree", [ptr, emit.zero()] if self.REAL_ONLY else [ptr])
             self.state.replace(op, [], rewriter)
             return
         stream = self.stream_for(emit, op)
         ptr = allocated_ptr(emit, self.state.lookup(op.buffer, op))
-        emit.call("mgpuMemFreeAsync", [ptr, stream])
+        if self.REAL_ONLY:
+            # mgpuMemFree frees at once: the stream's queued work goes first.
+            emit.call("mgpuStreamSynchronize", [stream])
+            emit.call("mgpuMemFree", [ptr, stream])
+        else:
+            emit.call("mgpuMemFreeAsync", [ptr, stream])
         self.state.replace(op, [stream], rewriter)
 
 
@@ -197,7 +216,7 @@ class SplitMemset(SplitApiPattern):
     @converts
     def match_and_rewrite(self, op: MemsetOp, rewriter: PatternRewriter) -> None:
         width = memset_width(op)
-        if width not in (16, 32, 64):
+        if width not in ((16, 32) if self.REAL_ONLY else (16, 32, 64)):
             return
         assert width is not None
         self.lower_on_stream(
@@ -240,14 +259,15 @@ class ReturnCleanup(BlockEnd):
         rewriter.replace(op, llvm_return(op.location, values))
 
 
+_SPLIT_API = (SplitWait, SplitAlloc, SplitDealloc, SplitMemcpy, SplitMemset, SplitLaunch,
+              YieldCleanup, ReturnCleanup)
+
+
 def split_api_patterns(state: ConversionState) -> list[RewritePattern]:
-    return [
-        SplitWait(state),
-        SplitAlloc(state),
-        SplitDealloc(state),
-        SplitMemcpy(state),
-        SplitMemset(state),
-        SplitLaunch(state),
-        YieldCleanup(state),
-        ReturnCleanup(state),
-    ]
+    return [cls(state) for cls in _SPLIT_API]
+
+
+def reference_patterns(state: ConversionState) -> list[RewritePattern]:
+    """The split API's discipline on the functions the runtimes export."""
+    return [type(f"Reference{cls.__name__}", (cls,), {"REAL_ONLY": True})(state)
+            for cls in _SPLIT_API]
