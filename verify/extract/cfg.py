@@ -96,10 +96,13 @@ def _loop_bodies(back: set[tuple[Hashable, Hashable]],
     return bodies
 
 
-def plan(blocks: Sequence[Hashable], succ: dict[Hashable, list[Hashable]],
-         bound: int) -> Plan:
-    entry = blocks[0]
-    result = Plan()
+IRREDUCIBLE = "irreducible control flow (a cycle with more than one entry)"
+
+
+def natural_loops(entry: Hashable, succ: dict[Hashable, list[Hashable]]
+                  ) -> tuple[set[tuple[Hashable, Hashable]], dict[Hashable, set[Hashable]]] | None:
+    """Back edges and the natural loop of each header; None when the
+    control flow is irreducible."""
     pred: dict[Hashable, list[Hashable]] = {}
     for b, ss in succ.items():
         for s in ss:
@@ -107,9 +110,19 @@ def plan(blocks: Sequence[Hashable], succ: dict[Hashable, list[Hashable]],
     back = _back_edges(entry, succ)
     for latch, header in back:
         if _reaches_avoiding(entry, latch, header, succ):
-            result.failure = "irreducible control flow (a cycle with more than one entry)"
-            return result
-    bodies = _loop_bodies(back, pred)
+            return None
+    return back, _loop_bodies(back, pred)
+
+
+def plan(blocks: Sequence[Hashable], succ: dict[Hashable, list[Hashable]],
+         bound: int) -> Plan:
+    entry = blocks[0]
+    result = Plan()
+    loops = natural_loops(entry, succ)
+    if loops is None:
+        result.failure = IRREDUCIBLE
+        return result
+    back, bodies = loops
     # Loops containing each block, outermost (largest) first.
     headers = sorted(bodies, key=lambda h: -len(bodies[h]))
     result.loops_of = {b: tuple(h for h in headers if b in bodies[h]) for b in blocks}

@@ -4,12 +4,13 @@ Paths past the loop bound are cuts."""
 
 from __future__ import annotations
 
+from collections.abc import Hashable
 from typing import Any
 
 import z3
 
 from verify.extract import cfg as extract_cfg
-from verify.extract.state import WalkerState
+from verify.extract.summary import LoopSummaries
 from verify.ir.attrs import attr_of, int_tuple, type_text, where
 from verify.ir.lowered_ir import op_name
 from verify.model import fold
@@ -17,7 +18,7 @@ from verify.model.fold import conj, ite, neg
 from verify.model.values import literal
 
 
-class ControlFlow(WalkerState):
+class ControlFlow(LoopSummaries):
     """Walks regions: one block in order, several as an unrolled DAG of block
     copies whose guards are exact path conditions."""
 
@@ -43,10 +44,58 @@ class ControlFlow(WalkerState):
         for b in blocks:
             ops = list(b.ops)
             succ[b] = list(ops[-1].successors) if ops else []
-        plan = extract_cfg.plan(blocks, succ, self.loop_bound)
+        self.walk_cfg(blocks, succ, guard, blocks)
+
+    def walk_cfg(self, blocks: list[Any], succ: dict[Any, list[Any]], guard: z3.BoolRef,
+                 scope: list[Any]) -> dict[Hashable, list[tuple[z3.BoolRef, list[Any]]]]:
+        """Walk `blocks` from the first; natural loops with no effect the
+        invariants see are summarized, the others unrolled.  Returns the
+        edges to blocks not among them, by target."""
+        loops = extract_cfg.natural_loops(blocks[0], succ)
+        if loops is None:
+            self.cut(guard, extract_cfg.IRREDUCIBLE)
+            return {}
+        bodies = loops[1]
+        position = {b: i for i, b in enumerate(blocks)}
+        candidates = {h: sorted(body, key=lambda b: position.get(b, 0))
+                      for h, body in bodies.items() if self.loop_is_candidate(body)}
+        if not candidates:
+            return self.walk_plan(blocks, succ, guard, scope, {})  # type: ignore[no-any-return]
+        snap = self.snapshot()
+        # Unrolled first: a loop within the bound is followed exactly, and
+        # summarized (its values havoc'd) only when unrolling would cut.
+        exits = self.walk_plan(blocks, succ, guard, scope, {})
+        if len(self.facts.cuts) == snap.cuts:
+            return exits  # type: ignore[no-any-return]
+        self.restore(snap)
+        while True:
+            # Outermost candidates only: an inner one is summarized within.
+            chosen = {h: body for h, body in candidates.items()
+                      if not any(h2 is not h and h in bodies[h2] for h2 in candidates)}
+            failed = self.walk_plan(blocks, succ, guard, scope, chosen)
+            if isinstance(failed, dict):
+                return failed
+            self.restore(snap)  # a trial found an effect: unroll that loop instead
+            del candidates[failed]
+
+    def walk_plan(self, blocks: list[Any], succ: dict[Any, list[Any]], guard: z3.BoolRef,
+                  scope: list[Any], chosen: dict[Any, list[Any]]
+                  ) -> dict[Hashable, list[tuple[z3.BoolRef, list[Any]]]] | Any:
+        """One walk with the loops of `chosen` collapsed into their headers:
+        the exit edges, or the header of a loop whose summary failed."""
+        members = {b for body in chosen.values() for b in body if b not in chosen}
+        flat: dict[Any, list[Any]] = {b: ss for b, ss in succ.items() if b not in members}
+        for h, body in chosen.items():
+            inside = set(body)
+            flat[h] = list(dict.fromkeys(s for b in body for s in succ.get(b, [])
+                                         if s not in inside))
+        plan = extract_cfg.plan([b for b in blocks if b not in members], flat,
+                                self.loop_bound)
         if plan.failure is not None:
             self.cut(guard, plan.failure)
-            return
+            return {}
+        walked = set(blocks)
+        exits: dict[Hashable, list[tuple[z3.BoolRef, list[Any]]]] = {}
         incoming: dict[extract_cfg.Node, list[tuple[z3.BoolRef, list[Any]]]] = {}
         outer = self.iters
         for node in plan.order:
@@ -55,11 +104,28 @@ class ControlFlow(WalkerState):
                 g = guard
             else:
                 edges = incoming.get(node, [])
+                if block not in walked:  # leaves these blocks: the caller's
+                    exits.setdefault(block, []).extend(edges)
+                    continue
                 g = fold.disj(e for e, _ in edges)
                 if g is fold.FALSE:
                     continue
                 self.merge_block_args(block.args, edges, g)  # type: ignore[attr-defined]
             self.iters = (*outer, *node.counters)
+            if block in chosen:
+                summary = self.cf_summary(block, chosen[block], succ, g, scope)
+                if summary is None:
+                    self.iters = outer
+                    return block
+                slot = dict(zip(flat[block], plan.out[node], strict=True))
+                for e, operands, t in summary:
+                    target = slot[t]
+                    if target is None:
+                        self.cut(e, f"loop at {where(block.ops[-1])} runs more than "  # type: ignore[attr-defined]
+                                 f"{self.loop_bound} iterations")
+                    else:
+                        incoming.setdefault(target, []).append((e, operands))
+                continue
             ops = list(block.ops)  # type: ignore[attr-defined]
             for op in ops[:-1]:
                 self.op(op, g)
@@ -77,6 +143,7 @@ class ControlFlow(WalkerState):
                 elif e is not fold.FALSE:
                     incoming.setdefault(target, []).append((e, operands))
         self.iters = outer
+        return exits
 
     def merge_block_args(self, args: list[Any], edges: list[tuple[z3.BoolRef, list[Any]]],
                          guard: z3.BoolRef) -> None:
@@ -149,14 +216,22 @@ class ControlFlow(WalkerState):
         ls = literal(step)
         if w is not None and ls is not None and not unsigned:
             ls = fold.signed(ls, w)
-        if w is None or ls is None or ls <= 0 or self.tainted(lb) or self.tainted(ub):
+        readable = not (w is None or ls is None or ls <= 0 or self.tainted(lb)
+                        or self.tainted(ub))
+        less = 6 if unsigned else 2  # icmp ult / slt
+        if not (readable and self.trip_within_bound(lb, ub, ls, unsigned)):  # type: ignore[arg-type]
+            # Past the bound, or bounds not read: summarized if it may be.
+            runs = fold.compare(less, lb, ub) if readable else self.loop_branch()  # type: ignore[arg-type]
+            if self.summarize_scf(op, guard, runs):
+                return
+        if not readable:
             self.cut(guard, f"{loop} has a step or bounds the analysis cannot read")
             for r in op.results:
                 self.define(r, self.fresh_for(r), guard)
             return
+        assert w is not None and ls is not None
         # The induction variable wraps around at its width, and each
         # iteration runs only if every one before it did.
-        less = 6 if unsigned else 2  # icmp ult / slt
         ran = fold.TRUE
         for i in range(self.loop_bound + 1):
             iv = fold.binop("add", lb, fold.bv(i * ls, w))  # type: ignore[arg-type]
@@ -180,7 +255,20 @@ class ControlFlow(WalkerState):
         for r, v in zip(op.results, carried, strict=False):
             self.define(r, v, guard)
 
+    def trip_within_bound(self, lb: Any, ub: Any, step: int, unsigned: bool) -> bool:
+        """Does a loop of constant bounds run at most `loop_bound` times?
+        Unrolled then: it is followed exactly, and no summary is needed."""
+        w = fold.width_of(lb)
+        lo, hi = literal(lb), literal(ub)
+        if w is None or lo is None or hi is None:
+            return False
+        if not unsigned:
+            lo, hi = fold.signed(lo, w), fold.signed(hi, w)
+        return hi <= lo or -(-(hi - lo) // step) <= self.loop_bound
+
     def scf_while(self, op: Any, guard: z3.BoolRef) -> None:
+        if self.summarize_scf(op, guard, fold.TRUE):
+            return
         before, after = op.regions[0].blocks[0], op.regions[1].blocks[0]
         args = [self.val(v) for v in op.operands]
         exits: list[tuple[z3.BoolRef, list[z3.ArithRef]]] = []

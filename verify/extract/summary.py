@@ -1,0 +1,101 @@
+"""Loop summaries (`verify.extract.slicing` says which loops): one iteration
+walked with its loop-carried values havoc'd, stands for every iteration;
+what the loop defines and later code reads becomes unknown."""
+
+from __future__ import annotations
+
+from collections.abc import Hashable
+from typing import Any
+
+import z3
+
+from verify.extract.slicing import Slicing, defined_in, used_by
+from verify.ir.attrs import where
+from verify.ir.lowered_ir import op_name
+from verify.model import fold
+from verify.model.fold import conj, neg
+
+# An exit edge of a summarized `cf` loop: (condition, operands, target block).
+Exit = tuple[z3.BoolRef, list[Any], Hashable]
+
+
+class LoopSummaries(Slicing):
+    """Summaries of `scf.for`, `scf.while` and natural loops of branches."""
+
+    def summarize_scf(self, op: Any, guard: z3.BoolRef, runs: z3.BoolRef) -> bool:
+        """Summarize `scf.for` / `scf.while` `op` if it has no effect the
+        invariants see; `runs`: when its body runs at least once.  False,
+        with nothing changed, when it must be unrolled."""
+        blocks = [b for r in op.regions for b in r.blocks]
+        carried = op.operands[3:] if op_name(op) == "scf.for" else op.operands
+        if not self.loop_is_candidate(blocks) or self.carries_handle(carried):
+            return False
+        snap = self.snapshot()
+        why = f"a value of the loop at {where(op)}, summarized"
+        first = op.regions[0].blocks[0]
+        g = conj(guard, runs)
+        for a in first.args:  # the induction variable and carried values
+            self.havoc(a, g, why)
+        yielded = self.block_ops(first, g) or []
+        if len(op.regions) > 1:  # scf.while: the after region runs while `c`
+            c = self.cond(yielded[0]) if yielded else self.loop_branch()
+            after = op.regions[1].blocks[0]
+            for a in after.args:
+                self.havoc(a, conj(g, c), why)
+            self.block_ops(after, conj(g, c))
+        if self.effects_since(snap) is not None:
+            self.restore(snap)
+            return False
+        for r in op.results:
+            self.havoc(r, guard, why)
+        return True
+
+    def cf_summary(self, header: Any, body: list[Any], succ: dict[Any, list[Any]],
+                   guard: z3.BoolRef, scope: list[Any]) -> list[Exit] | None:
+        """Summarize the natural loop `body` (header first) entered under
+        `guard`, its header's arguments merged: its exit edges, or None when
+        it must be unrolled (what the trial changed is the caller's to undo).
+        `scope`: every block of the region, to find later reads."""
+        if self.carries_handle(header.args):
+            return None
+        snap = self.snapshot()
+        why = f"a value of the loop at {where(header.ops[-1])}, summarized"
+        for a in header.args:
+            self.havoc(a, guard, why)
+        back = _Back()  # the next iteration: the one walked stands for it
+        inner = {b: [back if s is header else s for s in succ.get(b, [])] for b in body}
+        exits = self.walk_cfg(body, inner, guard, scope)
+        if self.effects_since(snap) is not None:
+            return None
+        out = [(e, ops, t) for t, edges in exits.items() if t is not back
+               for e, ops in edges if e is not fold.FALSE]
+        members = set(body)
+        later = used_by(b for b in scope if b not in members)
+        for _, ops, _ in out:
+            later.update(ops)
+        for v in defined_in(body) & later:
+            self.havoc(v, guard, why)
+        # The loop ends (it has no effect to see, real host loops do): by
+        # exactly one of the exits the walked iteration can take.
+        rest = guard
+        chained: list[Exit] = []
+        for k, (_, ops, t) in enumerate(out):
+            if k == len(out) - 1:
+                chained.append((rest, ops, t))
+            else:
+                b = self.loop_branch()
+                chained.append((conj(rest, b), ops, t))
+                rest = conj(rest, neg(b))
+        return chained
+
+    def walk_cfg(self, blocks: list[Any], succ: dict[Any, list[Any]], guard: z3.BoolRef,
+                 scope: list[Any]) -> dict[Hashable, list[tuple[z3.BoolRef, list[Any]]]]:
+        raise NotImplementedError
+
+    def block_ops(self, block: Any, guard: z3.BoolRef) -> list[Any] | None:
+        raise NotImplementedError
+
+
+class _Back:
+    """The target standing for a summarized loop's back edges."""
+
