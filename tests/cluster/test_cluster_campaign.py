@@ -35,16 +35,20 @@ def of_kind(records: list[Record], kind: str) -> list[Record]:
 
 
 def assert_whole(records: list[Record]) -> None:
-    """Every shard finished once; each of its programs recorded once, all of them."""
+    """Every shard finished once; each program recorded once per lowering
+    label (a shard judges what a sibling shard drew too, the ledger drops it)."""
     start = of_kind(records, "campaign-start")[0]
     done = of_kind(records, "shard-done")
     assert sorted(d["shard"] for d in done) == [s["index"] for s in start["shards"]]
-    per_shard = Counter((r["shard"], r["program"]) for r in of_kind(records, "program"))
-    assert max(per_shard.values()) == 1, "a program recorded twice"
+    label = {s["index"]: s["label"] for s in start["shards"]}
+    per_label = Counter((label[r["shard"]], r["program"]) for r in of_kind(records, "program"))
+    assert max(per_label.values()) == 1, "a program recorded twice"
     for d in done:
-        mine = [key for key in per_shard if key[0] == d["shard"]]
-        assert len(mine) == d["programs"] == d["examples"], d
-    assert len(of_kind(records, "campaign-end")) == 1
+        mine = [r for r in of_kind(records, "program") if r["shard"] == d["shard"]]
+        assert len(mine) == d["programs"] <= d["examples"], d
+    (end,) = of_kind(records, "campaign-end")
+    # a resumed driver counts only its own repeats
+    assert sum(d["examples"] - d["programs"] for d in done) >= end["repeats"]
 
 
 def shard_alone(start: Record, index: int) -> list[str]:
@@ -120,7 +124,8 @@ def test_a_worker_killed_mid_shard_loses_and_duplicates_nothing(
     start = of_kind(records, "campaign-start")[0]
     recorded = {r["program"] for r in of_kind(records, "program")
                 if r["shard"] == killed["shard"]}
-    assert recorded == set(shard_alone(start, killed["shard"]))
+    alone = set(shard_alone(start, killed["shard"]))
+    assert recorded <= alone <= {r["program"] for r in of_kind(records, "program")}
 
 
 @pytest.mark.slow  # a campaign of about 9 s: nightly (`pytest -m slow`), not CI

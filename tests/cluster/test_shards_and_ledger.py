@@ -18,7 +18,7 @@ from verify.campaign.example_db import NeverDelete, open_database
 from verify.campaign.ledger import BatchWriter, Ledger
 from verify.campaign.shards import (
     Shard,
-    default_seeds,
+    default_shards,
     gen_from_dict,
     gen_to_dict,
     parse_gen_config,
@@ -26,6 +26,7 @@ from verify.campaign.shards import (
     relabel,
     shard_seed,
     split,
+    streams,
 )
 from verify.cli import main
 from verify.model.errors import UsageError
@@ -54,12 +55,15 @@ def test_plan_is_the_product_of_seeds_lowerings_pipelines_and_configs() -> None:
     assert Shard.from_json(json.loads(json.dumps(shards[5].to_json()))) == shards[5]
 
 
-def test_split_and_default_seeds() -> None:
+def test_split_and_default_shards() -> None:
     assert split(10, 3) == [4, 3, 3]
     assert split(2, 5) == [1, 1]
-    assert default_seeds(workers=4, combinations=1, max_examples=1000) == 8
-    assert default_seeds(workers=4, combinations=8, max_examples=1000) == 1
-    assert default_seeds(workers=64, combinations=1, max_examples=100) == 5  # >= 20 each
+    # A function of --max-examples alone: no worker count to make programs differ.
+    assert default_shards(1000) == 10
+    assert default_shards(300) == 3
+    assert default_shards(30) == 1  # never under 20 examples a shard
+    assert default_shards(10**6) == 64
+    assert streams(5, 3, 10) == [(5, 4), (shard_seed(5, 1), 3), (shard_seed(5, 2), 3)]
 
 
 def test_gen_configs_round_trip_and_parse() -> None:
@@ -81,40 +85,49 @@ def test_relabel_round_trip() -> None:
     assert relabel(there, "mlir-opt-19 | p2", "mlir-opt-19") == rec
 
 
-def _rec(shard: int, text: str, violated: bool = False) -> dict:
+def _rec(shard: int, text: str, violated: bool = False, draw: int = 0) -> dict:
     verdict = "violated" if violated else "holds"
-    return {"shard": shard, "program": text, "features": ["f"],
+    return {"shard": shard, "program": text, "draw": draw, "features": ["f"],
             "results": {LOWERING: {"status": "ok", "verdicts": {"stream-no-leak": verdict}}},
             "found": [[LOWERING, "stream-no-leak"]] if violated else []}
 
 
-def test_ledger_writes_each_program_of_a_shard_once(tmp_path: Path) -> None:
+def test_ledger_writes_each_program_of_a_label_once(tmp_path: Path) -> None:
     shards = plan(0, [LOWERING], ["gpu-to-llvm"], [GenConfig()], 2, 10)
     path = tmp_path / "r.jsonl"
     with BatchWriter(path) as writer:
         ledger = Ledger(writer, "c1", shards)
         assert ledger.program(_rec(0, "a"))
-        assert ledger.program(_rec(0, "b", violated=True))
+        assert ledger.program(_rec(0, "b", violated=True, draw=2))  # draw 1: a duplicate
         assert not ledger.program(_rec(0, "a"))  # a retried shard sends it again
-        assert ledger.program(_rec(1, "a"))  # another shard's program: its own record
+        assert not ledger.program(_rec(1, "a"))  # shard 0 has it: a local run judges it once
+        assert ledger.program(_rec(1, "c", draw=1))
         assert not ledger.program(_rec(9, "z"))  # no such shard
         ledger.sync()
-        ledger.shard_done(0, {"examples": 2, "stopped_by": "max-examples", "violations": [
-            {"lowering": LOWERING, "invariant": "stream-no-leak", "ops": 3, "shrunk": True,
-             "program": "b"}]})
+        ledger.shard_done(0, {"examples": 2, "draws": 5, "stopped_by": "max-examples",
+                              "violations": [
+                                  {"lowering": LOWERING, "invariant": "stream-no-leak",
+                                   "ops": 3, "shrunk": True, "program": "b"}],
+                              "db_saves": [["6b", "76"]]})
     recs = read_records(path)
     programs = [r for r in recs if r["kind"] == "program"]
     assert [r["id"] for r in programs] == ["c1-s0-p0", "c1-s0-p1", "c1-s1-p0"]
-    assert ledger.duplicates == 1 and ledger.tally.examples == 3
+    assert [r["draw"] for r in programs] == [0, 2, 1]
+    assert (ledger.duplicates, ledger.repeats, ledger.tally.examples) == (1, 1, 3)
     assert ledger.first == {(LOWERING, "stream-no-leak"): 2}
-    # a resumed driver takes it all over; shard 1 (unfinished) gets its records back
+    assert ledger.progress(1) == {"shard": 1, "programs": 1, "draws": 2}
+    # a resumed driver takes it all over; shard 1 (unfinished) gets its records
+    # back, and skips what shard 0 recorded
     again = Ledger(None, "c1", shards)
     recorded = again.load(recs)
     assert set(again.done) == {0} and list(recorded) == [1]
-    assert [r["program"] for r in recorded[1]] == ["a"]
+    assert [(r["program"], r["draw"]) for r in recorded[1]] == [("c", 1)]
+    assert again.skip(1) == ["a", "b"]
+    assert again.progress(1) == {"shard": 1, "programs": 1, "draws": 2}
     assert again.tally.by_invariant == ledger.tally.by_invariant
-    assert not again.program(_rec(1, "a")) and again.program(_rec(1, "c"))
+    assert not again.program(_rec(1, "c")) and again.program(_rec(1, "d"))
     assert again.count == {0: 2, 1: 2}
+    assert again.draws() == 5 and again.db_saves() == [(b"k", b"v")]
 
 
 def test_best_violation_per_key_over_shards() -> None:
@@ -159,7 +172,7 @@ def test_unreachable_redis_is_an_environment_error(capsys: pytest.CaptureFixture
 
 
 @pytest.mark.parametrize("argv, message", [
-    (["--shards", "2"], "only apply with --cluster"),
+    (["--shards", "0"], "--shards must be at least 1"),
     (["--shard-config", "max_ops=3"], "only apply with --cluster"),
     (["--cluster", "local:zero"], "use local:N"),
 ])

@@ -8,12 +8,18 @@ shrinks on its worker.  Program records stream back on a Dask queue; this
 process is the only writer of the results file (`verify.campaign.ledger`)
 and of the report, and shows shards and examples across the cluster.
 
+The programs a campaign draws depend on --seed, --shards and
+--max-examples only (`verify.campaign.shards`), never on the workers or the
+scheduling: the default --shards is a function of --max-examples, and the
+shards' example-database saves wait for the campaign's end.
+
 Faults: Dask runs a shard again when its worker dies (up to its
 `distributed.scheduler.allowed-failures`, 3 by default); the records it
 sends again are dropped by the ledger.  A shard that raises (a harness
 bug, a lost database) is not run again: the other shards finish, and the
 campaign is left unfinished (no campaign-end, exit 2): fix the cause and
-`--resume`, which re-submits only the shards without a shard-done record.
+`--resume`, which re-submits only the shards without a shard-done record,
+each continuing from its recorded progress (`verify.campaign.ledger`).
 
 Dask and Redis are the `[cluster]` extra, imported only here and in the
 worker module, and only when `--cluster` (or a `redis://` database) is given.
@@ -36,7 +42,7 @@ from verify.campaign.ledger import BatchWriter, Ledger
 from verify.campaign.progress import Progress
 from verify.campaign.shards import (
     Shard,
-    default_seeds,
+    default_shards,
     gen_to_dict,
     plan,
 )
@@ -120,6 +126,7 @@ class _Driver:
         self.failed: dict[int, str] = {}
         self.workers = 0
         self.resumed = 0
+        self.seeds = 0  # shards per combination
         self._last_tick = 0.0
 
     # -- the plan -----------------------------------------------------------
@@ -130,9 +137,14 @@ class _Driver:
         configs = copts.configs or [opts.gen]
         self._check_pipelines(pipelines)
         free = {s for s in specs if s.startswith("xdsl:")}
-        combos = sum(1 if s in free else len(set(pipelines)) for s in specs) * len(set(configs))
-        seeds = copts.seeds or default_seeds(workers, combos, opts.max_examples)
-        return plan(opts.seed, specs, pipelines, configs, seeds, opts.max_examples, free)
+        # Not the worker count: the programs drawn must not depend on the cluster.
+        self.seeds = copts.seeds or default_shards(opts.max_examples)
+        shards = plan(opts.seed, specs, pipelines, configs, self.seeds, opts.max_examples, free)
+        if copts.seeds is None and len(shards) < workers:
+            print(f"note: {len(shards)} shard(s) for {workers} workers; --shards N (seeds "
+                  "per lowering, pipeline and configuration) keeps more of them busy",
+                  file=sys.stderr)
+        return shards
 
     def _check_pipelines(self, pipelines: list[str]) -> None:
         from verify.lowerings.mlir_opt import MlirOptLowering
@@ -158,16 +170,19 @@ class _Driver:
             assert opts.results is not None
             recorded = self.ledger.load(read_records(opts.results))
             self.resumed = self.ledger.tally.examples
+            # Each unfinished shard continues from here: it skips what it recorded.
+            progress = [self.ledger.progress(s.index) for s in self.shards
+                        if s.index not in self.ledger.done]
             self.ledger.write({"kind": "campaign-resume", "campaign": self.id,
                                "recorded": self.resumed, "resumes": opts.resume.resumes + 1,
-                               "shards_done": len(self.ledger.done),
+                               "shards_done": len(self.ledger.done), "progress": progress,
                                "cluster": self.copts.address, "workers": workers})
             self.ledger.sync()
             return recorded
         self.shards = self._plan(workers)
         self.ledger = Ledger(self.writer, self.id, self.shards)
         self.ledger.write(campaign_start(self.id, opts, gen_to_dict(opts.gen)) | {
-            "cluster": self.copts.address, "workers": workers,
+            "cluster": self.copts.address, "workers": workers, "shard_count": self.seeds,
             "shards": [s.to_json() for s in self.shards],
         })
         self.ledger.sync()
@@ -175,13 +190,14 @@ class _Driver:
 
     def _task(self, shard: Shard, queue: str, recorded: list[dict[str, Any]]) -> ShardTask:
         opts = self.opts
+        assert self.ledger is not None
         return ShardTask(
             campaign=self.id, shard=shard.to_json(), invariants=list(opts.invariants),
             runtime=opts.runtime, solver_timeout_ms=opts.solver_timeout_ms,
             baseline=opts.baseline.spec if opts.baseline else None,
             lowering_timeout=self.copts.lowering_timeout, db=opts.db, shrink=opts.shrink,
             batch_size=opts.batch_size, deadline=self.deadline, queue=queue,
-            recorded=recorded)
+            recorded=recorded, skip=self.ledger.skip(shard.index) if opts.resume else [])
 
     # -- running ----------------------------------------------------------------
     def run(self) -> ClusterReport:
@@ -257,6 +273,10 @@ class _Driver:
             return
         for rec in result.get("tail") or []:
             ledger.program(rec)
+        if result.get("diverged"):
+            print(f"warning: shard {shard} judged {result['diverged']} program(s) afresh where "
+                  "its recorded stream had others (the example database or the generator "
+                  "changed since the campaign started)", file=sys.stderr)
         ledger.shard_done(shard, result)
 
     # -- progress ---------------------------------------------------------------
@@ -295,6 +315,7 @@ class _Driver:
                 f"{len(self.failed)} of {len(self.shards)} shard(s) failed (first: shard "
                 f"{min(self.failed)}: {self.failed[min(self.failed)]}){where}")
         opts = self.opts
+        self._save_deferred()
         summary_violations = []
         for k, (shard, v) in enumerate(ledger.best_violations()):
             vid = f"{self.id}-v{k}"
@@ -312,11 +333,24 @@ class _Driver:
             dict(ledger.first), self.id, stopped, self.resumed, list(ledger.unknown.values()),
             violation_list=summary_violations, shards=len(self.shards),
             duplicates=ledger.duplicates)
+        report.generated = ledger.draws()
         # `first_seen` drives the exit status: a violation found but not kept by any
         # shard's report (none is expected) still fails the campaign.
         ledger.write({"kind": "campaign-end", "campaign": self.id,
                       "summary": report.summary(), "coverage": ledger.coverage,
                       "stopped_by": stopped, "elapsed": report.elapsed,
-                      "shards": len(self.shards), "duplicates": ledger.duplicates})
+                      "shards": len(self.shards), "duplicates": ledger.duplicates,
+                      "repeats": ledger.repeats, "draws": report.generated})
         ledger.sync()
         return report
+
+    def _save_deferred(self) -> None:
+        """Save what the shards' shrink phases found in the example database,
+        now that no shard of this campaign searches any more."""
+        assert self.ledger is not None
+        saves = self.ledger.db_saves()
+        db = open_database(self.opts.db) if saves else None
+        if db is None:
+            return
+        for key, value in saves:
+            db.save(key, value)

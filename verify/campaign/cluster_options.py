@@ -38,10 +38,14 @@ def add_arguments(fz: argparse.ArgumentParser) -> None:
                     "lowerings x pipelines x configurations) run as tasks, this process "
                     "writes the results (needs the [cluster] extra) (default: none, the "
                     "campaign runs in this process)")
-    fz.add_argument("--shards", type=int, metavar="N",
-                    help="with --cluster: seeds per (lowering, pipeline, configuration), "
-                    "each a shard with its share of --max-examples (default: about two "
-                    "shards per worker)")
+    fz.add_argument("--shards", type=int, metavar="K",
+                    help="split --max-examples over K seeded searches (shard k draws its "
+                    "share from the search seeded by --seed and k): the programs drawn "
+                    "depend on --seed, --shards and --max-examples only, so a local run "
+                    "and a --cluster run with the same three draw the same programs; with "
+                    "--cluster, K seeds per (lowering, pipeline, configuration), each a "
+                    "task (default: 1; with --cluster one per 100 examples, at most 64, "
+                    "whatever the workers)")
     fz.add_argument("--shard-pipeline", action="append", metavar="P",
                     help="with --cluster: shard over these pipelines, repeatable "
                     "(default: --pipeline; in-process xdsl lowerings ignore pipelines)")
@@ -54,8 +58,22 @@ def add_arguments(fz: argparse.ArgumentParser) -> None:
 def cluster_requested(args: argparse.Namespace, opts: FuzzOptions) -> bool:
     """Whether this fuzz command runs on a cluster; UsageError for cluster
     options without one, or for a resume that does not match how the
-    campaign ran."""
-    resumed_shards = opts.resume is not None and bool(opts.resume.setting("shards"))
+    campaign ran.  Sets a local campaign's `opts.shards` (--shards, or the
+    resumed campaign's)."""
+    shards = getattr(args, "shards", None)
+    if shards is not None and shards < 1:
+        raise UsageError("--shards must be at least 1")
+    resumed_shards = opts.resume is not None and isinstance(opts.resume.setting("shards"),
+                                                             list)
+    if opts.resume is not None:
+        recorded = opts.resume.setting("shard_count")
+        if shards is not None and not resumed_shards and shards != (recorded or 1):
+            raise UsageError(f"--shards {shards} differs from campaign "
+                             f"{opts.resume.campaign}'s ({recorded or 1}); drop --shards to "
+                             "resume it")  # the shards define the programs drawn
+        opts.shards = recorded if isinstance(recorded, int) and recorded > 0 else 1
+    elif shards is not None:
+        opts.shards = shards
     if getattr(args, "cluster", None):
         if opts.resume is not None and not resumed_shards:
             raise UsageError(f"campaign {opts.resume.campaign} ran on one machine; resume it "
@@ -64,8 +82,7 @@ def cluster_requested(args: argparse.Namespace, opts: FuzzOptions) -> bool:
     if opts.resume is not None and resumed_shards:
         raise UsageError(f"campaign {opts.resume.campaign} ran on a cluster; resume it with "
                          "--cluster tcp://HOST:PORT or --cluster local:N")
-    given = [flag for flag, value in (("--shards", getattr(args, "shards", None)),
-                                      ("--shard-pipeline", getattr(args, "shard_pipeline", None)),
+    given = [flag for flag, value in (("--shard-pipeline", getattr(args, "shard_pipeline", None)),
                                       ("--shard-config", getattr(args, "shard_config", None)))
              if value]
     if given:

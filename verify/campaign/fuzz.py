@@ -34,11 +34,11 @@ import os
 import sys
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from hypothesis import Phase
-from hypothesis.database import ReadOnlyDatabase
+from hypothesis.database import ExampleDatabase, ReadOnlyDatabase
 
 from generators.features import features
 from generators.hypothesis_private import current_choices
@@ -46,6 +46,7 @@ from generators.programs import GenConfig
 from verify.campaign.example_db import open_database
 from verify.campaign.progress import Progress
 from verify.campaign.resume import ResumeState, add_to_tally, found_keys
+from verify.campaign.shards import streams
 from verify.campaign.shrink import (
     Found,
     Key,
@@ -92,6 +93,12 @@ class FuzzOptions:
     # Execution checks every violation, and cross-checks the holds of this
     # share of the programs (verify.invariants.witness).
     crosscheck_share: float = DEFAULT_CROSSCHECK_SHARE
+    # Seeded searches the examples are split over (verify.campaign.shards: the
+    # programs a cluster campaign with as many shards draws).
+    shards: int = 1
+    # The example database, already open (a cluster shard's, whose saves wait
+    # for the campaign's end); None: `db` is opened.
+    database: ExampleDatabase | None = None
 
     @property
     def truth(self) -> TruthPolicy:
@@ -159,7 +166,7 @@ def campaign_start(campaign: str, opts: FuzzOptions, gen: dict[str, Any]) -> dic
         "invariants": list(opts.invariants),
         "baseline": opts.baseline.spec if opts.baseline else None,
         "solver_timeout_ms": opts.solver_timeout_ms, "time_budget": opts.time_budget,
-        "shrink": opts.shrink, "db": opts.db,
+        "shrink": opts.shrink, "db": opts.db, "shard_count": opts.shards,
     }
 
 
@@ -194,6 +201,9 @@ class _Campaign:
         # testing-oracle "holds" covered that much
         self.oracle_cov: dict[tuple[str, str, str], int] = {}
         self.pending: list[Program] = []
+        self.pending_at: list[tuple[int, int]] = []  # (shard, draw) of each pending program
+        self.shard = 0  # the seeded search drawing now
+        self.shard_drawn = 0  # its draws so far
         self.seen: set[str] = set()
         self.generated = 0  # search calls in this run
         self.judged = 0  # programs judged in this run
@@ -222,6 +232,7 @@ class _Campaign:
         self._write(campaign_start(self.id, opts, vars(opts.gen)))
 
     def _load(self, resume: ResumeState) -> None:
+        self.seen |= resume.texts  # a cluster shard's also holds its sibling shards' programs
         for rec in resume.programs:
             add_to_tally(self.tally, rec)
             text = rec["program"]
@@ -264,6 +275,7 @@ class _Campaign:
             self.stopped_by = "time-budget"
             raise _Stop
         self.generated += 1
+        draw, self.shard_drawn = self.shard_drawn, self.shard_drawn + 1
         text = program.to_mlir()
         choices = current_choices()
         if choices is not None:
@@ -274,6 +286,7 @@ class _Campaign:
         else:
             self.seen.add(text)
             self.pending.append(program)
+            self.pending_at.append((self.shard, draw))
             if len(self.pending) >= self.opts.batch_size:
                 self.flush()
         self.tick()
@@ -292,12 +305,13 @@ class _Campaign:
     def flush(self) -> None:
         opts = self.opts
         batch, self.pending = self.pending, []
+        at, self.pending_at = self.pending_at, []
         if not batch:
             return
         rows = self.judge_batch(batch, opts.lowerings)
         base_rows = (self.judge_batch(batch, [opts.baseline])
                      if opts.baseline else [{} for _ in batch])
-        for program, row, base in zip(batch, rows, base_rows, strict=True):
+        for program, row, base, (shard, draw) in zip(batch, rows, base_rows, at, strict=True):
             self.tally.add(row)
             self.judged += 1
             feats = features(program)
@@ -336,6 +350,8 @@ class _Campaign:
             self._write({
                 "kind": "program", "campaign": self.id,
                 "id": f"{self.id}-p{self.tally.examples}", "program": text,
+                # Its place in the program stream (shard, draw): what an exact resume skips.
+                "shard": shard, "draw": draw,
                 "features": feats, "results": results, "found": [list(k) for k in counted],
             })
         self.tick(force=True)
@@ -363,14 +379,20 @@ class _Campaign:
     def run(self) -> FuzzReport:
         opts = self.opts
         self.begin()
-        db = open_database(opts.db, check=True)  # a directory, or redis://HOST:PORT/N
+        db = (opts.database if opts.database is not None
+              else open_database(opts.db, check=True))  # a directory, or redis://HOST:PORT/N
         phases = [Phase.reuse, Phase.generate] if db is not None else [Phase.generate]
         read_only = ReadOnlyDatabase(db) if db is not None else None
-        search = hypothesis_settings(opts, phases, read_only, opts.max_examples,
-                                     multiple_bugs=False)(
-            seeded(opts, campaign_property(opts.gen, self.body, self.key)))
         try:
-            search()
+            # One seeded search per shard, in shard order (verify.campaign.shards).
+            for k, (seed, count) in enumerate(streams(opts.seed, opts.shards,
+                                                      opts.max_examples)):
+                self.shard, self.shard_drawn = k, 0
+                part = replace(opts, seed=seed)
+                search = hypothesis_settings(part, phases, read_only, count,
+                                             multiple_bugs=False)(
+                    seeded(part, campaign_property(opts.gen, self.body, self.key)))
+                search()
         except _Stop:
             pass
         self.flush()

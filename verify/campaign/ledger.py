@@ -3,11 +3,19 @@
 The driver is the only writer of the results file.  Every program record
 is keyed by (campaign, shard, program text): a record already written, sent
 again by a shard Dask ran a second time after its worker died (or by a
-resumed shard), is dropped and counted, never written twice.  A shard's
-`shard-done` record says it finished (its violations with it), so a killed
-driver's `--resume` re-submits only the shards without one; the tallies,
-coverage, unknown verdicts and violations found are rebuilt from the
-records, exactly as they were counted when written.
+resumed shard), is dropped and counted (`duplicates`), never written twice.
+A program another shard of the same lowering label recorded is dropped too
+(`repeats`): a local campaign with as many shards judges it once.
+
+Exact resume: a program record carries its place in its shard's program
+stream (`draw`, see `verify.campaign.shards`), and a shard writes its
+records in stream order, so the records of an unfinished shard are its
+stream's recorded prefix (`progress`).  A shard's `shard-done` record says
+it finished (its violations, draws and deferred example-database saves with
+it), so a killed driver's `--resume` re-submits only the shards without one,
+each with its recorded programs, which it skips: it judges only the rest of
+its stream.  The tallies, coverage, unknown verdicts and violations found
+are rebuilt from the records, exactly as they were counted when written.
 
 Records are written one `write` each (whole lines, O_APPEND) and fsynced
 once per batch received, not per record: a killed driver loses nothing it
@@ -60,7 +68,11 @@ class Ledger:
         self.campaign = campaign
         self.shards = {s.index: s for s in shards}
         self.seen: dict[int, set[bytes]] = {k: set() for k in self.shards}
+        # Texts recorded per label (every shard of it), digests and texts
+        self.by_label: dict[str, set[bytes]] = {s.label: set() for s in self.shards.values()}
+        self.texts: dict[str, list[str]] = {s.label: [] for s in self.shards.values()}
         self.count: dict[int, int] = dict.fromkeys(self.shards, 0)
+        self.drawn: dict[int, int] = dict.fromkeys(self.shards, 0)  # draws recorded, a prefix
         self.done: dict[int, Record] = {}
         self.violations_written: set[str] = set()  # ids of violation records in the file
         self.tally = Tally()
@@ -68,6 +80,7 @@ class Ledger:
         self.first: dict[Key, int] = {}  # first example index that showed each violation
         self.unknown: dict[tuple[str, str, str], Record] = {}
         self.duplicates = 0  # program records received again and dropped
+        self.repeats = 0  # programs another shard of the label recorded first, dropped
         self.written = 0  # program records written by this driver
 
     # -- writing ----------------------------------------------------------
@@ -90,24 +103,67 @@ class Ledger:
             self.duplicates += 1
             return False
         self.seen[shard].add(digest)
+        self._progress(shard, rec.get("draw"))
+        label = self.shards[shard].label
+        if digest in self.by_label[label]:
+            self.repeats += 1
+            return False
+        self._note_text(label, digest, text)
         n = self.count[shard]
         self.count[shard] = n + 1
         out: Record = {"kind": "program", "campaign": self.campaign,
                        "id": f"{self.campaign}-s{shard}-p{n}", "shard": shard, "program": text,
                        "features": rec.get("features") or [], "results": rec.get("results") or {},
                        "found": rec.get("found") or []}
+        if isinstance(rec.get("draw"), int):
+            out["draw"] = rec["draw"]
         self._account(out)
         self.write(out)
         self.written += 1
         return True
 
+    def _progress(self, shard: int, draw: Any) -> None:
+        if isinstance(draw, int):
+            self.drawn[shard] = max(self.drawn[shard], draw + 1)
+
+    def _note_text(self, label: str, digest: bytes, text: str) -> None:
+        self.by_label[label].add(digest)
+        self.texts[label].append(text)
+
+    def progress(self, shard: int) -> Record:
+        """What an unfinished shard has recorded: programs, and the draws of
+        its stream they cover (a prefix)."""
+        return {"shard": shard, "programs": self.count[shard], "draws": self.drawn[shard]}
+
+    def skip(self, shard: int) -> list[str]:
+        """Programs other shards of `shard`'s label recorded."""
+        mine = self.seen[shard]
+        return [t for t in self.texts[self.shards[shard].label] if _digest(t) not in mine]
+
+    def draws(self) -> int:
+        """Draws of the finished shards' streams (the campaign's `generated`)."""
+        return sum(d.get("draws") or 0 for d in self.done.values())
+
+    def db_saves(self) -> list[tuple[bytes, bytes]]:
+        """Example-database saves the finished shards deferred to the campaign's end."""
+        out = []
+        for k in sorted(self.done):
+            for pair in self.done[k].get("db_saves") or []:
+                if isinstance(pair, list) and len(pair) == 2:
+                    out.append((bytes.fromhex(pair[0]), bytes.fromhex(pair[1])))
+        return out
+
     def shard_done(self, shard: int, result: Record) -> Record:
         rec: Record = {
             "kind": "shard-done", "campaign": self.campaign, "shard": shard,
             "programs": self.count.get(shard, 0), "examples": result.get("examples"),
-            "stopped_by": result.get("stopped_by"), "elapsed": result.get("elapsed"),
+            "draws": result.get("draws"), "stopped_by": result.get("stopped_by"),
+            "elapsed": result.get("elapsed"),
             "worker": result.get("worker"), "pid": result.get("pid"),
-            "violations": result.get("violations") or []}
+            "violations": result.get("violations") or [],
+            "db_saves": result.get("db_saves") or []}
+        if result.get("diverged"):
+            rec["diverged"] = result["diverged"]
         self.done[shard] = rec
         self.write(rec)
         self.sync()
@@ -142,13 +198,17 @@ class Ledger:
             shard = rec.get("shard")
             if kind == "program" and isinstance(shard, int) and shard in self.shards:
                 text = rec.get("program")
-                if not isinstance(text, str) or _digest(text) in self.seen[shard]:
+                label = self.shards[shard].label
+                if not isinstance(text, str) or _digest(text) in self.by_label[label]:
                     continue
                 self.seen[shard].add(_digest(text))
+                self._note_text(label, _digest(text), text)
+                self._progress(shard, rec.get("draw"))
                 self.count[shard] += 1
                 self._account(rec)
                 recorded.setdefault(shard, []).append(
-                    {k: rec[k] for k in ("program", "features", "results", "found") if k in rec})
+                    {k: rec[k] for k in ("program", "draw", "features", "results", "found")
+                     if k in rec})
             elif kind == "shard-done" and isinstance(shard, int):
                 self.done.setdefault(shard, rec)
             elif kind == "violation" and isinstance(rec.get("id"), str):

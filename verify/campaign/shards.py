@@ -1,14 +1,22 @@
-"""How a cluster campaign is cut into shards (`fuzz --cluster`).
+"""How a campaign is cut into shards (`fuzz --shards K`, local or `--cluster`).
 
 A shard is one Hypothesis search with its own seed, on one lowering, under
-one pass pipeline and one generator configuration: the campaign is the
+one pass pipeline and one generator configuration: a cluster campaign is the
 product seeds x lowerings x pipelines x configurations.  Each (lowering,
 pipeline, configuration) gets the campaign's `--max-examples`, split over
 its seeds, as a local campaign judges that many programs on every lowering.
 
-Seed index 0 is the campaign's own seed, so a one-shard campaign draws the
-programs a local campaign draws; the others are derived from it.  The plan
-is written in the campaign-start record and read back by `--resume`, so it
+The program stream rule: shard k of K draws the first `split(N, K)[k]`
+examples of the Hypothesis search seeded `shard_seed(SEED, k)` (N is
+`--max-examples`; the generator settings and the example database as it
+was when the campaign started also count).  Nothing else: not the worker
+count, the scheduling or the timing.  A local campaign with `--shards K`
+runs the same K searches one after another in its own process, so it draws
+the programs a cluster campaign with the same `--seed` and `--shards` draws.
+K is 1 locally unless given; a cluster's default (`default_shards`) depends
+on `--max-examples` alone.  Seed index 0 is the campaign's own seed, so a
+one-shard campaign draws what a plain local campaign draws.  The plan is
+written in the campaign-start record and read back by `--resume`, so it
 never depends on the cluster a run finds.
 
 A lowering's results are keyed by its spec; when one spec runs under several
@@ -26,6 +34,8 @@ from generators.programs import GenConfig
 from verify.model.errors import UsageError
 
 MIN_SHARD_EXAMPLES = 20  # below this a shard's fixed costs (search set-up, shrinking) dominate
+DEFAULT_SHARD_EXAMPLES = 100  # a cluster's default shard size
+MAX_DEFAULT_SHARDS = 64  # per combination; more workers than that: give --shards
 
 
 @dataclass(frozen=True)
@@ -100,11 +110,19 @@ def shard_seed(seed: int | None, index: int) -> int | None:
     return int.from_bytes(digest[:4], "big") >> 1
 
 
-def default_seeds(workers: int, combinations: int, max_examples: int) -> int:
-    """Seeds per combination: about two shards per worker (the last ones to
-    finish are then short), never shards under MIN_SHARD_EXAMPLES."""
-    want = -(-2 * max(1, workers) // max(1, combinations))
-    return max(1, min(want, max_examples // MIN_SHARD_EXAMPLES))
+def default_shards(max_examples: int) -> int:
+    """Seeds per combination when `--shards` is not given on a cluster: one per
+    DEFAULT_SHARD_EXAMPLES programs, at most MAX_DEFAULT_SHARDS.  A function of
+    `--max-examples` alone, never of the workers a run finds, so the same
+    command draws the same programs on any cluster (and locally with
+    `--shards` set to it)."""
+    want = -(-max_examples // DEFAULT_SHARD_EXAMPLES)
+    return max(1, min(want, MAX_DEFAULT_SHARDS, max_examples // MIN_SHARD_EXAMPLES))
+
+
+def streams(seed: int | None, shards: int, max_examples: int) -> list[tuple[int | None, int]]:
+    """(seed, examples) of each shard of one combination, in shard order."""
+    return [(shard_seed(seed, k), n) for k, n in enumerate(split(max_examples, shards))]
 
 
 def split(total: int, parts: int) -> list[int]:

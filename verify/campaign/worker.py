@@ -6,11 +6,14 @@ file: its program records go to the driver instead, a batch at a time on
 the campaign's Dask queue as they are judged, the last ones with the
 task's result.  The driver is the only writer of the results file.
 
-A shard is deterministic under its seed (with an unchanged example
-database), so a shard Dask runs again after its worker died sends the
-programs it sent before; the driver keeps the first of each.  A shard the
-driver resumes gets its recorded programs (`ShardTask.recorded`) and skips
-them, as `fuzz --resume` does.
+A shard is deterministic under its seed: its search reads the example
+database as it was when the campaign started, as what the shard's shrink
+phase saves is kept apart (`DeferredSaves`) and sent to the driver, which
+saves it when the whole campaign ends.  So a shard Dask runs again after its
+worker died sends the programs it sent before (the driver keeps the first
+of each), and a shard the driver resumes draws its stream again, skipping
+the programs recorded (`ShardTask.recorded`, with their draw positions, and
+those of its sibling shards, `ShardTask.skip`): it judges only the rest.
 
 Shards of one worker process run one at a time (Hypothesis and the Z3
 context are per process), whatever the worker's thread count.
@@ -19,11 +22,15 @@ context are per process), whatever the worker's thread count.
 from __future__ import annotations
 
 import os
+import sys
 import threading
 import time
 import warnings
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
+
+from hypothesis.database import ExampleDatabase
 
 from verify.campaign.progress import Progress
 from verify.campaign.shards import Shard, relabel
@@ -50,6 +57,38 @@ class ShardTask:
     deadline: float | None = None  # wall-clock time (time.time()) the campaign stops
     queue: str | None = None  # Dask queue the records stream on (None: all with the result)
     recorded: list[dict[str, Any]] = field(default_factory=list)  # from the results file
+    # Programs other shards of its label recorded: the driver writes each once.
+    skip: list[str] = field(default_factory=list)
+
+
+class DeferredSaves(ExampleDatabase):
+    """The campaign's example database, read as it is; what this shard saves
+    stays here (`saved`) until the driver saves it at the campaign's end, so
+    no shard's search ever reads another's fresh counterexamples (its
+    programs would then depend on which shard finished first)."""
+
+    def __init__(self, db: ExampleDatabase) -> None:
+        super().__init__()
+        self.db = db
+        self.saved: dict[bytes, set[bytes]] = {}
+
+    def save(self, key: bytes, value: bytes) -> None:
+        self.saved.setdefault(key, set()).add(value)
+
+    def fetch(self, key: bytes) -> Iterable[bytes]:
+        mine = self.saved.get(key, set())
+        yield from (v for v in self.db.fetch(key) if v not in mine)
+        yield from list(mine)
+
+    def delete(self, key: bytes, value: bytes) -> None:
+        self.saved.get(key, set()).discard(value)  # only its own: others' stay
+
+    def move(self, src: bytes, dest: bytes, value: bytes) -> None:
+        self.delete(src, value)
+        self.save(dest, value)
+
+    def to_json(self) -> list[list[str]]:
+        return [[k.hex(), v.hex()] for k, vs in sorted(self.saved.items()) for v in sorted(vs)]
 
 
 class _Stream:
@@ -64,15 +103,21 @@ class _Stream:
             self.queue = Queue(queue_name, client=get_client())
         self.buffer: list[dict[str, Any]] = []
         self.sent = 0
+        # Draws of the recorded prefix of its stream (a resumed shard): a stable
+        # stream judges none of them again.
+        self.resumed_draws = 0
+        self.diverged = 0
         self._last = 0.0
 
     def record(self, rec: dict[str, Any]) -> None:
         if rec.get("kind") != "program":
             return  # campaign-start, violations, campaign-end: the driver writes its own
-        out: dict[str, Any] = {k: rec[k] for k in ("program", "features", "results", "found")
-                               if k in rec}
+        out: dict[str, Any] = {k: rec[k] for k in ("program", "draw", "features", "results",
+                                                    "found") if k in rec}
         out = relabel(out, self.shard.lowering, self.shard.label)
         out["shard"] = self.shard.index
+        if isinstance(out.get("draw"), int) and out["draw"] < self.resumed_draws:
+            self.diverged += 1  # judged afresh where the stream was recorded
         self.buffer.append(out)
 
     def progress(self, p: Progress) -> None:
@@ -121,7 +166,7 @@ def run_shard(task: ShardTask) -> dict[str, Any]:
 def _run(task: ShardTask) -> dict[str, Any]:
     import z3
 
-    from verify.campaign.example_db import shared_databases
+    from verify.campaign.example_db import open_database, shared_databases
     from verify.campaign.fuzz import FuzzOptions, run_fuzz
     from verify.campaign.resume import ResumeState
 
@@ -132,13 +177,17 @@ def _run(task: ShardTask) -> dict[str, Any]:
     if budget is not None and budget <= 0:
         return {**base, "sent": 0, "tail": [], "examples": len(task.recorded),
                 "resumed": len(task.recorded), "stopped_by": "time-budget", "elapsed": 0.0,
-                "violations": []}
+                "violations": [], "draws": 0, "diverged": 0, "db_saves": []}
     stream = _Stream(task.queue, shard)
     resume = None
-    if task.recorded:
+    if task.recorded or task.skip:
         programs = [relabel(r, shard.label, shard.lowering) for r in task.recorded]
         resume = ResumeState(f"{task.campaign}-s{shard.index}", {},
-                             {r["program"] for r in programs}, programs)
+                             {r["program"] for r in programs} | set(task.skip), programs)
+        stream.resumed_draws = 1 + max((r["draw"] for r in task.recorded
+                                        if isinstance(r.get("draw"), int)), default=-1)
+    stored = open_database(task.db)
+    database = DeferredSaves(stored) if stored is not None else None
     opts = FuzzOptions(
         lowerings=[_resolve(shard.lowering, shard.pipeline, task.lowering_timeout)],
         invariants=list(task.invariants), max_examples=shard.max_examples,
@@ -148,7 +197,7 @@ def _run(task: ShardTask) -> dict[str, Any]:
         baseline=(_resolve(task.baseline, shard.pipeline, task.lowering_timeout)
                   if task.baseline else None),
         solver_timeout_ms=task.solver_timeout_ms, jobs=1, resume=resume,
-        record_sink=stream.record,
+        record_sink=stream.record, database=database,
     )
     # Shards running side by side must not delete each other's examples.
     try:
@@ -164,7 +213,13 @@ def _run(task: ShardTask) -> dict[str, Any]:
         v = found.to_json()
         v["lowering"] = shard.label
         violations.append(v)
+    if stream.diverged:
+        print(f"shard {shard.index}: {stream.diverged} program(s) of its recorded draws "
+              "differ from the recording (example database or generator changed?)",
+              file=sys.stderr)
     return {**base, "sent": stream.sent, "tail": stream.rest(),
             "examples": report.tally.examples, "resumed": report.resumed,
             "stopped_by": report.stopped_by, "elapsed": report.elapsed,
-            "violations": violations}
+            "violations": violations, "draws": report.generated or 0,
+            "diverged": stream.diverged,
+            "db_saves": database.to_json() if database is not None else []}
