@@ -149,7 +149,11 @@ class _Interp:
         self.args = args
         self.rt = rt
         self.events: dict[str, int] = {}  # token name -> event standing for it
-        self.covers: dict[str, set[int]] = {}  # token name -> token instances it implies
+        # token name -> its current instance; instance -> the instances its op
+        # waited on.  What a token implies is the closure, walked only when
+        # awaited (a set per token is quadratic on long chains).
+        self.covers: dict[str, int] = {}
+        self.implied: dict[int, tuple[int, ...]] = {}
         self.instance: dict[str, int] = {}  # token name -> its current instance id
         self.produced: dict[int, str] = {}
         self.awaited: set[int] = set()
@@ -185,12 +189,23 @@ class _Interp:
         self.produced[inst] = token
         self.events[token] = e
         self.instance[token] = inst
-        self.covers[token] = {inst}.union(*(self.covers[d] for d in deps))
+        self.covers[token] = inst
+        self.implied[inst] = tuple(self.covers[d] for d in deps)
 
     def host_wait(self, deps: tuple[str, ...]) -> None:
         for d in deps:
             self.rt.event_synchronize(self.events[d])
-            self.awaited |= self.covers[d]
+            self._await(self.covers[d])
+
+    def _await(self, inst: int) -> None:
+        """`inst` and all it implies are awaited; what is already was walked
+        (awaited only grows), so a run walks each instance once."""
+        stack = [inst]
+        while stack:
+            i = stack.pop()
+            if i not in self.awaited:
+                self.awaited.add(i)
+                stack.extend(self.implied[i])
 
     # -- ops ----------------------------------------------------------------
     def run(self, ops: tuple[Op, ...]) -> None:
