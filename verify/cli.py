@@ -159,8 +159,9 @@ def _common(p: argparse.ArgumentParser) -> None:
     p.add_argument("--pipeline", default=DEFAULT_PIPELINE,
                    help="pass pipeline for mlir-opt lowerings, as inside "
                    "builtin.module(...) (default: %(default)s)")
-    p.add_argument("--runtime", choices=RUNTIMES, default="cuda",
-                   help="runtime profile for runtime-contract (default: %(default)s)")
+    p.add_argument("--runtime", choices=RUNTIMES, default=None,
+                   help="runtime profile for runtime-contract (default: hip when the "
+                   "pipeline converts kernels to ROCDL, else cuda)")
     p.add_argument("--invariant", action="append", metavar="ID",
                    help="check only these invariants (repeatable; default: all)")
     p.add_argument("--solver-timeout", type=_positive(int), default=DEFAULT_TIMEOUT_MS,
@@ -396,9 +397,27 @@ def apply_config(args: argparse.Namespace, config: Config) -> None:
     list under action="append" would be added to, not replaced)."""
     if config.lowerings and getattr(args, "lowering", "absent") is None:
         args.lowering = list(config.lowerings)
+    if hasattr(args, "runtime") and args.runtime is None:
+        args.runtime = _runtime_for(getattr(args, "pipeline", None))
     if config.path is not None and args.command in ("fuzz", "check", "bench"):
         print(f"defaults: {config.path} [tool.gpu-alloc-verify] "
               f"({', '.join(config.keys) or 'empty'})", file=sys.stderr)
+
+
+def _runtime_for(pipeline: str | None) -> str:
+    """The runtime the pipeline's kernels are built for (a ROCDL pipeline:
+    hip), else cuda; said on stderr when it is not cuda."""
+    from verify.lowerings.pass_pipeline import PipelineSyntaxError, parse
+
+    try:
+        found = parse(pipeline).runtime() if pipeline else None
+    except PipelineSyntaxError:
+        return "cuda"  # the pipeline's own error is reported where it is used
+    if found is None:
+        return "cuda"
+    print(f"runtime: {found} (the pipeline builds ROCDL kernels; --runtime to choose)",
+          file=sys.stderr)
+    return found
 
 
 def _print_summary(summary: dict[str, Any], elapsed: float | None = None,

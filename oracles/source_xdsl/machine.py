@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
@@ -36,6 +37,10 @@ from verify.ir.lowered_ir import op_name
 from verify.ir.xdsl_context import gpu_unregistered
 
 STEP_LIMIT = 200_000  # ops interpreted per run: past it the input is skipped
+# Seconds per run: kernels launched in a loop cost far more than their one
+# step each, and a time-stepping loop given a large count would hold
+# `check` for minutes.
+TIME_LIMIT_S = 3.0
 Status = Literal["ok", "unknown", "skipped"]
 
 
@@ -56,12 +61,15 @@ class _Steps(Interpreter.Listener):
     def __init__(self) -> None:
         self.count = 0
         self.last = ""  # the op about to run: names one without an implementation
+        self.deadline = time.monotonic() + TIME_LIMIT_S
 
     def will_interpret_op(self, op: Operation, args: PythonValues) -> None:
         self.count += 1
         self.last = str(getattr(getattr(op, "op_name", None), "data", op.name))
         if self.count > STEP_LIMIT:
             raise TooLarge(f"more than {STEP_LIMIT} ops interpreted")
+        if self.count % 64 == 0 and time.monotonic() > self.deadline:
+            raise TooLarge(f"more than {TIME_LIMIT_S:g} s interpreting")
 
 
 @lru_cache(maxsize=32)

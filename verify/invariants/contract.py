@@ -107,6 +107,8 @@ def _check_handle(f: Findings, call: Call, role: str, value: z3.ArithRef,
 
 def _hip_host_access(ctx: CheckContext, f: Findings) -> None:
     allocs = {op.result: op for op in ctx.source.allocs() if op.result}
+    if not any(op.host_shared for op in allocs.values()):
+        return  # only host_shared buffers are misplaced by HIP's mgpuMemAlloc
     for place in ctx.source.hidden_host_access:
         f.unknown.append(f"{place} may read a buffer on the host: HIP host accesses of "
                          "host_shared buffers not decided")

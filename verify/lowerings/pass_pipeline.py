@@ -115,6 +115,15 @@ class Pipeline:
                 return [x for x in self.elements[:k] if not x.kernel_only()]
         return []
 
+    def runtime(self) -> str | None:
+        """The runtime the kernels are built for, where a pass says it: ROCDL
+        kernels run on HIP's wrappers (their lowered host code calls
+        mgpuMemGetDeviceMemRef*, which CUDA's lack)."""
+        names = self.pass_names()
+        if any("rocdl" in n for n in names):
+            return "hip"
+        return None
+
     def rewrites_source(self) -> bool:
         """Does a pass rewrite host code before gpu-to-llvm sees it (e.g.
         `func.func(gpu-async-region)`, gpu-kernel-outlining, canonicalize)?"""
