@@ -20,7 +20,15 @@ from reports.lit_export import LitTest
 from verify.model.verdicts import INVARIANTS
 from verify.triage.buckets import Bucket, Triage
 from verify.triage.causes import program_text
-from verify.triage.kinds import KIND_ORDER, SEVERITY
+from verify.triage.kinds import (
+    ASYNC_SHARED,
+    KIND_ORDER,
+    MEMSET64,
+    NOT_ONE_DEP,
+    REGION_SHARED,
+    SEVERITY,
+    SYNC,
+)
 
 
 @dataclass
@@ -76,28 +84,30 @@ def findings_of(triage: Triage) -> list[Finding]:
                                                   f.lead.severity, -f.count, f.lead.key))
 
 
+# Real runtime functions only: a fix upstream can take (runtime_table.json).
+_PRECONDITION_FIX = {
+    SYNC: "Lower the synchronous form with a null stream, as PR #69969 did for host_shared "
+          "allocs (PR #191661 does it for sync alloc and dealloc), or make the pass fail "
+          "instead of leaving the op while it reports success.",
+    NOT_ONE_DEP: "Accept zero or several dependencies the way `gpu.wait async` does (a new "
+                 "stream, or the first dependency's stream plus events for the others).",
+    ASYNC_SHARED: "Upstream refuses it by design; `mgpuMemAlloc(size, stream, 1)` exists "
+                  "and ignores the stream, so lowering it is possible, or keep the refusal "
+                  "with a diagnostic instead of a silent leftover.",
+    MEMSET64: "No runtime has a 64-bit memset: reject the op with a diagnostic.",
+    REGION_SHARED: "gpu-async-region should leave a host_shared gpu.alloc synchronous "
+                   "(PR #90876), which gpu-to-llvm lowers to mgpuMemAlloc(size, null, 1).",
+}
+
+
 def likely_fix(bucket: Bucket) -> str:
     """One sentence on where the fix probably goes (GPUToLLVMConversion.cpp)."""
     sig = bucket.signature
-    src, calls, inv = sig.source, sig.calls, sig.invariant
+    calls, inv = sig.calls, sig.invariant
     if inv == "lowering-complete":
-        if "(64-bit)" in src:
-            return ("Lower 64-bit `gpu.memset` (a 64-bit `mgpuMemset` wrapper) or reject it "
-                    "with a diagnostic; today the op stays and the pass succeeds.")
-        if "async" in src and "host_shared" in src:
-            return ("Pass `host_shared` on the async path too "
-                    "(`mgpuMemAllocAsync(size, stream, isHostShared)`, the split API review "
-                    "of PR #69969 proposed) instead of refusing the async host_shared alloc.")
-        if "[!=1 deps]" in src:
-            return ("Accept zero or several dependencies the way `gpu.wait async` does (a "
-                    "new stream, or the first dependency's stream plus events for the "
-                    "others) instead of requiring exactly one and leaving the op.")
-        if "async" not in src.split(" -> ")[0]:
-            return ("Lower the synchronous form with a null stream, as PR #69969 did for "
-                    "host_shared allocs (PR #191661 for sync alloc and dealloc), or make the "
-                    "pass fail: a pattern that does not match must not leave the op behind "
-                    "while the pass reports success.")
-        return "Convert the op or fail the pass instead of leaving it."
+        # Named by the precondition upstream's patterns do not take (kinds.py).
+        return _PRECONDITION_FIX.get(sig.focus or "",
+                                     "Convert the op or fail the pass instead of leaving it.")
     if inv in ("stream-no-leak", "differential") and "Stream" in calls + " live_streams":
         return ("`gpu.wait async [%t]` records an event on %t's stream and never destroys "
                 "that stream: destroy it (`mgpuStreamDestroy`) once the event is recorded "
@@ -106,6 +116,10 @@ def likely_fix(bucket: Bucket) -> str:
         return ("Create the event where it is waited on (inside the branch), or destroy it "
                 "on every path: today it is created where the token is defined and "
                 "destroyed only at the wait.")
+    if inv == "stream-no-use-after-destroy" and calls.startswith("stream"):
+        return ("An async op's token is its dependency's stream, so host waits on both "
+                "tokens synchronize and destroy that one stream twice (a TODO in "
+                "GPUToLLVMConversion.cpp): destroy a stream once, at the last wait on it.")
     if inv == "stream-no-use-after-destroy":
         return ("A token waited on twice must not lose its event at the first wait: destroy "
                 "the event at its last use (or record one event per use).")

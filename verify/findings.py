@@ -71,7 +71,13 @@ def build_findings(cli_main: Callable[[list[str]], int],
     false: `results` holds them already), triage them, write a lit test per
     finding and the catalogue (`reports.findings`)."""
     from reports.findings import catalogue, findings_of, reproduced_on
-    from reports.lit_export import LitTest, export_bucket, unique_names, write_lit_config
+    from reports.lit_export import (
+        LitTest,
+        export_bucket,
+        unique_names,
+        write_lit_config,
+        write_provenance,
+    )
     from reports.lit_proof import find_filecheck
     from verify.triage.buckets import triage_file
 
@@ -96,6 +102,7 @@ def build_findings(cli_main: Callable[[list[str]], int],
     if written and filecheck is not None:
         proven_on = [t.proof.buggy for t in written if t.proof is not None]
         write_lit_config(lit, max(set(proven_on), key=proven_on.count))
+        write_provenance(lit, [f.lead for f in found], list(tests.values()))
         for f in found:
             test = tests.get(f.lead.key)
             if test is not None and test.written:

@@ -1,7 +1,7 @@
 # ruff: noqa: F821, E501 -- lit defines `config` and `lit_config`; paths are as found
 # lit configuration written by gpu-alloc-verify (reports/lit_export.py).
 #   lit -v docs/findings-lit                                  # on mlir-opt-19, where the bugs were found
-#   lit -v docs/findings-lit --param lowering=xdsl:split-api  # on a fixed lowering
+#   lit -v docs/findings-lit --param lowering=xdsl:reference  # on a fixed lowering
 #   lit -v docs/findings-lit --param lowering=/path/to/mlir-opt
 import glob
 import os

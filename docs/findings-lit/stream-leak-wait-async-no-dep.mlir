@@ -1,8 +1,6 @@
 // RUN: mlir-opt %s --pass-pipeline='builtin.module(func.func(gpu-async-region),gpu-to-llvm)' | FileCheck %s
 
 // stream-leak-wait-async-no-dep: the stream created for `gpu.alloc` is never destroyed; `gpu.wait async` is its last use.
-// Root cause ba1c1f6ff42 found by gpu-alloc-verify in 12 program(s) on mlir-opt-19, mlir-opt-22; invariant stream-no-leak: every stream created is destroyed exactly once on every path (unless the source leaves that token un-awaited).
-// Verified: fails on mlir-opt-19 at line 11; passes on xdsl:split-api.
 
 module {
   // CHECK-LABEL: llvm.func @f0(

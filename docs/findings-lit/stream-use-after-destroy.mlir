@@ -1,8 +1,6 @@
 // RUN: mlir-opt %s --pass-pipeline='builtin.module(gpu-to-llvm)' | FileCheck %s
 
 // stream-use-after-destroy: stream created by `gpu.wait async` is used by mgpuStreamSynchronize after its destroy (destroy from `gpu.wait [%t]`, use from `gpu.wait [%t]`).
-// Root cause b8666f85e0e found by gpu-alloc-verify in 2 program(s) on mlir-opt-19, mlir-opt-22; invariant stream-no-use-after-destroy: no stream or event reaches a runtime call after its destroy; no double destroy.
-// Verified: fails on mlir-opt-19 at line 11; passes on xdsl:split-api.
 
 module {
   // CHECK-LABEL: llvm.func @f0(
