@@ -250,6 +250,8 @@ class _Lives:
             for (handle, kind), handle_vars in zip(handles, own, strict=True):
                 if not d.is_escape and DESTROYERS[d.callee] != kind:
                     continue
+                if _distinct(d.args[0], handle):
+                    continue  # another known handle: `same` would fold to false
                 same = fold.eq(d.args[0], handle)
                 if kind == "stream":
                     # A destroy of the runtime's own stream (CU_STREAM_LEGACY)
