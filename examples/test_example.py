@@ -11,8 +11,8 @@ from __future__ import annotations
 import pytest
 from hypothesis import given, settings
 
-from verify import api
-from verify.model.program import Program
+from gpu_alloc_verify import api
+from gpu_alloc_verify.verify.model.program import Program
 
 # `gpu.wait async [%t0]`: upstream gpu-to-llvm (LLVM 18-22) never destroys
 # the stream it creates for %t0.

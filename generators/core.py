@@ -16,7 +16,7 @@ from typing import TypeVar
 
 from hypothesis import strategies as st
 
-from verify.model.program import (
+from gpu_alloc_verify.verify.model.program import (
     ELEMENT_TYPES,
     Alloc,
     Arg,

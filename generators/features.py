@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from collections import Counter
 
-from verify.model.kernels import SHAPE_NAMES
-from verify.model.program import (
+from gpu_alloc_verify.verify.model.kernels import SHAPE_NAMES
+from gpu_alloc_verify.verify.model.program import (
     ASYNC_OPS,
     Alloc,
     Dealloc,

@@ -37,9 +37,9 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from generators.core import BuilderCore, _Buffer, _Scope, ints
-from verify.model.kernels import SHAPE_NAMES, SHAPES
-from verify.model.program import (
+from gpu_alloc_verify.generators.core import BuilderCore, _Buffer, _Scope, ints
+from gpu_alloc_verify.verify.model.kernels import SHAPE_NAMES, SHAPES
+from gpu_alloc_verify.verify.model.program import (
     SCALAR_TYPES,
     Arg,
     Dim,

@@ -24,10 +24,10 @@ from dataclasses import replace
 from hypothesis import event
 from hypothesis import strategies as st
 
-from generators.core import OP_KINDS, GenConfig, _Buffer, _Scope, ints
-from generators.hypothesis_private import HandOffStrategy
-from generators.launches import LaunchOps
-from verify.model.program import (
+from gpu_alloc_verify.generators.core import OP_KINDS, GenConfig, _Buffer, _Scope, ints
+from gpu_alloc_verify.generators.hypothesis_private import HandOffStrategy
+from gpu_alloc_verify.generators.launches import LaunchOps
+from gpu_alloc_verify.verify.model.program import (
     Dealloc,
     For,
     Function,
@@ -318,7 +318,7 @@ def programs(draw: st.DrawFn, cfg: GenConfig | None = None) -> Program:
         functions.append(Function(f"f{f}", tuple(builder.args), body, results))
     program = Program(tuple(functions), frozenset(builder.tags))
     # Coverage shows in `pytest --hypothesis-show-statistics`.
-    from generators.features import features
+    from gpu_alloc_verify.generators.features import features
 
     for feat in features(program):
         event(feat)

@@ -26,7 +26,7 @@ from typing import Any
 
 from hypothesis import strategies as st
 
-from verify.model.program import (
+from gpu_alloc_verify.verify.model.program import (
     Alloc,
     Arg,
     Dealloc,
@@ -278,7 +278,7 @@ def run_campaign(
     keep: int = 3,
 ) -> list[CampaignRow]:
     """Lower `programs` in one batch; the differential verdicts per runtime."""
-    from oracles.differential import check
+    from gpu_alloc_verify.oracles.differential import check
 
     outcomes = lowering.lower_batch(list(programs))
     rows = []

@@ -14,8 +14,15 @@ from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from oracles.kernel_api import DeviceMemory, Dim3, Kernel, KernelArg, MemRefView, view_extent
-from oracles.runtime import (
+from gpu_alloc_verify.oracles.kernel_api import (
+    DeviceMemory,
+    Dim3,
+    Kernel,
+    KernelArg,
+    MemRefView,
+    view_extent,
+)
+from gpu_alloc_verify.oracles.runtime import (
     BAD_LAUNCH,
     BAD_SIZE,
     DEVICE_ACCESS_HOST_MEMORY,

@@ -37,9 +37,9 @@ import ctypes
 from collections.abc import Callable, Sequence
 from typing import Any, TypeVar
 
-from oracles.checked import Allocation, CheckedRuntime
-from oracles.kernel_api import Dim3, Kernel, KernelArg, MemRefView, view_extent
-from oracles.runtime import BACKEND_ERROR, MemoryKind, Profile
+from gpu_alloc_verify.oracles.checked import Allocation, CheckedRuntime
+from gpu_alloc_verify.oracles.kernel_api import Dim3, Kernel, KernelArg, MemRefView, view_extent
+from gpu_alloc_verify.oracles.runtime import BACKEND_ERROR, MemoryKind, Profile
 
 MEMCPY_DEFAULT = 4  # cudaMemcpyDefault
 STREAM_NON_BLOCKING = 1  # cudaStreamNonBlocking
@@ -259,7 +259,7 @@ class CupyRuntime(CheckedRuntime):
 
     def _launch_cuda(self, kernel: Kernel, grid: Dim3, block: Dim3,
                      args: Sequence[KernelArg], stream: int) -> bool:
-        from oracles.kernel_cuda import cuda_args, entry_name
+        from gpu_alloc_verify.oracles.kernel_cuda import cuda_args, entry_name
 
         assert kernel.cuda is not None
         fn = _raw_kernel(self.cp, kernel.cuda, entry_name(kernel.name))

@@ -26,17 +26,17 @@ from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
-from oracles.kernel_api import Kernel, MemRefView
-from oracles.lowered_interp import parse_module, read_fast, run_function
-from oracles.mismatch import observables
-from oracles.runtime import DEVICE_RACE, HOST_RACE, Outcome, Runtime
-from oracles.simulated import SimulatedRuntime
-from oracles.source_interp import ArgValue, bind_buffers, program_unmodelled
-from oracles.source_interp import run_function as run_source
-from verify.ir import fastparse
-from verify.ir.lowered_ir import DEFAULT_PARSER
-from verify.model.program import FLOAT_TYPES, Function, MemRefType, Program
-from verify.model.verdicts import CheckResult, Violation
+from gpu_alloc_verify.oracles.kernel_api import Kernel, MemRefView
+from gpu_alloc_verify.oracles.lowered_interp import parse_module, read_fast, run_function
+from gpu_alloc_verify.oracles.mismatch import observables
+from gpu_alloc_verify.oracles.runtime import DEVICE_RACE, HOST_RACE, Outcome, Runtime
+from gpu_alloc_verify.oracles.simulated import SimulatedRuntime
+from gpu_alloc_verify.oracles.source_interp import ArgValue, bind_buffers, program_unmodelled
+from gpu_alloc_verify.oracles.source_interp import run_function as run_source
+from gpu_alloc_verify.verify.ir import fastparse
+from gpu_alloc_verify.verify.ir.lowered_ir import DEFAULT_PARSER
+from gpu_alloc_verify.verify.model.program import FLOAT_TYPES, Function, MemRefType, Program
+from gpu_alloc_verify.verify.model.verdicts import CheckResult, Violation
 
 RuntimeFactory = Callable[[int], Runtime]  # seed -> a fresh runtime
 Assignment = Mapping[str, ArgValue]  # "%cond0" or "f1:%cond0" -> value
@@ -278,7 +278,7 @@ def program_kernels(program: Program) -> dict[str, Kernel]:
     """What runs each kernel the program launches, by symbol name."""
     if not program.kernels:
         return {}
-    from oracles.kernel_interp import catalogue_kernel
+    from gpu_alloc_verify.oracles.kernel_interp import catalogue_kernel
 
     return {ref.name: catalogue_kernel(ref) for ref in program.kernels}
 

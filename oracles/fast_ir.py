@@ -17,10 +17,10 @@ import struct
 from functools import lru_cache
 from typing import Any
 
-from verify.ir import locations
-from verify.ir.fastparse import DenseArrayAttr, IntegerAttr, OpaqueAttr, split_top
-from verify.ir.fastparse import Unsupported as FastUnsupported
-from verify.ir.types import memref_text
+from gpu_alloc_verify.verify.ir import locations
+from gpu_alloc_verify.verify.ir.fastparse import DenseArrayAttr, IntegerAttr, OpaqueAttr, split_top
+from gpu_alloc_verify.verify.ir.fastparse import Unsupported as FastUnsupported
+from gpu_alloc_verify.verify.ir.types import memref_text
 
 SCALAR_BYTES = {"i1": 1, "i8": 1, "i16": 2, "i32": 4, "i64": 8, "index": 8,
                 "f16": 2, "bf16": 2, "f32": 4, "f64": 8}
@@ -101,7 +101,7 @@ def memref_element(t: str) -> str:
 
 def is_fast(attr: Any) -> bool:
     """Whether `attr` is one of the fast reader's attribute objects."""
-    return type(attr).__module__ == "verify.ir.fastparse"
+    return type(attr).__module__ == "gpu_alloc_verify.verify.ir.fastparse"
 
 
 def type_of(attr: Any) -> Any:

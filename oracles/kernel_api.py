@@ -17,7 +17,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Literal, Protocol, runtime_checkable
 
-from verify.model.errors import KernelDeclined
+from gpu_alloc_verify.verify.model.errors import KernelDeclined
 
 Dim3 = tuple[int, int, int]
 

@@ -26,10 +26,10 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from oracles.kernel_api import ELEM_BYTES, KernelArg, MemRefView, Param
-from oracles.kernel_interp import FLOAT_BITS, ROUND, float_bits
-from verify.model.kernels import SHAPES
-from verify.model.program import KernelRef
+from gpu_alloc_verify.oracles.kernel_api import ELEM_BYTES, KernelArg, MemRefView, Param
+from gpu_alloc_verify.oracles.kernel_interp import FLOAT_BITS, ROUND, float_bits
+from gpu_alloc_verify.verify.model.kernels import SHAPES
+from gpu_alloc_verify.verify.model.program import KernelRef
 
 C_TYPE = {"f16": "__half", "bf16": "__nv_bfloat16", "f32": "float", "f64": "double",
           "i8": "unsigned char", "i16": "unsigned short", "i32": "unsigned int",

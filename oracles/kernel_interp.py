@@ -63,7 +63,7 @@ from xdsl.dialects.builtin import (
 from xdsl.ir import Attribute, Block, Operation, SSAValue
 from xdsl.parser import Parser
 
-from oracles.kernel_api import (
+from gpu_alloc_verify.oracles.kernel_api import (
     ELEM_BYTES,
     DeviceMemory,
     Dim3,
@@ -73,12 +73,12 @@ from oracles.kernel_api import (
     MemRefView,
     Param,
 )
-from oracles.llvm_values import prop, sdiv
-from verify.ir import locations
-from verify.ir.fastparse import split_top
-from verify.ir.lowered_ir import op_name
-from verify.ir.xdsl_context import gpu_unregistered
-from verify.model.program import KernelRef
+from gpu_alloc_verify.oracles.llvm_values import prop, sdiv
+from gpu_alloc_verify.verify.ir import locations
+from gpu_alloc_verify.verify.ir.fastparse import split_top
+from gpu_alloc_verify.verify.ir.lowered_ir import op_name
+from gpu_alloc_verify.verify.ir.xdsl_context import gpu_unregistered
+from gpu_alloc_verify.verify.model.program import KernelRef
 
 STEP_LIMIT = 1_000_000  # loop iterations one thread may run
 M64 = (1 << 64) - 1
@@ -1046,7 +1046,7 @@ def load_kernel(func_text: str, symbol: str) -> Kernel:
     kernel = InterpretedKernel(name, tuple(compiler.params), reads, writes, launch)
     ref = catalogue_ref(func)
     if ref is not None and _signature(kernel) == _catalogue_signature(ref):
-        from oracles.kernel_cuda import cuda_source
+        from gpu_alloc_verify.oracles.kernel_cuda import cuda_source
 
         kernel.cuda = cuda_source(ref)
     return kernel
@@ -1060,7 +1060,7 @@ def _signature(kernel: InterpretedKernel) -> tuple[tuple[Param, ...], str]:
 
 @lru_cache(maxsize=256)
 def _catalogue_signature(ref: KernelRef) -> tuple[tuple[Param, ...], str] | None:
-    from verify.model.kernels import kernel_text
+    from gpu_alloc_verify.verify.model.kernels import kernel_text
 
     try:
         op = _parse(kernel_text(ref), ref.name)
@@ -1075,8 +1075,8 @@ def _catalogue_signature(ref: KernelRef) -> tuple[tuple[Param, ...], str] | None
 def catalogue_kernel(ref: KernelRef) -> Kernel:
     """The catalogue kernel `ref` (`verify.model.kernels`), named "kernels::<name>",
     with its CUDA C source attached."""
-    from oracles.kernel_cuda import cuda_source
-    from verify.model.kernels import kernel_text
+    from gpu_alloc_verify.oracles.kernel_cuda import cuda_source
+    from gpu_alloc_verify.verify.model.kernels import kernel_text
 
     kernel = load_kernel(kernel_text(ref), f"kernels::{ref.name}")
     if kernel.cuda is None:
@@ -1088,7 +1088,7 @@ def catalogue_kernel(ref: KernelRef) -> Kernel:
 def catalogue_ref(name: str) -> KernelRef | None:
     """The catalogue entry a kernel symbol names ("scale_4xf32",
     "kernels::scale_Dx4xbf16_s1"), or None (`verify.model.kernels.parse_kernel_name`)."""
-    from verify.model.kernels import parse_kernel_name
+    from gpu_alloc_verify.verify.model.kernels import parse_kernel_name
 
     return parse_kernel_name(_func_part(name))
 

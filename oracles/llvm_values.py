@@ -18,8 +18,8 @@ from typing import Any
 from xdsl.dialects.builtin import FloatAttr, IntegerAttr
 from xdsl.ir import Attribute
 
-from oracles import fast_ir
-from verify.model.errors import InterpreterDeclined
+from gpu_alloc_verify.oracles import fast_ir
+from gpu_alloc_verify.verify.model.errors import InterpreterDeclined
 
 # Something the interpreter does not model (the message names it): the run
 # ends "unsupported".

@@ -30,16 +30,16 @@ from dataclasses import dataclass
 from math import prod
 from typing import TYPE_CHECKING, Any
 
-from oracles.kernel_api import ELEM_BYTES, Kernel, KernelArg, MemRefView, Param
-from oracles.llvm_values import Agg, Unsupported, prop, type_name
-from oracles.mgpu_calls import RawCall
-from oracles.runtime import memset_pattern
-from oracles.source_interp import element_bytes, row_major_strides
-from verify.ir.attrs import LaunchOperands, launch_operands
-from verify.ir.types import memref_text
+from gpu_alloc_verify.oracles.kernel_api import ELEM_BYTES, Kernel, KernelArg, MemRefView, Param
+from gpu_alloc_verify.oracles.llvm_values import Agg, Unsupported, prop, type_name
+from gpu_alloc_verify.oracles.mgpu_calls import RawCall
+from gpu_alloc_verify.oracles.runtime import memset_pattern
+from gpu_alloc_verify.oracles.source_interp import element_bytes, row_major_strides
+from gpu_alloc_verify.verify.ir.attrs import LaunchOperands, launch_operands
+from gpu_alloc_verify.verify.ir.types import memref_text
 
 if TYPE_CHECKING:
-    from oracles.lowered_interp import _Machine
+    from gpu_alloc_verify.oracles.lowered_interp import _Machine
 
 
 

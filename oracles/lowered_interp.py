@@ -33,9 +33,9 @@ from xdsl.dialects.builtin import ModuleOp
 from xdsl.ir import Attribute, Block, Operation, Region, SSAValue
 from xdsl.parser import Parser
 
-from oracles import fast_ir, lowered_gpu
-from oracles.kernel_api import Kernel, KernelUnsupported
-from oracles.llvm_values import (
+from gpu_alloc_verify.oracles import fast_ir, lowered_gpu
+from gpu_alloc_verify.oracles.kernel_api import Kernel, KernelUnsupported
+from gpu_alloc_verify.oracles.llvm_values import (
     ARITH_BINARY,
     BINARY,
     FLOAT_FMT,
@@ -55,12 +55,18 @@ from oracles.llvm_values import (
     signed,
     type_name,
 )
-from oracles.mgpu_calls import NormalizedCall, RawCall, UnknownCall, dispatch, normalize_trace
-from oracles.runtime import Outcome, Runtime
-from verify.ir import fastparse
-from verify.ir.locations import source_key
-from verify.ir.lowered_ir import op_name
-from verify.ir.xdsl_context import all_dialects
+from gpu_alloc_verify.oracles.mgpu_calls import (
+    NormalizedCall,
+    RawCall,
+    UnknownCall,
+    dispatch,
+    normalize_trace,
+)
+from gpu_alloc_verify.oracles.runtime import Outcome, Runtime
+from gpu_alloc_verify.verify.ir import fastparse
+from gpu_alloc_verify.verify.ir.locations import source_key
+from gpu_alloc_verify.verify.ir.lowered_ir import op_name
+from gpu_alloc_verify.verify.ir.xdsl_context import all_dialects
 
 LoweredStatus = Literal["ok", "incomplete", "unsupported", "error"]
 RESIDUES = ("gpu.wait", "gpu.alloc", "gpu.dealloc", "gpu.memset", "gpu.memcpy")

@@ -12,9 +12,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from oracles.runtime import Runtime
-from verify.model.runtime_effects import PROPOSED
-from verify.model.runtime_table import all_functions
+from gpu_alloc_verify.oracles.runtime import Runtime
+from gpu_alloc_verify.verify.model.runtime_effects import PROPOSED
+from gpu_alloc_verify.verify.model.runtime_table import all_functions
 
 
 def _kinds() -> dict[str, tuple[str, ...]]:

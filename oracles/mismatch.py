@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from oracles.runtime import chunk_width
+from gpu_alloc_verify.oracles.runtime import chunk_width
 
 MAX_SHOWN = 8  # observables listed per mismatch
 

@@ -52,8 +52,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal
 
-from oracles.mgpu_calls import NormalizedCall, RawCall, normalize_trace
-from verify.model.errors import EnvironmentProblem
+from gpu_alloc_verify.oracles.mgpu_calls import NormalizedCall, RawCall, normalize_trace
+from gpu_alloc_verify.verify.model.errors import EnvironmentProblem
 
 SHIM_SOURCE = Path(__file__).parent / "native" / "mgpu_shim.c"
 ENTRY = "__gav_entry"

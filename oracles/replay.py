@@ -19,8 +19,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-from oracles.mgpu_calls import RawCall, UnknownCall, dispatch
-from oracles.runtime import Outcome, Runtime
+from gpu_alloc_verify.oracles.mgpu_calls import RawCall, UnknownCall, dispatch
+from gpu_alloc_verify.oracles.runtime import Outcome, Runtime
 
 
 @dataclass

@@ -22,8 +22,8 @@ from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field
 from typing import Any, Literal, Protocol, runtime_checkable
 
-from oracles.kernel_api import Dim3, Kernel, KernelArg
-from verify.model.runtime_api import PROFILES as API_PROFILES
+from gpu_alloc_verify.oracles.kernel_api import Dim3, Kernel, KernelArg
+from gpu_alloc_verify.verify.model.runtime_api import PROFILES as API_PROFILES
 
 MemoryKind = Literal["device", "managed", "host"]  # host: malloc'd, not device-visible
 

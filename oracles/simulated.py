@@ -30,9 +30,15 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from operator import attrgetter
 
-from oracles.checked import Allocation, CheckedRuntime
-from oracles.kernel_api import Dim3, Kernel, KernelArg
-from oracles.runtime import DEVICE_RACE, HOST_RACE, USE_AFTER_FREE, MemoryKind, Profile
+from gpu_alloc_verify.oracles.checked import Allocation, CheckedRuntime
+from gpu_alloc_verify.oracles.kernel_api import Dim3, Kernel, KernelArg
+from gpu_alloc_verify.oracles.runtime import (
+    DEVICE_RACE,
+    HOST_RACE,
+    USE_AFTER_FREE,
+    MemoryKind,
+    Profile,
+)
 
 STREAM_BASE = 0x7E00_0000_0000
 EVENT_BASE = 0x7F00_0000_0000

@@ -32,10 +32,10 @@ from dataclasses import dataclass, field
 from math import prod
 from typing import Literal
 
-from oracles.kernel_api import ELEM_BYTES, KernelArg, KernelUnsupported, MemRefView
-from oracles.runtime import Outcome, Runtime, memset_pattern
-from verify.model.errors import InterpreterDeclined
-from verify.model.program import (
+from gpu_alloc_verify.oracles.kernel_api import ELEM_BYTES, KernelArg, KernelUnsupported, MemRefView
+from gpu_alloc_verify.oracles.runtime import Outcome, Runtime, memset_pattern
+from gpu_alloc_verify.verify.model.errors import InterpreterDeclined
+from gpu_alloc_verify.verify.model.program import (
     FLOAT_TYPES,
     Alloc,
     Dealloc,
@@ -286,7 +286,7 @@ class _Interp:
 
     def launch(self, op: Launch) -> None:
         """Device work on the op's own stream, as a memset is."""
-        from oracles.kernel_interp import catalogue_kernel
+        from gpu_alloc_verify.oracles.kernel_interp import catalogue_kernel
 
         kernel = catalogue_kernel(op.kernel)
         args: list[KernelArg] = [self.buffers[b].view() for b in op.buffers]
@@ -336,7 +336,7 @@ def unmodelled(fn: Function) -> str | None:
     launches = [op for op in walk_ops(fn.body) if isinstance(op, Launch)]
     if not launches:
         return None
-    from oracles.kernel_interp import catalogue_kernel
+    from gpu_alloc_verify.oracles.kernel_interp import catalogue_kernel
 
     for op in launches:
             try:

@@ -7,10 +7,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from reports.pretty_ir import IrLine, shown_ir
-from verify.invariants.common import describe_path
-from verify.lowerings.failure_kind import CONFIRMED_BY_TOOL
-from verify.model.verdicts import INVARIANTS
+from gpu_alloc_verify.reports.pretty_ir import IrLine, shown_ir
+from gpu_alloc_verify.verify.invariants.common import describe_path
+from gpu_alloc_verify.verify.lowerings.failure_kind import CONFIRMED_BY_TOOL
+from gpu_alloc_verify.verify.model.verdicts import INVARIANTS
 
 _KEEP = ("llvm.call", "gpu.", "unrealized_conversion_cast", "scf.", "cf.", "llvm.func",
          "llvm.br", "llvm.cond_br", "llvm.return", "^bb", "module")
@@ -98,7 +98,7 @@ def render(record: dict[str, Any], max_lowered: int = 200, repro: str | None = N
 def mark_lowered(lowered: str, marked: list[str]) -> list[str]:
     """Lowered lines of the given source ops, marked '>>' (kept for callers of
     the old interface; `render` marks the offending handle's calls only)."""
-    from verify.ir.locations import id_on_line
+    from gpu_alloc_verify.verify.ir.locations import id_on_line
 
     wanted = set(marked)
     return [(">> " if id_on_line(ln) in wanted else "   ") + ln

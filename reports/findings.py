@@ -16,11 +16,11 @@ from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
 
-from reports.lit_export import LitTest
-from verify.model.verdicts import INVARIANTS
-from verify.triage.buckets import Bucket, Triage
-from verify.triage.causes import program_text
-from verify.triage.kinds import (
+from gpu_alloc_verify.reports.lit_export import LitTest
+from gpu_alloc_verify.verify.model.verdicts import INVARIANTS
+from gpu_alloc_verify.verify.triage.buckets import Bucket, Triage
+from gpu_alloc_verify.verify.triage.causes import program_text
+from gpu_alloc_verify.verify.triage.kinds import (
     ASYNC_SHARED,
     KIND_ORDER,
     MEMSET64,
@@ -139,7 +139,7 @@ def run_pipeline(test_text: str) -> str:
 def reproduced_on(test: LitTest, lowerings: list[str], filecheck: str) -> dict[str, str]:
     """Per lowering: "fails" (the test reproduces the bug there), "passes", or
     "rejects" (the tool refuses the program)."""
-    from reports.lit_proof import lower_for_test, run_filecheck
+    from gpu_alloc_verify.reports.lit_proof import lower_for_test, run_filecheck
 
     out: dict[str, str] = {}
     pipeline = run_pipeline(test.text)

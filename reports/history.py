@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from verify.model.verdicts import VERDICTS
+from gpu_alloc_verify.verify.model.verdicts import VERDICTS
 
 Record = dict[str, Any]
 Counts = dict[str, int]  # verdict -> count

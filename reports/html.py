@@ -24,16 +24,16 @@ from typing import Any
 import jinja2
 from markupsafe import Markup
 
-from reports.atomic_dir import atomic_dir
-from reports.history import Campaign, History, load_history, load_results
-from reports.overview import overview
-from reports.report_progress import ReportProgress
-from reports.trend_svg import Point, trend_svg
-from reports.triage_view import bucket_views
-from reports.violation_view import anchor, highlight, highlight_css, violation_view
-from verify.model.errors import GpuAllocVerifyError, UsageError
-from verify.model.verdicts import INVARIANTS, VERDICTS
-from verify.triage.buckets import Triage
+from gpu_alloc_verify.reports.atomic_dir import atomic_dir
+from gpu_alloc_verify.reports.history import Campaign, History, load_history, load_results
+from gpu_alloc_verify.reports.overview import overview
+from gpu_alloc_verify.reports.report_progress import ReportProgress
+from gpu_alloc_verify.reports.trend_svg import Point, trend_svg
+from gpu_alloc_verify.reports.triage_view import bucket_views
+from gpu_alloc_verify.reports.violation_view import anchor, highlight, highlight_css, violation_view
+from gpu_alloc_verify.verify.model.errors import GpuAllocVerifyError, UsageError
+from gpu_alloc_verify.verify.model.verdicts import INVARIANTS, VERDICTS
+from gpu_alloc_verify.verify.triage.buckets import Triage
 
 __all__ = ["load_results", "page_name", "render_html", "render_report"]
 
@@ -329,7 +329,7 @@ def render_html(history: History, *, source_name: str = "",
 
 def _generator_features() -> Sequence[str]:
     try:
-        from generators.features import KNOWN_FEATURES
+        from gpu_alloc_verify.generators.features import KNOWN_FEATURES
     except Exception:  # noqa: BLE001 - a report without the list still renders
         return ()
     return list(KNOWN_FEATURES)
@@ -337,7 +337,7 @@ def _generator_features() -> Sequence[str]:
 
 def _lit_views(triage: Triage, out: Path, fixed: str | None, jobs: int = 1,
                progress: ReportProgress | None = None) -> dict[str, dict[str, Any]]:
-    from reports.lit_parallel import export_buckets_parallel
+    from gpu_alloc_verify.reports.lit_parallel import export_buckets_parallel
 
     views: dict[str, dict[str, Any]] = {}
     step = (lambda done, total: progress.step("lit tests", done, total)) if progress else None
@@ -410,7 +410,7 @@ def _write_report(results: Path, out: Path, final: Path,
     found: Triage | None = None
     lit_tests: dict[str, dict[str, Any]] = {}
     if triage:
-        from verify.triage.buckets import triage_file
+        from gpu_alloc_verify.verify.triage.buckets import triage_file
 
         try:
             found = triage_file(results, progress=progress.note if progress else None)
@@ -420,7 +420,7 @@ def _write_report(results: Path, out: Path, final: Path,
             (out / "triage.json").write_text(json.dumps(found.to_json(), indent=2) + "\n",
                                              encoding="utf-8")
             if lit and found.buckets:
-                from verify.model.machine import resolve_jobs
+                from gpu_alloc_verify.verify.model.machine import resolve_jobs
 
                 try:
                     lit_tests = _lit_views(found, out, fixed, resolve_jobs(jobs), progress)

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from verify.ir.ir_lines import (
+from gpu_alloc_verify.verify.ir.ir_lines import (
     Call,
     Residue,
     Source,
@@ -16,8 +16,8 @@ from verify.ir.ir_lines import (
     parse_source,
     strip_locs,
 )
-from verify.ir.locations import id_on_line as loc_id
-from verify.triage.offending import counterexample, marked_calls
+from gpu_alloc_verify.verify.ir.locations import id_on_line as loc_id
+from gpu_alloc_verify.verify.triage.offending import counterexample, marked_calls
 
 __all__ = ["Call", "Residue", "Source", "SrcOp", "counterexample", "loc_id", "marked_ops",
            "parse_calls", "parse_residue", "parse_source", "strip_locs"]

@@ -32,7 +32,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from reports.explain import render
+from gpu_alloc_verify.reports.explain import render
 
 # Characters XML 1.0 cannot carry (pytest drops them the same way).
 _ILLEGAL = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ud800-\udfff\ufffe\uffff]")

@@ -14,11 +14,17 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from reports.lit_order import order_plans
-from reports.lit_plan import VAR, Directive, Plan
-from verify.ir.ir_lines import Call, parse_calls, parse_residue, parse_source, strip_locs
-from verify.triage.offending import CREATES, DESTROYS, offense
-from verify.triage.signature import op_form
+from gpu_alloc_verify.reports.lit_order import order_plans
+from gpu_alloc_verify.reports.lit_plan import VAR, Directive, Plan
+from gpu_alloc_verify.verify.ir.ir_lines import (
+    Call,
+    parse_calls,
+    parse_residue,
+    parse_source,
+    strip_locs,
+)
+from gpu_alloc_verify.verify.triage.offending import CREATES, DESTROYS, offense
+from gpu_alloc_verify.verify.triage.signature import op_form
 
 Record = dict[str, Any]
 _DESTROY_FROM = re.compile(r"\bdestroy(?:ed)? (?:from|by) (\S+?)[ ,)]")

@@ -21,17 +21,24 @@ import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from reports.lit_checks import plans_for
-from reports.lit_order import edge_sentence
-from reports.lit_plan import Plan
-from reports.lit_proof import Lowered, Proof, find_filecheck, lower_for_test, prove, tool_path
-from verify.ir.ir_lines import parse_source, strip_locs
-from verify.model.errors import EnvironmentProblem, GpuAllocVerifyError
-from verify.triage.buckets import Bucket, Record
-from verify.triage.offending import offense
-from verify.triage.reduce import host_buffers, reduce_text, signature_predicate
-from verify.triage.rejudge import Settings, lowering_for, rejudge
-from verify.triage.signature import op_form, signature_of
+from gpu_alloc_verify.reports.lit_checks import plans_for
+from gpu_alloc_verify.reports.lit_order import edge_sentence
+from gpu_alloc_verify.reports.lit_plan import Plan
+from gpu_alloc_verify.reports.lit_proof import (
+    Lowered,
+    Proof,
+    find_filecheck,
+    lower_for_test,
+    prove,
+    tool_path,
+)
+from gpu_alloc_verify.verify.ir.ir_lines import parse_source, strip_locs
+from gpu_alloc_verify.verify.model.errors import EnvironmentProblem, GpuAllocVerifyError
+from gpu_alloc_verify.verify.triage.buckets import Bucket, Record
+from gpu_alloc_verify.verify.triage.offending import offense
+from gpu_alloc_verify.verify.triage.reduce import host_buffers, reduce_text, signature_predicate
+from gpu_alloc_verify.verify.triage.rejudge import Settings, lowering_for, rejudge
+from gpu_alloc_verify.verify.triage.signature import op_form, signature_of
 
 DEFAULT_FIXED = "xdsl:reference"  # calls only functions the runtimes export
 # An upper-case word before ':' could read as a lit or FileCheck directive.
@@ -64,7 +71,7 @@ def lit_pipeline(pipeline: str, program: str) -> str:
     program has no gpu.module (their output is the same then)."""
     if "gpu.module" in program:
         return pipeline
-    from verify.lowerings.mlir_opt import top_level_passes
+    from gpu_alloc_verify.verify.lowerings.mlir_opt import top_level_passes
 
     kept = [p for p in top_level_passes(pipeline) if not p.startswith("gpu.module(")]
     return ",".join(kept) or pipeline
@@ -362,7 +369,7 @@ def _mlir_opt(spec):
     if spec.startswith("xdsl:"):
         if os.path.isdir(ROOT):
             config.environment["PYTHONPATH"] = ROOT
-        return f"{{PYTHON}} -m reports.lower_tool --lowering {{spec}}"
+        return f"{{PYTHON}} -m gpu_alloc_verify.reports.lower_tool --lowering {{spec}}"
     m = re.fullmatch(r"mlir-opt(?:-(\\d+))?", spec)
     if m:
         versions = [m.group(1)] if m.group(1) else ["22", "21", "20", "19", "18", "17", "16"]

@@ -24,10 +24,10 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from reports.lit_plan import VAR, Directive, Plan
-from verify.ir.ir_lines import func_of_line, loc_id, parse_calls, parse_source
-from verify.ir.locations import strip
-from verify.model.runtime_api import is_work, roles
+from gpu_alloc_verify.reports.lit_plan import VAR, Directive, Plan
+from gpu_alloc_verify.verify.ir.ir_lines import func_of_line, loc_id, parse_calls, parse_source
+from gpu_alloc_verify.verify.ir.locations import strip
+from gpu_alloc_verify.verify.model.runtime_api import is_work, roles
 
 Record = dict[str, Any]
 

@@ -9,7 +9,7 @@ from collections.abc import Callable
 from concurrent.futures import Future, ProcessPoolExecutor, as_completed
 from pathlib import Path
 
-from reports.lit_export import (
+from gpu_alloc_verify.reports.lit_export import (
     DEFAULT_FIXED,
     LitTest,
     export_bucket,
@@ -17,7 +17,7 @@ from reports.lit_export import (
     write_lit_config,
     write_provenance,
 )
-from verify.triage.buckets import Bucket
+from gpu_alloc_verify.verify.triage.buckets import Bucket
 
 Step = Callable[[int, int], None]
 

@@ -21,10 +21,10 @@ import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from reports.lower_tool import lower_custom
-from verify.lowerings.mlir_opt import MlirOptLowering
-from verify.lowerings.registry import resolve
-from verify.model.errors import EnvironmentProblem, GpuAllocVerifyError
+from gpu_alloc_verify.reports.lower_tool import lower_custom
+from gpu_alloc_verify.verify.lowerings.mlir_opt import MlirOptLowering
+from gpu_alloc_verify.verify.lowerings.registry import resolve
+from gpu_alloc_verify.verify.model.errors import EnvironmentProblem, GpuAllocVerifyError
 
 LOC_FLAGS = ("--mlir-print-debuginfo", "--mlir-print-local-scope")
 

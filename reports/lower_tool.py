@@ -1,6 +1,6 @@
 """An in-process xDSL lowering as a command line lit can run in place of mlir-opt.
 
-    python -m reports.lower_tool --lowering xdsl:split-api FILE.mlir \
+    python -m gpu_alloc_verify.reports.lower_tool --lowering xdsl:split-api FILE.mlir \
         [--pass-pipeline=...] [--mlir-print-debuginfo]
 
 prints the lowered module in custom form (xDSL's printer), as `mlir-opt
@@ -22,7 +22,7 @@ import io
 import sys
 from collections.abc import Sequence
 
-from verify.model.errors import GpuAllocVerifyError
+from gpu_alloc_verify.verify.model.errors import GpuAllocVerifyError
 
 
 def lower_custom(text: str, spec: str, debuginfo: bool = False, name: str = "<input>",
@@ -31,10 +31,10 @@ def lower_custom(text: str, spec: str, debuginfo: bool = False, name: str = "<in
     before gpu-to-llvm), printed in custom form."""
     from xdsl.printer import Printer
 
-    from reports.xdsl_custom import custom_gpu_ops
-    from verify.ir.source_reader import program_from_text
-    from verify.lowerings.xdsl_lowering import resolve_xdsl
-    from verify.model.errors import SourceParseError
+    from gpu_alloc_verify.reports.xdsl_custom import custom_gpu_ops
+    from gpu_alloc_verify.verify.ir.source_reader import program_from_text
+    from gpu_alloc_verify.verify.lowerings.xdsl_lowering import resolve_xdsl
+    from gpu_alloc_verify.verify.model.errors import SourceParseError
 
     entering = before_gpu_to_llvm(text, pipeline, name)
     try:
@@ -52,7 +52,7 @@ def lower_custom(text: str, spec: str, debuginfo: bool = False, name: str = "<in
 def host_passes(pipeline: str) -> list[str]:
     """The passes `pipeline` (with or without `builtin.module(...)`) runs on
     host code before gpu-to-llvm."""
-    from verify.lowerings.pass_pipeline import parse
+    from gpu_alloc_verify.verify.lowerings.pass_pipeline import parse
 
     return [e.text() for e in parse(pipeline).host_passes_before()]
 
@@ -62,8 +62,8 @@ def before_gpu_to_llvm(text: str, pipeline: str, name: str) -> str:
     locations kept (the text itself when there are none)."""
     import subprocess
 
-    from verify.ir.tools import find_mlir_opt
-    from verify.model.errors import EnvironmentProblem, SourceParseError
+    from gpu_alloc_verify.verify.ir.tools import find_mlir_opt
+    from gpu_alloc_verify.verify.model.errors import EnvironmentProblem, SourceParseError
 
     passes = host_passes(pipeline)
     if not passes:
@@ -82,7 +82,7 @@ def before_gpu_to_llvm(text: str, pipeline: str, name: str) -> str:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m reports.lower_tool")
+    parser = argparse.ArgumentParser(prog="python -m gpu_alloc_verify.reports.lower_tool")
     parser.add_argument("--lowering", required=True, metavar="xdsl:NAME")
     parser.add_argument("file")
     parser.add_argument("--pass-pipeline", default="")

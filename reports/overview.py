@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from verify.triage.buckets import Triage
+from gpu_alloc_verify.verify.triage.buckets import Triage
 
 
 def overview(triage: Triage | None, violations: list[dict[str, Any]],

@@ -19,9 +19,9 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
 
-from verify.ir.ir_lines import loc_id, parse_source, strip_locs
-from verify.model.errors import GpuAllocVerifyError
-from verify.triage.offending import offense
+from gpu_alloc_verify.verify.ir.ir_lines import loc_id, parse_source, strip_locs
+from gpu_alloc_verify.verify.model.errors import GpuAllocVerifyError
+from gpu_alloc_verify.verify.triage.offending import offense
 
 Record = dict[str, Any]
 _PRINT = ("--mlir-print-debuginfo", "--mlir-print-local-scope", "--allow-unregistered-dialect")
@@ -52,9 +52,9 @@ def custom_form(lowered: str, lowering: str) -> str | None:
 
 def _tools(lowering: str) -> list[str]:
     """The lowering's own mlir-opt first, then every installed one, newest first."""
-    from verify.ir.tools import KNOWN_VERSIONS, find_mlir_opt
-    from verify.lowerings.mlir_opt import MlirOptLowering
-    from verify.lowerings.registry import resolve
+    from gpu_alloc_verify.verify.ir.tools import KNOWN_VERSIONS, find_mlir_opt
+    from gpu_alloc_verify.verify.lowerings.mlir_opt import MlirOptLowering
+    from gpu_alloc_verify.verify.lowerings.registry import resolve
 
     out: list[str] = []
     try:
@@ -73,8 +73,8 @@ def _tools(lowering: str) -> list[str]:
 def _xdsl_custom(lowered: str) -> str:
     from xdsl.printer import Printer
 
-    from reports.xdsl_custom import custom_gpu_ops
-    from verify.ir.lowered_ir import parse_lowered
+    from gpu_alloc_verify.reports.xdsl_custom import custom_gpu_ops
+    from gpu_alloc_verify.verify.ir.lowered_ir import parse_lowered
 
     out = io.StringIO()
     Printer(stream=out, print_debuginfo=True).print_op(parse_lowered(lowered))

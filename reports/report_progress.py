@@ -9,7 +9,7 @@ import sys
 import time
 from typing import TextIO
 
-from reports.console import columns, duration, fit
+from gpu_alloc_verify.reports.console import columns, duration, fit
 
 
 class ReportProgress:

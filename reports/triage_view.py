@@ -5,7 +5,7 @@ from __future__ import annotations
 from datetime import datetime, timezone
 from typing import Any
 
-from verify.triage.buckets import Triage
+from gpu_alloc_verify.verify.triage.buckets import Triage
 
 
 def _fmt_time(t: float | None) -> str:

@@ -12,10 +12,10 @@ from typing import Any
 
 from markupsafe import Markup, escape
 
-from reports.irtext import loc_id, marked_ops
-from reports.pretty_ir import shown_ir
-from verify.model.verdicts import INVARIANTS
-from verify.triage.offending import counterexample
+from gpu_alloc_verify.reports.irtext import loc_id, marked_ops
+from gpu_alloc_verify.reports.pretty_ir import shown_ir
+from gpu_alloc_verify.verify.model.verdicts import INVARIANTS
+from gpu_alloc_verify.verify.triage.offending import counterexample
 
 _CEX_SHOWN = ("path", "schedule", "trace_source", "trace_lowered", "observables")
 PROGRAM = "program"

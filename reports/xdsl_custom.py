@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import re
 
-from verify.ir.fastparse import split_list
+from gpu_alloc_verify.verify.ir.fastparse import split_list
 
 _LAUNCH = re.compile(
     r'^(?P<pad>\s*)"gpu\.launch_func"\((?P<ops>[^)]*)\) '

@@ -41,17 +41,17 @@ from typing import Any
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from generators.programs import GenConfig  # noqa: E402
-from verify.campaign.ledger import BatchWriter, Ledger  # noqa: E402
-from verify.campaign.shards import plan  # noqa: E402
-from verify.model.results import ResultsWriter, read_records  # noqa: E402
+from gpu_alloc_verify.generators.programs import GenConfig  # noqa: E402
+from gpu_alloc_verify.verify.campaign.ledger import BatchWriter, Ledger  # noqa: E402
+from gpu_alloc_verify.verify.campaign.shards import plan  # noqa: E402
+from gpu_alloc_verify.verify.model.results import ResultsWriter, read_records  # noqa: E402
 
 MODES = {"-j 2": ["-j", "2"], "local:1": ["--cluster", "local:1"],
          "local:2": ["--cluster", "local:2"]}
 
 
 def campaign(args: argparse.Namespace, extra: list[str], results: Path) -> dict[str, float]:
-    cmd = [sys.executable, "-m", "verify.cli", "fuzz", "--lowering", args.lowering,
+    cmd = [sys.executable, "-m", "gpu_alloc_verify", "fuzz", "--lowering", args.lowering,
            "--max-examples", str(args.examples), "--no-shrink", "--seed", str(args.seed),
            "--batch-size", str(args.batch_size), "--results", str(results), *extra]
     t0 = time.monotonic()
@@ -175,7 +175,7 @@ def driver_cpu(args: argparse.Namespace, tmp: Path) -> dict[str, float]:
     import contextlib
     import io
 
-    from verify.cli import main as cli
+    from gpu_alloc_verify.verify.cli import main as cli
 
     dask = str(Path(sys.executable).parent / "dask")
     address = f"tcp://127.0.0.1:{_free_port()}"

@@ -37,11 +37,11 @@ from xdsl.context import Context  # noqa: E402
 from xdsl.dialects import get_all_dialects  # noqa: E402
 from xdsl.parser import Parser  # noqa: E402
 
-from generators.programs import GenConfig, programs  # noqa: E402
-from verify.ir.lowered_ir import read_lowered  # noqa: E402
-from verify.lowerings.mlir_opt import resolve_mlir_opt  # noqa: E402
-from verify.lowerings.xdsl_lowering import print_lowered, resolve_xdsl  # noqa: E402
-from verify.model.program import Program  # noqa: E402
+from gpu_alloc_verify.generators.programs import GenConfig, programs  # noqa: E402
+from gpu_alloc_verify.verify.ir.lowered_ir import read_lowered  # noqa: E402
+from gpu_alloc_verify.verify.lowerings.mlir_opt import resolve_mlir_opt  # noqa: E402
+from gpu_alloc_verify.verify.lowerings.xdsl_lowering import print_lowered, resolve_xdsl  # noqa: E402
+from gpu_alloc_verify.verify.model.program import Program  # noqa: E402
 
 
 def generate(n: int) -> list[Program]:

@@ -45,8 +45,8 @@ SKIPPED = ("skipped: no GPU/CuPy (CuPy must import and see a CUDA device; "
 
 def draw_programs(n: int, seed: int, max_ops: int, supported: int) -> list[Any]:
     """`n` programs with at least one kernel launch, the same for the same arguments."""
-    from generators.hypothesis_private import draw_seeded
-    from generators.programs import GenConfig, programs
+    from gpu_alloc_verify.generators.hypothesis_private import draw_seeded
+    from gpu_alloc_verify.generators.programs import GenConfig, programs
 
     strategy = programs(GenConfig(max_ops=max_ops).supported_by(supported))
     out: list[Any] = []
@@ -60,8 +60,8 @@ def draw_programs(n: int, seed: int, max_ops: int, supported: int) -> list[Any]:
 
 
 def _source_run(fn: Any, values: dict[str, Any], rt: Any) -> Any:
-    from oracles.differential import DEFAULT_SIZE
-    from oracles.source_interp import bind_buffers, run_function
+    from gpu_alloc_verify.oracles.differential import DEFAULT_SIZE
+    from gpu_alloc_verify.oracles.source_interp import bind_buffers, run_function
 
     try:
         bound = {**values, **bind_buffers(fn, rt, DEFAULT_SIZE)}
@@ -72,10 +72,10 @@ def _source_run(fn: Any, values: dict[str, Any], rt: Any) -> Any:
 
 def fidelity(program: Any, assignments: int, tally: Counter[str]) -> dict[str, Any] | None:
     """Source semantics on the GPU vs the simulator; the first difference, or None."""
-    from oracles.cupy_runtime import CupyRuntime
-    from oracles.differential import default_assignments, differences, normalize
-    from oracles.runtime import DEVICE_RACE, HOST_RACE
-    from oracles.simulated import SimulatedRuntime
+    from gpu_alloc_verify.oracles.cupy_runtime import CupyRuntime
+    from gpu_alloc_verify.oracles.differential import default_assignments, differences, normalize
+    from gpu_alloc_verify.oracles.runtime import DEVICE_RACE, HOST_RACE
+    from gpu_alloc_verify.oracles.simulated import SimulatedRuntime
 
     for fn in program.functions:
         for assignment in default_assignments(fn)[:assignments]:
@@ -112,9 +112,9 @@ def verdicts(programs: list[Any], spec: str, assignments: int
              ) -> tuple[Counter[str], Counter[str], list[dict[str, Any]], list[str]]:
     """The `differential` verdicts on CuPy and on the simulator, the programs
     where they differ, and the violations both report (findings)."""
-    from oracles.cupy_runtime import CupyRuntime
-    from oracles.differential import check, default_assignments, simulated
-    from verify.lowerings.registry import resolve
+    from gpu_alloc_verify.oracles.cupy_runtime import CupyRuntime
+    from gpu_alloc_verify.oracles.differential import check, default_assignments, simulated
+    from gpu_alloc_verify.verify.lowerings.registry import resolve
 
     lowering = resolve(spec)
     outcomes = lowering.lower_batch(programs)
@@ -163,13 +163,13 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args(argv)
 
-    from oracles.cupy_runtime import cupy_available
+    from gpu_alloc_verify.oracles.cupy_runtime import cupy_available
 
     if not cupy_available():
         print(json.dumps({"skipped": SKIPPED}) if args.json else SKIPPED)
         return 2
 
-    from verify.model.errors import EnvironmentProblem
+    from gpu_alloc_verify.verify.model.errors import EnvironmentProblem
 
     start = time.time()
     programs = draw_programs(args.programs, args.seed, args.max_ops, args.supported)

@@ -35,7 +35,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from verify.model.results import read_records  # noqa: E402
+from gpu_alloc_verify.verify.model.results import read_records  # noqa: E402
 
 PROGRAM_KEYS = ("campaign", "id", "program", "features", "results", "found")
 
@@ -98,7 +98,7 @@ class Checker:
     def unfinished(self) -> bool:
         if not self.path.exists():
             return False
-        from verify.model.results import unfinished_campaign
+        from gpu_alloc_verify.verify.model.results import unfinished_campaign
 
         return unfinished_campaign(read_records(self.path)) is not None
 
@@ -118,7 +118,7 @@ def main() -> int:
     tmp = tempfile.TemporaryDirectory(prefix="kill-stress-")
     results = args.results or Path(tmp.name) / "results.jsonl"
     checker = Checker(results)
-    base = [sys.executable, "-m", "verify.cli", "fuzz", "--results", str(results),
+    base = [sys.executable, "-m", "gpu_alloc_verify", "fuzz", "--results", str(results),
             "--batch-size", str(args.batch_size), "--no-shrink"]
     t0 = time.monotonic()
     kills = resumes = finished = started = invalid = torn_max = 0

@@ -17,10 +17,10 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from generators.programs import GenConfig  # noqa: E402
-from verify.campaign.fuzz import FuzzOptions, run_fuzz  # noqa: E402
-from verify.invariants.pipeline import active_invariants  # noqa: E402
-from verify.lowerings.mlir_opt import MlirOptLowering, find_mlir_opt  # noqa: E402
+from gpu_alloc_verify.generators.programs import GenConfig  # noqa: E402
+from gpu_alloc_verify.verify.campaign.fuzz import FuzzOptions, run_fuzz  # noqa: E402
+from gpu_alloc_verify.verify.invariants.pipeline import active_invariants  # noqa: E402
+from gpu_alloc_verify.verify.lowerings.mlir_opt import MlirOptLowering, find_mlir_opt  # noqa: E402
 
 BUGS = {
     "drop-stream-destroy": "stream-no-leak",

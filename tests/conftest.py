@@ -10,10 +10,10 @@ from pathlib import Path
 import pytest
 from hypothesis import HealthCheck, Phase, given, settings
 
-from generators.programs import GenConfig, programs
-from verify.ir.tools import find_mlir_opt
-from verify.model.program import Program
-from verify.pytest_plugin import load_project_profile
+from gpu_alloc_verify.generators.programs import GenConfig, programs
+from gpu_alloc_verify.verify.ir.tools import find_mlir_opt
+from gpu_alloc_verify.verify.model.program import Program
+from gpu_alloc_verify.verify.pytest_plugin import load_project_profile
 
 FIXTURES = Path(__file__).parent / "fixtures"
 

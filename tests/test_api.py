@@ -12,14 +12,14 @@ from pathlib import Path
 
 import pytest
 
+from gpu_alloc_verify.verify import api
+from gpu_alloc_verify.verify.cli import main
+from gpu_alloc_verify.verify.invariants.pipeline import active_invariants
+from gpu_alloc_verify.verify.ir.source_reader import program_from_text
+from gpu_alloc_verify.verify.model.errors import SourceParseError
+from gpu_alloc_verify.verify.model.program import Program
+from gpu_alloc_verify.verify.pytest_plugin import PREFIX, project_profile
 from tests.conftest import need_mlir_opt
-from verify import api
-from verify.cli import main
-from verify.invariants.pipeline import active_invariants
-from verify.ir.source_reader import program_from_text
-from verify.model.errors import SourceParseError
-from verify.model.program import Program
-from verify.pytest_plugin import PREFIX, project_profile
 
 ROOT = Path(__file__).resolve().parent.parent
 EXAMPLE = ROOT / "examples" / "test_example.py"
@@ -166,11 +166,12 @@ def test_program_repr_is_its_mlir() -> None:
 
 
 def test_the_package_reexports_the_api_lazily() -> None:
-    import verify
+    from gpu_alloc_verify import verify
 
     assert verify.check is api.check and verify.programs is api.programs
     out = subprocess.run(
-        [sys.executable, "-c", "import sys, verify; print('verify.api' in sys.modules, "
+        [sys.executable, "-c", "import sys, gpu_alloc_verify.verify; "
+         "print('gpu_alloc_verify.verify.api' in sys.modules, "
          "'hypothesis' in sys.modules)"], capture_output=True, text=True, check=True)
     assert out.stdout.split() == ["False", "False"]
 
@@ -186,7 +187,7 @@ def test_importing_the_plugin_changes_no_setting(ci: str) -> None:
                               check=True, env=env).stdout.splitlines()
 
     plain = run(show)
-    ours = run("import verify.pytest_plugin\n" + show + "print(sorted(n for n in "
+    ours = run("import gpu_alloc_verify.verify.pytest_plugin\n" + show + "print(sorted(n for n in "
                "settings._profiles if n.startswith('gpu-alloc')))\n")
     assert ours == [*plain,
         "['gpu-alloc-verify-ci', 'gpu-alloc-verify-dev', 'gpu-alloc-verify-nightly']"]

@@ -12,12 +12,12 @@ import sys
 from collections import Counter
 from pathlib import Path
 
-from generators.features import CF_TOKEN_FEATURES, features
-from generators.programs import GenConfig
+from gpu_alloc_verify.generators.features import CF_TOKEN_FEATURES, features
+from gpu_alloc_verify.generators.programs import GenConfig
+from gpu_alloc_verify.verify.invariants.pipeline import active_invariants, judge
+from gpu_alloc_verify.verify.lowerings.registry import resolve
+from gpu_alloc_verify.verify.model.program import For, If, crosses_control_flow
 from tests.conftest import collect_programs, need_mlir_opt
-from verify.invariants.pipeline import active_invariants, judge
-from verify.lowerings.registry import resolve
-from verify.model.program import For, If, crosses_control_flow
 
 ROOT = Path(__file__).resolve().parents[1]
 CF = GenConfig(max_ops=10, cf_tokens=True)
@@ -84,7 +84,7 @@ def test_the_tool_reports_a_yielded_stream_destroyed_as_an_event(tmp_path: Path)
     src = tmp_path / "branch_token.mlir"
     src.write_text(BRANCH_TOKEN)
     out = subprocess.run(
-        [sys.executable, "-m", "verify", "check", str(src), "--lowering", "mlir-opt-19",
+        [sys.executable, "-m", "gpu_alloc_verify", "check", str(src), "--lowering", "mlir-opt-19",
          "--pipeline", "convert-scf-to-cf,gpu-to-llvm", "--invariant", "runtime-contract"],
         capture_output=True, text=True, cwd=ROOT, check=False)
     assert out.returncode == 1, out.stdout + out.stderr

@@ -13,10 +13,10 @@ from typing import Any
 
 import pytest
 
-from reports.junit import build_junit
+from gpu_alloc_verify.reports.junit import build_junit
+from gpu_alloc_verify.verify.cli import build_parser, check_violation_id, main
+from gpu_alloc_verify.verify.config import load_config
 from tests.conftest import SYNC_SHARED, need_mlir_opt
-from verify.cli import build_parser, check_violation_id, main
-from verify.config import load_config
 
 ROOT = Path(__file__).resolve().parents[1]
 XSD = ROOT / "tests" / "fixtures" / "junit-10.xsd"
@@ -26,7 +26,8 @@ FUZZ = ["fuzz", "--lowering", "xdsl:pr69969", "--max-examples", "20", "--no-shri
 
 
 def schema() -> dict[str, Any]:
-    text = resources.files("verify").joinpath("schema/summary.schema.json").read_text()
+    text = resources.files("gpu_alloc_verify.verify").joinpath(
+        "schema/summary.schema.json").read_text()
     loaded: dict[str, Any] = json.loads(text)
     return loaded
 
@@ -80,14 +81,15 @@ def test_version_flag(capsys: pytest.CaptureFixture[str]) -> None:
 
 
 def test_python_dash_m_is_the_cli(tmp_path: Path) -> None:
-    out = subprocess.run([sys.executable, "-m", "verify", "--version"], cwd=tmp_path,
+    out = subprocess.run([sys.executable, "-m", "gpu_alloc_verify", "--version"], cwd=tmp_path,
                          capture_output=True, text=True, timeout=120)
     assert out.returncode == 0, out.stderr
     assert out.stdout.startswith("gpu-alloc-verify ")
-    inv = subprocess.run([sys.executable, "-m", "verify", "invariants"], cwd=tmp_path,
+    inv = subprocess.run([sys.executable, "-m", "gpu_alloc_verify", "invariants"], cwd=tmp_path,
                          capture_output=True, text=True, timeout=120)
     assert inv.returncode == 0 and "stream-no-leak" in inv.stdout
-    bad = subprocess.run([sys.executable, "-m", "verify", "check", str(tmp_path / "nope.mlir"),
+    bad = subprocess.run([sys.executable, "-m", "gpu_alloc_verify", "check",
+                          str(tmp_path / "nope.mlir"),
                           "--lowering", "xdsl:pr69969"], cwd=tmp_path,
                          capture_output=True, text=True, timeout=120)
     assert bad.returncode == 2 and "nope.mlir" in bad.stderr
@@ -100,7 +102,7 @@ def fuzz_run(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
     """One small real campaign with --json, --junitxml and --results."""
     d = tmp_path_factory.mktemp("fuzz")
     xml, results = d / "junit.xml", d / "results.jsonl"
-    out = subprocess.run([sys.executable, "-m", "verify", *FUZZ, "--json",
+    out = subprocess.run([sys.executable, "-m", "gpu_alloc_verify", *FUZZ, "--json",
                           "--junitxml", str(xml), "--results", str(results)],
                          cwd=ROOT, capture_output=True, text=True, timeout=300)
     assert out.returncode in (0, 1, 3), out.stderr
@@ -118,7 +120,7 @@ def test_fuzz_json_matches_schema(fuzz_run: dict[str, Any]) -> None:
 
 
 def test_fuzz_violation_ids_are_the_results_file_ids(fuzz_run: dict[str, Any]) -> None:
-    from verify.model.results import read_records
+    from gpu_alloc_verify.verify.model.results import read_records
 
     recorded = {(r["lowering"], r["invariant"]): r["id"]
                 for r in read_records(fuzz_run["results"]) if r.get("kind") == "violation"}
@@ -272,7 +274,7 @@ def test_config_override_lowering_in_subprocess(tmp_path: Path) -> None:
                                                             "max-examples = 3"))
     f = tmp_path / "p.mlir"
     f.write_text(SYNC_SHARED)
-    out = subprocess.run([sys.executable, "-m", "verify", "check", "p.mlir", "--json"],
+    out = subprocess.run([sys.executable, "-m", "gpu_alloc_verify", "check", "p.mlir", "--json"],
                          cwd=tmp_path, capture_output=True, text=True, timeout=120)
     assert out.returncode in (0, 3), out.stderr
     assert json.loads(out.stdout)["lowerings"] == ["xdsl:pr69969"]

@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
+from gpu_alloc_verify.verify.cli import main
 from tests.conftest import SYNC_SHARED, need_mlir_opt
-from verify.cli import main
 
 
 def run_json(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, dict]:

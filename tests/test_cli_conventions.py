@@ -26,10 +26,10 @@ from typing import Any
 
 import pytest
 
+from gpu_alloc_verify.verify.cli import main
+from gpu_alloc_verify.verify.model.results import read_records
 from tests.conftest import SYNC_SHARED, need_mlir_opt
 from tests.test_exit_status import OPAQUE_FLAG, SYNC_PLAIN
-from verify.cli import main
-from verify.model.results import read_records
 
 LOWERING = "xdsl:pr69969"
 # A sync, not host_shared gpu.alloc: pr69969 leaves it unconverted

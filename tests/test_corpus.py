@@ -137,7 +137,7 @@ def test_corpus_is_there() -> None:
 
 
 def test_invariant_ids_are_the_catalogue() -> None:
-    from verify.invariants import CHECKERS
+    from gpu_alloc_verify.verify.invariants import CHECKERS
 
     assert set(INVARIANTS) == (set(CHECKERS) - {"differential"}) | {"lowering-no-crash"}
 
@@ -189,8 +189,8 @@ def _python() -> str:
 
 
 def _run_check(cf: CorpusFile, version: int) -> subprocess.CompletedProcess[str]:
-    argv = [_python(), "-m", "verify", "check", cf.rel, "--lowering", f"mlir-opt-{version}",
-            "--json"]
+    argv = [_python(), "-m", "gpu_alloc_verify", "check", cf.rel,
+            "--lowering", f"mlir-opt-{version}", "--json"]
     if cf.pipeline:
         argv += ["--pipeline", cf.pipeline]
     return subprocess.run(argv, cwd=ROOT, capture_output=True, text=True,
@@ -219,7 +219,8 @@ def test_a_file_invalid_for_one_version_is_checked_on_the_others() -> None:
     cf = HEADERS["generic_form_llvm16.mlir"]
     for v in VERSIONS:
         need_mlir_opt(v)
-    argv = [_python(), "-m", "verify", "check", cf.rel, "--json", "--pipeline", cf.pipeline]
+    argv = [_python(), "-m", "gpu_alloc_verify", "check", cf.rel, "--json",
+            "--pipeline", cf.pipeline]
     for v in VERSIONS:
         argv += ["--lowering", f"mlir-opt-{v}"]
     proc = subprocess.run(argv, cwd=ROOT, capture_output=True, text=True, timeout=CHECK_TIMEOUT_S)

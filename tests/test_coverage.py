@@ -6,9 +6,9 @@ from collections import Counter
 
 from hypothesis import given, seed, settings
 
-from generators.features import KNOWN_FEATURES, features
-from generators.programs import GenConfig, programs
-from verify.model.program import Program
+from gpu_alloc_verify.generators.features import KNOWN_FEATURES, features
+from gpu_alloc_verify.generators.programs import GenConfig, programs
+from gpu_alloc_verify.verify.model.program import Program
 
 
 def test_thousand_examples_reach_every_feature() -> None:

@@ -23,8 +23,8 @@ from xdsl.dialects.builtin import StringAttr, UnitAttr, UnknownLoc, i32, i64
 from xdsl.ir import Block, Operation, Region
 from xdsl.rewriter import Rewriter
 
-from generators import hypothesis_private as hp
-from verify.lowerings import xdsl_private as xp
+from gpu_alloc_verify.generators import hypothesis_private as hp
+from gpu_alloc_verify.verify.lowerings import xdsl_private as xp
 
 
 def xdsl_changed(what: str) -> str:

@@ -25,12 +25,11 @@ from typing import Any
 
 import pytest
 
-import verify.campaign.check_file
-import verify.cli
+from gpu_alloc_verify import verify
+from gpu_alloc_verify.verify.cli import main
+from gpu_alloc_verify.verify.invariants.pipeline import active_invariants
+from gpu_alloc_verify.verify.model.results import read_records
 from tests.conftest import SYNC_SHARED, need_mlir_opt
-from verify.cli import main
-from verify.invariants.pipeline import active_invariants
-from verify.model.results import read_records
 
 # mlir-opt-19 leaves a sync, not host_shared gpu.alloc unconverted:
 # lowering-complete violated.  The host_shared one is lowered (flag opaque
@@ -82,7 +81,7 @@ def one_error_line(err: str) -> str:
 
 
 def cli(*argv: str, timeout: float = 300) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([PY, "-m", "verify.cli", *argv], capture_output=True, text=True,
+    return subprocess.run([PY, "-m", "gpu_alloc_verify", *argv], capture_output=True, text=True,
                           timeout=timeout, cwd=Path(__file__).parent.parent)
 
 

@@ -18,15 +18,14 @@ from collections import Counter
 import pytest
 from hypothesis import HealthCheck, find, settings
 
-from generators.features import features
-from generators.programs import GenConfig, programs
-from oracles.differential import check as differential
-from tests.conftest import collect_programs, need_mlir_opt
-from verify.lowerings.mlir_opt import SPLIT
-from verify.lowerings.xdsl_convert import ConversionFailed
-from verify.lowerings.xdsl_lowering import resolve_xdsl
-from verify.model.kernels import SHAPE_NAMES, SHAPES, kernel_ref, kernel_text
-from verify.model.program import (
+from gpu_alloc_verify.generators.features import features
+from gpu_alloc_verify.generators.programs import GenConfig, programs
+from gpu_alloc_verify.oracles.differential import check as differential
+from gpu_alloc_verify.verify.lowerings.mlir_opt import SPLIT
+from gpu_alloc_verify.verify.lowerings.xdsl_convert import ConversionFailed
+from gpu_alloc_verify.verify.lowerings.xdsl_lowering import resolve_xdsl
+from gpu_alloc_verify.verify.model.kernels import SHAPE_NAMES, SHAPES, kernel_ref, kernel_text
+from gpu_alloc_verify.verify.model.program import (
     ELEMENT_TYPES,
     Alloc,
     Arg,
@@ -42,6 +41,7 @@ from verify.model.program import (
     Program,
     Wait,
 )
+from tests.conftest import collect_programs, need_mlir_opt
 
 KERNEL_PIPELINE = "gpu.module(convert-gpu-to-nvvm),gpu-to-llvm"
 _RUNTIME_OP = re.compile(r"\bgpu\.(alloc|dealloc|memcpy|memset|wait)\b")
@@ -294,7 +294,7 @@ def _creator(text: str, value: str) -> str:
 def test_pr69969_lowers_launches_as_19_does(deps: int, is_async: bool,
                                             stream: str | None) -> None:
     out = resolve_xdsl("xdsl:pr69969").lower_module(_launch_program(deps, is_async))
-    from verify.lowerings.xdsl_print import print_generic
+    from gpu_alloc_verify.verify.lowerings.xdsl_print import print_generic
 
     text = print_generic(out)
     found = _stream_of_launch(text)
@@ -384,9 +384,9 @@ def test_differential_never_crashes_on_generated_programs() -> None:
 
 
 def test_kernel_bodies_as_19_converts_them_parse_with_19() -> None:
-    from verify.lowerings.xdsl_build import memref_type
-    from verify.lowerings.xdsl_kernels import kernel_module
-    from verify.lowerings.xdsl_print import print_generic
+    from gpu_alloc_verify.verify.lowerings.xdsl_build import memref_type
+    from gpu_alloc_verify.verify.lowerings.xdsl_kernels import kernel_module
+    from gpu_alloc_verify.verify.lowerings.xdsl_print import print_generic
 
     kernels = tuple(p.kernels[0] for p in catalogue())
     module = kernel_module(kernels, {k: memref_type(k.type) for k in kernels}, bodies=True)

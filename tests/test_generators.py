@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import subprocess
 
-from generators.features import features
-from generators.programs import GenConfig
+from gpu_alloc_verify.generators.features import features
+from gpu_alloc_verify.generators.programs import GenConfig
 from tests.conftest import collect_programs, need_mlir_opt
 
 

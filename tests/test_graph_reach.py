@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import sys
 
-from verify.ir.graph import components, reachable_facts
+from gpu_alloc_verify.verify.ir.graph import components, reachable_facts
 
 
 def test_a_chain_deeper_than_the_recursion_limit() -> None:

@@ -22,14 +22,14 @@ from typing import Any
 import jsonschema
 import pytest
 
-from generators.core import GenConfig
+from gpu_alloc_verify.generators.core import GenConfig
+from gpu_alloc_verify.verify.cli import main
+from gpu_alloc_verify.verify.invariants.pipeline import NO_CRASH, active_invariants, judge
+from gpu_alloc_verify.verify.ir.locations import tag_locations
+from gpu_alloc_verify.verify.ir.source_module import SourceModule
+from gpu_alloc_verify.verify.lowerings.failure_kind import CONFIRMED_BY_TOOL, classify, first_error
+from gpu_alloc_verify.verify.lowerings.registry import resolve
 from tests.conftest import collect_programs, need_mlir_opt
-from verify.cli import main
-from verify.invariants.pipeline import NO_CRASH, active_invariants, judge
-from verify.ir.locations import tag_locations
-from verify.ir.source_module import SourceModule
-from verify.lowerings.failure_kind import CONFIRMED_BY_TOOL, classify, first_error
-from verify.lowerings.registry import resolve
 
 ROOT = Path(__file__).parent.parent
 SPACE_ALLOC = """func.func @alloc_global() {
@@ -88,7 +88,7 @@ def _mlir(tmp_path: Path, text: str, name: str = "prog.mlir") -> str:
 def _check_json(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, dict[str, Any]]:
     rc = main(["check", *argv, "--json"])
     out = json.loads(capsys.readouterr().out)
-    schema = json.loads(resources.files("verify").joinpath(
+    schema = json.loads(resources.files("gpu_alloc_verify.verify").joinpath(
         "schema/summary.schema.json").read_text())
     jsonschema.validate(out, schema)
     return rc, out
@@ -185,7 +185,7 @@ def test_op_left_unconverted_is_not_invalid_ir(tmp_path: Path,
 def test_syntax_error_is_an_input_error(tmp_path: Path) -> None:
     need_mlir_opt(19)
     f = _mlir(tmp_path, SPACE_ALLOC.replace("gpu.wait async\n", "gpu.wait async [\n", 1))
-    proc = subprocess.run([sys.executable, "-m", "verify.cli", "check", f, "--lowering",
+    proc = subprocess.run([sys.executable, "-m", "gpu_alloc_verify", "check", f, "--lowering",
                            "mlir-opt-19"], capture_output=True, text=True, timeout=300, cwd=ROOT)
     assert proc.returncode == 2, proc.stdout
     assert "not valid MLIR for mlir-opt-19" in proc.stderr and f"{f}:" in proc.stderr

@@ -14,13 +14,18 @@ from typing import Any
 
 import pytest
 
-from reports.lit_checks import Directive, Plan
-from reports.lit_export import export_buckets, lit_pipeline, render
-from reports.lit_proof import Lowered, find_filecheck, prove
-from verify.ir.tools import find_mlir_opt
-from verify.triage.buckets import triage_records
-from verify.triage.reduce import candidates, host_buffers, reduce_text, signature_predicate
-from verify.triage.rejudge import Settings, lowering_for
+from gpu_alloc_verify.reports.lit_checks import Directive, Plan
+from gpu_alloc_verify.reports.lit_export import export_buckets, lit_pipeline, render
+from gpu_alloc_verify.reports.lit_proof import Lowered, find_filecheck, prove
+from gpu_alloc_verify.verify.ir.tools import find_mlir_opt
+from gpu_alloc_verify.verify.triage.buckets import triage_records
+from gpu_alloc_verify.verify.triage.reduce import (
+    candidates,
+    host_buffers,
+    reduce_text,
+    signature_predicate,
+)
+from gpu_alloc_verify.verify.triage.rejudge import Settings, lowering_for
 
 FILECHECK = find_filecheck()
 MLIR_OPT_19 = find_mlir_opt(19)
@@ -227,7 +232,7 @@ def test_pipeline_drops_kernel_passes_without_kernels() -> None:
 
 @needs_19
 def test_triage_command_writes_lit(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    from verify.cli import main
+    from gpu_alloc_verify.verify.cli import main
 
     results = tmp_path / "r.jsonl"
     results.write_text("".join(json.dumps(r) + "\n" for r in _records(

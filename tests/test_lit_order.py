@@ -14,11 +14,11 @@ from typing import Any
 
 import pytest
 
-from reports.lit_export import _negated, export_buckets, render
-from reports.lit_order import order_plans, read_lines
-from reports.lit_proof import Lowered, find_filecheck, prove
-from verify.ir.tools import find_mlir_opt
-from verify.triage.buckets import triage_records
+from gpu_alloc_verify.reports.lit_export import _negated, export_buckets, render
+from gpu_alloc_verify.reports.lit_order import order_plans, read_lines
+from gpu_alloc_verify.reports.lit_proof import Lowered, find_filecheck, prove
+from gpu_alloc_verify.verify.ir.tools import find_mlir_opt
+from gpu_alloc_verify.verify.triage.buckets import triage_records
 
 FILECHECK = find_filecheck()
 needs_filecheck = pytest.mark.skipif(FILECHECK is None, reason="no FileCheck")
@@ -303,7 +303,7 @@ TWO_DESTROYS = _lowered(
 
 
 def test_a_use_after_destroy_pins_the_destroy_whose_handle_is_used_again() -> None:
-    from reports.lit_checks import _destroyed_then_used
+    from gpu_alloc_verify.reports.lit_checks import _destroyed_then_used
 
     [plan] = _destroyed_then_used("event", "op4", {"program": ""}, TWO_DESTROYS, None)
     assert _checks(plan.lines) == ["CHECK: llvm.call @mgpuEventDestroy(",
@@ -344,7 +344,7 @@ llvm.func @f0(%arg0: i1) {
 
 
 def test_a_live_event_of_the_differential_created_before_its_branch() -> None:
-    from reports.lit_checks import leak_scan_plans
+    from gpu_alloc_verify.reports.lit_checks import leak_scan_plans
 
     record = {"program": BRANCH_SOURCE, "invariant": "differential"}
     [plan] = leak_scan_plans("event", HOISTED, NO_EVENT, record)
@@ -360,7 +360,7 @@ def test_a_live_event_of_the_differential_created_before_its_branch() -> None:
 
 
 def test_host_passes_before_gpu_to_llvm() -> None:
-    from reports.lower_tool import host_passes
+    from gpu_alloc_verify.reports.lower_tool import host_passes
 
     assert host_passes("builtin.module(func.func(gpu-async-region),gpu-to-llvm)") == [
         "func.func(gpu-async-region)"]
@@ -373,7 +373,7 @@ def test_the_fixed_lowering_runs_behind_the_pipelines_host_passes() -> None:
     """`xdsl:split-api` in place of mlir-opt in a gpu-async-region pipeline is
     that pipeline with gpu-to-llvm fixed: the pass makes the sync dealloc
     async first, so its free is queued on the stream the next alloc uses."""
-    from reports.lower_tool import lower_custom
+    from gpu_alloc_verify.reports.lower_tool import lower_custom
 
     text = ("func.func @f0() {\n  %m1 = gpu.alloc () : memref<4xf32>\n"
             "  gpu.dealloc %m1 : memref<4xf32>\n  %m2 = gpu.alloc () : memref<4xf32>\n"

@@ -9,11 +9,11 @@ from pathlib import Path
 
 from hypothesis import HealthCheck, given, settings
 
-from generators.programs import GenConfig, programs
-from verify.ir.lowered_ir import read_lowered
-from verify.lowerings.registry import resolve
-from verify.model.program import Program
-from verify.model.runtime_api import is_real
+from gpu_alloc_verify.generators.programs import GenConfig, programs
+from gpu_alloc_verify.verify.ir.lowered_ir import read_lowered
+from gpu_alloc_verify.verify.lowerings.registry import resolve
+from gpu_alloc_verify.verify.model.program import Program
+from gpu_alloc_verify.verify.model.runtime_api import is_real
 
 ROOT = Path(__file__).resolve().parent.parent
 CALL = re.compile(r'"llvm\.call"\(([^)]*)\)\s*<\{[^}]*callee\s*=\s*@(mgpu\w+)')
@@ -50,8 +50,8 @@ def test_split_api_is_the_one_calling_proposed_functions() -> None:
   return
 }
 """
-    from verify.ir.source_module import from_text
-    from verify.ir.tools import find_mlir_opt
+    from gpu_alloc_verify.verify.ir.source_module import from_text
+    from gpu_alloc_verify.verify.ir.tools import find_mlir_opt
 
     source = from_text(text, "t.mlir", find_mlir_opt())  # the real reader, as `check`
     split = resolve("xdsl:split-api").lower_batch([source])[0]

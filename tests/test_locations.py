@@ -16,10 +16,17 @@ from xdsl.dialects.builtin import (
     UnknownLoc,
 )
 
-from oracles import fast_ir, kernel_api, llvm_values, lowered_interp, source_interp
-from verify.ir import attrs, fastparse, ir_lines, locations, lowered_ir, xdsl_context
-from verify.ir.locations import id_on_line, position, source_key, strip, where
-from verify.model.errors import (
+from gpu_alloc_verify.oracles import fast_ir, kernel_api, llvm_values, lowered_interp, source_interp
+from gpu_alloc_verify.verify.ir import (
+    attrs,
+    fastparse,
+    ir_lines,
+    locations,
+    lowered_ir,
+    xdsl_context,
+)
+from gpu_alloc_verify.verify.ir.locations import id_on_line, position, source_key, strip, where
+from gpu_alloc_verify.verify.model.errors import (
     GpuAllocVerifyError,
     InterpreterDeclined,
     KernelDeclined,
@@ -202,7 +209,7 @@ def test_int_width_says_none_for_other_types() -> None:
 
 # -- the one reader of a memref type's text (verify.ir.types) -------------------
 def test_memref_text_reads_every_form() -> None:
-    from verify.ir.types import MemRefText, memref_text
+    from gpu_alloc_verify.verify.ir.types import MemRefText, memref_text
 
     assert memref_text("memref<4x?xf32>") == MemRefText((4, None), "f32")
     assert memref_text("memref<4x?xf32, 1>") == MemRefText((4, None), "f32", ("1",))
@@ -217,7 +224,7 @@ def test_tagging_gives_every_op_a_key_of_its_own() -> None:
     """Shared, unknown and call-site op locations are wrapped in a name that
     is unique and still reads as the position; unique ones and block
     arguments are left alone."""
-    from verify.ir.locations import source_key, tag_locations
+    from gpu_alloc_verify.verify.ir.locations import source_key, tag_locations
 
     text = "\n".join([
         '^bb0(%arg0: i1 loc("k.mlir":1:1)):',
@@ -240,7 +247,7 @@ def test_tagging_gives_every_op_a_key_of_its_own() -> None:
 def test_tagging_drops_fused_metadata_that_no_reader_reads() -> None:
     """`fused<"m">[...]` is valid MLIR neither xDSL nor the fast reader reads:
     the metadata names no op, so it goes (a string that says so stays)."""
-    from verify.ir.locations import source_key, tag_locations
+    from gpu_alloc_verify.verify.ir.locations import source_key, tag_locations
 
     line = ('  %0 = "gpu.wait"() {note = "fused<x>"} : () -> !gpu.async.token '
             'loc(fused<"meta">["k.mlir":3:5, "x"])')
@@ -251,9 +258,9 @@ def test_tagging_drops_fused_metadata_that_no_reader_reads() -> None:
 
 
 def test_a_source_with_fused_metadata_is_read(tmp_path) -> None:
+    from gpu_alloc_verify.verify.campaign.check_file import check_file
+    from gpu_alloc_verify.verify.lowerings.registry import resolve
     from tests.conftest import need_mlir_opt
-    from verify.campaign.check_file import check_file
-    from verify.lowerings.registry import resolve
 
     need_mlir_opt(19)
     f = tmp_path / "meta.mlir"

@@ -16,12 +16,12 @@ from typing import Any
 
 import pytest
 
+from gpu_alloc_verify.verify.invariants.pipeline import active_invariants, judge
+from gpu_alloc_verify.verify.ir.source_module import from_text
+from gpu_alloc_verify.verify.lowerings.base import LoweringOutcome
+from gpu_alloc_verify.verify.model.verdicts import CheckResult
 from tests.conftest import need_mlir_opt
 from tests.invariants.helpers import DECLS, check_module
-from verify.invariants.pipeline import active_invariants, judge
-from verify.ir.source_module import from_text
-from verify.lowerings.base import LoweringOutcome
-from verify.model.verdicts import CheckResult
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -82,7 +82,7 @@ def check(tmp_path: Path, text: str, version: int, *extra: str) -> tuple[int, di
     need_mlir_opt(version)
     f = tmp_path / "host.mlir"
     f.write_text(text)
-    proc = subprocess.run([sys.executable, "-m", "verify", "check", str(f), "--lowering",
+    proc = subprocess.run([sys.executable, "-m", "gpu_alloc_verify", "check", str(f), "--lowering",
                            f"mlir-opt-{version}", "--json", *extra], cwd=ROOT,
                           capture_output=True, text=True, timeout=300)
     assert "Traceback" not in proc.stderr, proc.stderr

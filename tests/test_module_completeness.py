@@ -18,8 +18,8 @@ from typing import Any
 
 import pytest
 
+from gpu_alloc_verify.verify.extract.leftovers import module_residue
 from tests.conftest import need_mlir_opt
-from verify.extract.leftovers import module_residue
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -66,7 +66,7 @@ def check(tmp_path: Path, text: str, version: int) -> tuple[int, dict[str, Any]]
     need_mlir_opt(version)
     f = tmp_path / "host.mlir"
     f.write_text(text)
-    proc = subprocess.run([sys.executable, "-m", "verify", "check", str(f), "--lowering",
+    proc = subprocess.run([sys.executable, "-m", "gpu_alloc_verify", "check", str(f), "--lowering",
                            f"mlir-opt-{version}", "--json"], cwd=ROOT, capture_output=True,
                           text=True, timeout=300)
     assert "Traceback" not in proc.stderr, proc.stderr

@@ -5,12 +5,12 @@ from __future__ import annotations
 import pytest
 import z3
 
-from generators.programs import GenConfig
+from gpu_alloc_verify.generators.programs import GenConfig
+from gpu_alloc_verify.verify.campaign.fuzz import FuzzOptions, run_fuzz
+from gpu_alloc_verify.verify.invariants.pipeline import active_invariants, check_batch
+from gpu_alloc_verify.verify.lowerings.mlir_opt import MlirOptLowering, resolve_mlir_opt
+from gpu_alloc_verify.verify.model.program import Program, Wait
 from tests.conftest import collect_programs, need_mlir_opt
-from verify.campaign.fuzz import FuzzOptions, run_fuzz
-from verify.invariants.pipeline import active_invariants, check_batch
-from verify.lowerings.mlir_opt import MlirOptLowering, resolve_mlir_opt
-from verify.model.program import Program, Wait
 
 
 def fuzz(path: str, **kw) -> dict:
@@ -57,9 +57,9 @@ def test_no_false_alarm_on_real_mlir_opt_19() -> None:
              + collect_programs(200, GenConfig(max_ops=10).supported_by(19)))
     rows = check_batch(progs, [lowering], active_invariants())
     fully = 0
-    from verify.extract.calls import extract
-    from verify.ir.lowered_ir import parse_lowered
-    from verify.ir.source_facts import source_facts
+    from gpu_alloc_verify.verify.extract.calls import extract
+    from gpu_alloc_verify.verify.ir.lowered_ir import parse_lowered
+    from gpu_alloc_verify.verify.ir.source_facts import source_facts
 
     for p, row in zip(progs, rows, strict=False):
         j = row["mlir-opt-19"]
@@ -71,7 +71,7 @@ def test_no_false_alarm_on_real_mlir_opt_19() -> None:
         if leak.verdict == "holds":
             continue
         assert _has_async_wait_with_deps(p) or "token.fan-out" in __import__(
-            "generators.features", fromlist=["features"]).features(p), p.to_mlir()
+            "gpu_alloc_verify.generators.features", fromlist=["features"]).features(p), p.to_mlir()
         facts = extract(parse_lowered(j.lowered), source_facts(p).arg_names)
         for v in leak.violations:
             path = {z3.Bool(k): z3.BoolVal(val) for k, val in v.counterexample["path"].items()}

@@ -16,8 +16,8 @@ from pathlib import Path
 
 import pytest
 
+from gpu_alloc_verify.verify.cli import main
 from tests.conftest import SYNC_SHARED, need_mlir_opt
-from verify.cli import main
 
 ROOT = Path(__file__).parent.parent
 CLI = ROOT / ".venv" / "bin" / "gpu-alloc-verify"
@@ -119,7 +119,7 @@ def test_a_checked_file_still_exits_0(tmp_path: Path, capsys, lowering: str) -> 
 
 def test_junit_case_with_only_rejected_or_not_applicable_is_skipped(tmp_path: Path) -> None:
     # The fuzz shape: counts only, no reasons; one case checked, one not.
-    from reports.junit import write_junit
+    from gpu_alloc_verify.reports.junit import write_junit
 
     zero = {"holds": 0, "violated": 0, "unknown": 0, "rejected": 0, "not-applicable": 0}
     summary = {"lowerings": ["L"], "violations": [], "unknown": [],

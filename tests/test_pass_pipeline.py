@@ -16,11 +16,11 @@ from pathlib import Path
 
 import pytest
 
+from gpu_alloc_verify.verify.cli import main
+from gpu_alloc_verify.verify.lowerings.mlir_opt import MlirOptLowering, top_level_passes
+from gpu_alloc_verify.verify.lowerings.pass_pipeline import Anchor, Pass, PipelineSyntaxError, parse
+from gpu_alloc_verify.verify.lowerings.tool_passes import tool_passes
 from tests.conftest import SYNC_SHARED, need_mlir_opt
-from verify.cli import main
-from verify.lowerings.mlir_opt import MlirOptLowering, top_level_passes
-from verify.lowerings.pass_pipeline import Anchor, Pass, PipelineSyntaxError, parse
-from verify.lowerings.tool_passes import tool_passes
 
 ROOT = Path(__file__).parent.parent
 KERNELS = ROOT / "tests" / "corpus" / "seed_sync_host_shared.mlir"  # has a gpu.module

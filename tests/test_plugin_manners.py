@@ -53,8 +53,8 @@ def test_ours_are_ours(lowering, runtime_profile, request):
 FAILING = '''
 from hypothesis import given, settings, strategies as st
 
-from verify import api
-from verify.ir.source_reader import program_from_text
+from gpu_alloc_verify.verify import api
+from gpu_alloc_verify.verify.ir.source_reader import program_from_text
 
 LEAKY = """
 func.func @main() {
@@ -121,7 +121,7 @@ def test_an_unknown_lowering_is_a_usage_error(tmp_path: Path, spec: str) -> None
     error = res.stderr
     assert f"--gav-lowering: unknown lowering '{spec}'" in error
     # ... listing the lowerings available here
-    from verify.lowerings.registry import available_specs
+    from gpu_alloc_verify.verify.lowerings.registry import available_specs
 
     assert "xdsl:pr69969" in error and "xdsl:split-api" in error
     for available, _ in available_specs():

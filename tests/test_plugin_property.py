@@ -6,9 +6,9 @@ from __future__ import annotations
 
 from hypothesis import given
 
-from generators.programs import GenConfig, programs
-from verify.invariants.pipeline import active_invariants, judge
-from verify.model.program import Program
+from gpu_alloc_verify.generators.programs import GenConfig, programs
+from gpu_alloc_verify.verify.invariants.pipeline import active_invariants, judge
+from gpu_alloc_verify.verify.model.program import Program
 
 
 @given(programs(GenConfig(max_ops=8)))

@@ -14,13 +14,13 @@ from pathlib import Path
 
 import pytest
 
-from generators.programs import GenConfig
+from gpu_alloc_verify.generators.programs import GenConfig
+from gpu_alloc_verify.verify.campaign.fuzz import FuzzOptions, run_fuzz
+from gpu_alloc_verify.verify.invariants.pipeline import active_invariants
+from gpu_alloc_verify.verify.lowerings.base import Lowering
+from gpu_alloc_verify.verify.lowerings.mlir_opt import MlirOptLowering
+from gpu_alloc_verify.verify.lowerings.registry import resolve
 from tests.conftest import need_mlir_opt
-from verify.campaign.fuzz import FuzzOptions, run_fuzz
-from verify.invariants.pipeline import active_invariants
-from verify.lowerings.base import Lowering
-from verify.lowerings.mlir_opt import MlirOptLowering
-from verify.lowerings.registry import resolve
 
 BUGS = {
     "drop-stream-destroy": "stream-no-leak",

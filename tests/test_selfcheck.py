@@ -12,10 +12,9 @@ import pytest
 from hypothesis import given, reject, settings
 from hypothesis import strategies as st
 
-from oracles.campaign import sample_programs
-from tests.conftest import need_mlir_opt
-from verify.campaign.mutants import BY_NAME, OPERATORS, Operator
-from verify.campaign.selfcheck import (
+from gpu_alloc_verify.oracles.campaign import sample_programs
+from gpu_alloc_verify.verify.campaign.mutants import BY_NAME, OPERATORS, Operator
+from gpu_alloc_verify.verify.campaign.selfcheck import (
     KINDS,
     Base,
     Options,
@@ -25,9 +24,10 @@ from verify.campaign.selfcheck import (
     render,
     run_selfcheck,
 )
-from verify.cli import main
-from verify.invariants.ground_truth import EXECUTION_DECIDED, observe
-from verify.ir.lowered_ir import parse_lowered
+from gpu_alloc_verify.verify.cli import main
+from gpu_alloc_verify.verify.invariants.ground_truth import EXECUTION_DECIDED, observe
+from gpu_alloc_verify.verify.ir.lowered_ir import parse_lowered
+from tests.conftest import need_mlir_opt
 
 # Seed 1's programs 2 and 10 lower to event records (joins across streams).
 PROGRAMS = (0, 1, 2, 3, 4, 10)

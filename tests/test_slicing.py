@@ -157,7 +157,7 @@ HELPER_IN_LOOP = """module {
 def check(tmp_path: Path, text: str, lowering: str, pipeline: str) -> dict[str, Any]:
     src = tmp_path / "host.mlir"
     src.write_text(text)
-    r = subprocess.run([sys.executable, "-m", "verify", "check", str(src), "--lowering",
+    r = subprocess.run([sys.executable, "-m", "gpu_alloc_verify", "check", str(src), "--lowering",
                         lowering, "--pipeline", pipeline, "--json"],
                        capture_output=True, text=True, timeout=300)
     assert "Traceback" not in r.stderr, r.stderr

@@ -9,17 +9,17 @@ import re
 import pytest
 from hypothesis import HealthCheck, given, settings
 
-from generators.programs import GenConfig, programs
+from gpu_alloc_verify.generators.programs import GenConfig, programs
+from gpu_alloc_verify.verify.campaign.bench import SIZES, seeded_programs
+from gpu_alloc_verify.verify.ir.source_facts import source_facts
+from gpu_alloc_verify.verify.ir.source_light import light_module
+from gpu_alloc_verify.verify.ir.source_module import from_text
+from gpu_alloc_verify.verify.ir.source_read import SourceFacts, read_source
+from gpu_alloc_verify.verify.lowerings.xdsl_build import build_module
+from gpu_alloc_verify.verify.model.program import Alloc, MemRefType, Program
+from gpu_alloc_verify.verify.model.values import unknown_vars
 from tests.conftest import need_mlir_opt
 from tests.perf.facts import _plain
-from verify.campaign.bench import SIZES, seeded_programs
-from verify.ir.source_facts import source_facts
-from verify.ir.source_light import light_module
-from verify.ir.source_module import from_text
-from verify.ir.source_read import SourceFacts, read_source
-from verify.lowerings.xdsl_build import build_module
-from verify.model.program import Alloc, MemRefType, Program
-from verify.model.values import unknown_vars
 
 
 def facts_of(text: str, version: int = 19, name: str = "k.mlir") -> SourceFacts:

@@ -15,25 +15,36 @@ from typing import Any
 import pytest
 from hypothesis import HealthCheck, given, settings
 
-from generators.programs import GenConfig, programs
-from oracles.kernel_interp import catalogue_ref, same_as_catalogue
-from reports.lower_tool import lower_custom
-from tests.conftest import need_mlir_opt
-from tests.test_gen_kernels import every_construct
-from verify.cli import main
-from verify.invariants.differential import kernels_not_catalogue
-from verify.ir.source_reader import (
+from gpu_alloc_verify.generators.programs import GenConfig, programs
+from gpu_alloc_verify.oracles.kernel_interp import catalogue_ref, same_as_catalogue
+from gpu_alloc_verify.reports.lower_tool import lower_custom
+from gpu_alloc_verify.verify.cli import main
+from gpu_alloc_verify.verify.invariants.differential import kernels_not_catalogue
+from gpu_alloc_verify.verify.ir.source_reader import (
     KERNELS_BY_NAME,
     kernel_source,
     model_gap,
     model_of,
     program_from_text,
 )
-from verify.ir.source_text import normalize
-from verify.ir.tools import find_mlir_opt
-from verify.model.errors import SourceParseError
-from verify.model.kernels import SHAPE_NAMES, kernel_ref, kernel_text, parse_kernel_name
-from verify.model.program import ELEMENT_TYPES, Function, KernelRef, MemRefType, Program
+from gpu_alloc_verify.verify.ir.source_text import normalize
+from gpu_alloc_verify.verify.ir.tools import find_mlir_opt
+from gpu_alloc_verify.verify.model.errors import SourceParseError
+from gpu_alloc_verify.verify.model.kernels import (
+    SHAPE_NAMES,
+    kernel_ref,
+    kernel_text,
+    parse_kernel_name,
+)
+from gpu_alloc_verify.verify.model.program import (
+    ELEMENT_TYPES,
+    Function,
+    KernelRef,
+    MemRefType,
+    Program,
+)
+from tests.conftest import need_mlir_opt
+from tests.test_gen_kernels import every_construct
 
 VERSIONS = (19, 22)
 # Everything the generator makes, more of it than by default.
@@ -254,7 +265,7 @@ def test_copies_a_pass_made_of_an_op_are_named_after_it() -> None:
     """gpu-async-region gives the ops it makes for `gpu.dealloc ... loc("op2")`
     that location too: the copies are `op2.2`, `op2.3` (tied back to op2), and
     a fresh id never takes a name a later op of the text has."""
-    from verify.ir.source_reader import program_from_text
+    from gpu_alloc_verify.verify.ir.source_reader import program_from_text
 
     text = """\
 func.func @f() {

@@ -10,11 +10,16 @@ from typing import Any
 
 import pytest
 
-from verify import api
-from verify.cli import main
-from verify.ir.tools import find_mlir_opt
-from verify.triage.buckets import _root_causes, format_triage, triage_file, triage_records
-from verify.triage.signature import family, op_form, op_words, signature_of
+from gpu_alloc_verify.verify import api
+from gpu_alloc_verify.verify.cli import main
+from gpu_alloc_verify.verify.ir.tools import find_mlir_opt
+from gpu_alloc_verify.verify.triage.buckets import (
+    _root_causes,
+    format_triage,
+    triage_file,
+    triage_records,
+)
+from gpu_alloc_verify.verify.triage.signature import family, op_form, op_words, signature_of
 
 needs_reader = pytest.mark.skipif(find_mlir_opt() is None,
                                   reason="no mlir-opt to read programs (apt-get install "
@@ -49,7 +54,7 @@ def violations(program: str, lowering: str = "xdsl:pr69969") -> list[dict[str, A
 
 
 def test_op_forms_keep_what_conversion_decides_on() -> None:
-    from verify.ir.ir_lines import parse_source
+    from gpu_alloc_verify.verify.ir.ir_lines import parse_source
 
     src = parse_source("""\
 func.func @f(%c: i1) {
@@ -174,7 +179,7 @@ def test_triage_command_and_schema(tmp_path: Path, capsys: pytest.CaptureFixture
     assert main(["triage", str(results), "--json"]) == 0
     summary = json.loads(capsys.readouterr().out)
     jsonschema = pytest.importorskip("jsonschema")
-    schema = json.loads(resources.files("verify").joinpath(
+    schema = json.loads(resources.files("gpu_alloc_verify.verify").joinpath(
         "schema/triage.schema.json").read_text())
     jsonschema.Draft202012Validator.check_schema(schema)
     jsonschema.Draft202012Validator(schema).validate(summary)

@@ -8,11 +8,11 @@ from typing import Any
 
 import pytest
 
-from reports.findings import catalogue, findings_of, likely_fix
-from reports.lit_export import export_bucket
-from reports.lit_proof import find_filecheck
-from verify.ir.tools import find_mlir_opt
-from verify.triage.buckets import triage_records
+from gpu_alloc_verify.reports.findings import catalogue, findings_of, likely_fix
+from gpu_alloc_verify.reports.lit_export import export_bucket
+from gpu_alloc_verify.reports.lit_proof import find_filecheck
+from gpu_alloc_verify.verify.ir.tools import find_mlir_opt
+from gpu_alloc_verify.verify.triage.buckets import triage_records
 
 LEAKY = """\
 module {

@@ -12,12 +12,12 @@ from typing import Any
 
 import pytest
 
-from verify.cli import main
-from verify.ir.ir_lines import parse_source
-from verify.ir.tools import find_mlir_opt
-from verify.triage.buckets import Bucket, _Builder, _Campaign
-from verify.triage.causes import organize
-from verify.triage.kinds import (
+from gpu_alloc_verify.verify.cli import main
+from gpu_alloc_verify.verify.ir.ir_lines import parse_source
+from gpu_alloc_verify.verify.ir.tools import find_mlir_opt
+from gpu_alloc_verify.verify.triage.buckets import Bucket, _Builder, _Campaign
+from gpu_alloc_verify.verify.triage.causes import organize
+from gpu_alloc_verify.verify.triage.kinds import (
     ASYNC_SHARED,
     MEMSET64,
     NOT_ONE_DEP,
@@ -25,8 +25,8 @@ from verify.triage.kinds import (
     SYNC,
     precondition,
 )
-from verify.triage.signature import Signature
-from verify.triage.upstream import upstream_of
+from gpu_alloc_verify.verify.triage.signature import Signature
+from gpu_alloc_verify.verify.triage.upstream import upstream_of
 
 FAM = "mlir-opt (gpu-to-llvm)"
 LEAK = Signature("stream-no-leak", "gpu.wait async [%t]",
@@ -137,7 +137,7 @@ def test_upstream_mapping() -> None:
 
 def test_structural_and_differential_views_are_one_bucket(
         monkeypatch: pytest.MonkeyPatch) -> None:
-    import verify.triage.buckets as buckets_mod
+    import gpu_alloc_verify.verify.triage.buckets as buckets_mod
 
     prog = _program(1)
     leak = {"invariant": "stream-no-leak", "program": prog, "lowering": "mlir-opt-19"}
@@ -164,7 +164,7 @@ def test_triage_json_on_a_real_campaign(tmp_path: Path,
     assert main(["triage", str(results), "--json"]) == 0
     summary = json.loads(capsys.readouterr().out)
     jsonschema = pytest.importorskip("jsonschema")
-    schema = json.loads(resources.files("verify").joinpath(
+    schema = json.loads(resources.files("gpu_alloc_verify.verify").joinpath(
         "schema/triage.schema.json").read_text())
     jsonschema.Draft202012Validator(schema).validate(summary)
     top = summary["buckets"]

@@ -9,13 +9,13 @@ import re
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from generators.programs import GenConfig, programs
+from gpu_alloc_verify.generators.programs import GenConfig, programs
+from gpu_alloc_verify.verify.invariants.pipeline import active_invariants, judge
+from gpu_alloc_verify.verify.ir.source_module import from_text
+from gpu_alloc_verify.verify.lowerings.mlir_opt import DEFAULT_PIPELINE, resolve_mlir_opt
+from gpu_alloc_verify.verify.model.program import Program
+from gpu_alloc_verify.verify.model.verdicts import VERDICTS
 from tests.conftest import need_mlir_opt
-from verify.invariants.pipeline import active_invariants, judge
-from verify.ir.source_module import from_text
-from verify.lowerings.mlir_opt import DEFAULT_PIPELINE, resolve_mlir_opt
-from verify.model.program import Program
-from verify.model.verdicts import VERDICTS
 
 # Ops no checker models, each valid wherever an op may stand in a function
 # body.  `inert`: touches no GPU state, token or buffer.

@@ -17,13 +17,13 @@ from xdsl.dialects import arith, llvm, test
 from xdsl.dialects.builtin import IndexType, IntegerAttr, i32, i64
 from xdsl.ir import Block, Region
 
+from gpu_alloc_verify.verify.campaign.bench import draw_program
+from gpu_alloc_verify.verify.lowerings import xdsl_convert, xdsl_fastir, xdsl_print
+from gpu_alloc_verify.verify.lowerings.xdsl_build import build_module
+from gpu_alloc_verify.verify.lowerings.xdsl_lowering import XDSL_VARIANTS, resolve_xdsl
+from gpu_alloc_verify.verify.lowerings.xdsl_print import print_generic, xdsl_print_generic
+from gpu_alloc_verify.verify.model.program import Program
 from tests.test_xdsl_lowerings import _handwritten
-from verify.campaign.bench import draw_program
-from verify.lowerings import xdsl_convert, xdsl_fastir, xdsl_print
-from verify.lowerings.xdsl_build import build_module
-from verify.lowerings.xdsl_lowering import XDSL_VARIANTS, resolve_xdsl
-from verify.lowerings.xdsl_print import print_generic, xdsl_print_generic
-from verify.model.program import Program
 
 
 @cache

@@ -40,13 +40,16 @@ from functools import cache
 
 import pytest
 
-from generators.programs import GenConfig
-from tests.conftest import collect_programs, need_mlir_opt
-from verify.lowerings.base import LoweringOutcome
-from verify.lowerings.mlir_opt import SPLIT, MlirOptLowering
-from verify.lowerings.xdsl_lowering import XDSL_VARIANTS, XdslLowering, resolve_xdsl
-from verify.model.errors import EnvironmentProblem
-from verify.model.program import (
+from gpu_alloc_verify.generators.programs import GenConfig
+from gpu_alloc_verify.verify.lowerings.base import LoweringOutcome
+from gpu_alloc_verify.verify.lowerings.mlir_opt import SPLIT, MlirOptLowering
+from gpu_alloc_verify.verify.lowerings.xdsl_lowering import (
+    XDSL_VARIANTS,
+    XdslLowering,
+    resolve_xdsl,
+)
+from gpu_alloc_verify.verify.model.errors import EnvironmentProblem
+from gpu_alloc_verify.verify.model.program import (
     Alloc,
     Arg,
     Dealloc,
@@ -61,6 +64,7 @@ from verify.model.program import (
     Program,
     Wait,
 )
+from tests.conftest import collect_programs, need_mlir_opt
 
 KERNEL_PIPELINE = "gpu.module(convert-gpu-to-nvvm),gpu-to-llvm"
 
@@ -306,7 +310,7 @@ def test_pr66401_crashes_on_alloc_without_dependencies() -> None:
 
 
 def test_any_pattern_exception_is_a_crash_outcome(monkeypatch: pytest.MonkeyPatch) -> None:
-    from verify.lowerings import xdsl_patterns
+    from gpu_alloc_verify.verify.lowerings import xdsl_patterns
 
     def boom(self: object, op: object, rewriter: object) -> None:
         raise IndexError("tuple index out of range")

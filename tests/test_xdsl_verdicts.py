@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-from generators.programs import GenConfig
+from gpu_alloc_verify.generators.programs import GenConfig
+from gpu_alloc_verify.verify.campaign.fuzz import FuzzOptions, run_fuzz
+from gpu_alloc_verify.verify.invariants.pipeline import active_invariants, check_batch
+from gpu_alloc_verify.verify.lowerings.registry import resolve
+from gpu_alloc_verify.verify.model.program import Program
 from tests.conftest import collect_programs, need_mlir_opt
-from verify.campaign.fuzz import FuzzOptions, run_fuzz
-from verify.invariants.pipeline import active_invariants, check_batch
-from verify.lowerings.registry import resolve
-from verify.model.program import Program
 
 # Known verdict differences, per comparison, with their reason.
 # xdsl:pr69969 vs mlir-opt-19: none (spelling differs: SSA names, and xDSL

@@ -7,7 +7,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from verify.api import (
+    from gpu_alloc_verify.verify.api import (
         GenConfig,
         Program,
         assert_holds,
@@ -24,6 +24,6 @@ __all__ = ["GenConfig", "Program", "assert_holds", "check", "judgement", "loweri
 
 def __getattr__(name: str) -> Any:
     if name in __all__:
-        from verify import api
+        from gpu_alloc_verify.verify import api
         return getattr(api, name)
     raise AttributeError(f"module 'verify' has no attribute {name!r}")

@@ -2,7 +2,7 @@
 
 import sys
 
-from verify.cli import main
+from gpu_alloc_verify.verify.cli import main
 
 if __name__ == "__main__":  # worker processes that import __main__ must not run it
     sys.exit(main())

@@ -1,6 +1,6 @@
 """The public API for use from a test suite (pytest, Hypothesis).
 
-    from verify.api import GenConfig, assert_holds, check, lowering, programs
+    from gpu_alloc_verify.verify.api import GenConfig, assert_holds, check, lowering, programs
 
 - `programs(cfg)`: the Hypothesis strategy of valid GPU programs (composable
   like any strategy: `programs(GenConfig(max_ops=4)).filter(...)`);
@@ -30,14 +30,14 @@ from functools import lru_cache
 from operator import methodcaller
 from typing import Any
 
-from generators.programs import GenConfig, programs
-from reports.explain import render
-from verify.invariants.pipeline import Judgement, active_invariants, judge
-from verify.invariants.solver import DEFAULT_TIMEOUT_MS
-from verify.lowerings.base import Lowering
-from verify.lowerings.mlir_opt import DEFAULT_PIPELINE
-from verify.model.errors import SourceParseError
-from verify.model.program import Program
+from gpu_alloc_verify.generators.programs import GenConfig, programs
+from gpu_alloc_verify.reports.explain import render
+from gpu_alloc_verify.verify.invariants.pipeline import Judgement, active_invariants, judge
+from gpu_alloc_verify.verify.invariants.solver import DEFAULT_TIMEOUT_MS
+from gpu_alloc_verify.verify.lowerings.base import Lowering
+from gpu_alloc_verify.verify.lowerings.mlir_opt import DEFAULT_PIPELINE
+from gpu_alloc_verify.verify.model.errors import SourceParseError
+from gpu_alloc_verify.verify.model.program import Program
 
 # The name text given without a `filename` goes by in locations (`<input>:3:9`).
 DEFAULT_FILENAME = "<input>"
@@ -52,7 +52,7 @@ __all__ = ["GenConfig", "Program", "assert_holds", "check", "judgement", "loweri
 def lowering(spec: str, pipeline: str = DEFAULT_PIPELINE) -> Lowering:
     """The lowering named by `spec` (see `gpu-alloc-verify lowerings`).
     Raises `verify.model.errors.EnvironmentProblem` when its tool is missing."""
-    from verify.lowerings.registry import resolve
+    from gpu_alloc_verify.verify.lowerings.registry import resolve
 
     return resolve(spec, pipeline)
 
@@ -73,7 +73,7 @@ def _subject(program: object) -> Program | str:
                         f"not {type(program).__name__}")
     if not _GENERATED_LOC.search(program):
         return program
-    from verify.ir.source_reader import program_from_text
+    from gpu_alloc_verify.verify.ir.source_reader import program_from_text
 
     try:
         return program_from_text(program)
@@ -117,7 +117,7 @@ def judgement(program: Program | str, lowering: Lowering | str,
     wanted = _invariants(invariants)
     if isinstance(subject, str):
         # the CLI's own reading and judging, so both give the same answer
-        from verify.campaign.check_file import check_text
+        from gpu_alloc_verify.verify.campaign.check_file import check_text
 
         return check_text(subject, filename or DEFAULT_FILENAME, low, wanted, runtime,
                           timeout_ms)

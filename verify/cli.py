@@ -24,17 +24,21 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from reports.console import output_closed, quiet_exit_on_closed_pipe
-from reports.explain import render
-from verify.config import Config, load_config
-from verify.invariants.pipeline import Judgement, Tally, active_invariants
-from verify.invariants.solver import DEFAULT_TIMEOUT_MS
-from verify.invariants.witness import DEFAULT_CROSSCHECK_SHARE
-from verify.lowerings.base import Lowering
-from verify.lowerings.mlir_opt import DEFAULT_PIPELINE, DEFAULT_TIMEOUT_S, MlirOptLowering
-from verify.lowerings.registry import available_specs, default_spec, resolve
-from verify.model.errors import GpuAllocVerifyError, UsageError
-from verify.model.verdicts import INVARIANTS
+from gpu_alloc_verify.reports.console import output_closed, quiet_exit_on_closed_pipe
+from gpu_alloc_verify.reports.explain import render
+from gpu_alloc_verify.verify.config import Config, load_config
+from gpu_alloc_verify.verify.invariants.pipeline import Judgement, Tally, active_invariants
+from gpu_alloc_verify.verify.invariants.solver import DEFAULT_TIMEOUT_MS
+from gpu_alloc_verify.verify.invariants.witness import DEFAULT_CROSSCHECK_SHARE
+from gpu_alloc_verify.verify.lowerings.base import Lowering
+from gpu_alloc_verify.verify.lowerings.mlir_opt import (
+    DEFAULT_PIPELINE,
+    DEFAULT_TIMEOUT_S,
+    MlirOptLowering,
+)
+from gpu_alloc_verify.verify.lowerings.registry import available_specs, default_spec, resolve
+from gpu_alloc_verify.verify.model.errors import GpuAllocVerifyError, UsageError
+from gpu_alloc_verify.verify.model.verdicts import INVARIANTS
 
 RUNTIMES = ("cuda", "hip", "sycl")
 # Version of the `--json` summary of fuzz and check; its shape is
@@ -306,7 +310,9 @@ def _fuzz_arguments(fz: argparse.ArgumentParser) -> None:
     fz.add_argument("-v", "--verbose", action="store_true",
                     help="also print every shrunk counterexample and every unknown reason "
                     "in full (default: one screen; --json, JUnit and the report have all)")
-    from verify.campaign.cluster_options import add_arguments as add_cluster_arguments
+    from gpu_alloc_verify.verify.campaign.cluster_options import (
+        add_arguments as add_cluster_arguments,
+    )
 
     add_cluster_arguments(fz)  # --cluster, --shards, --shard-pipeline, --shard-config
 
@@ -407,7 +413,7 @@ def apply_config(args: argparse.Namespace, config: Config) -> None:
 def _runtime_for(pipeline: str | None) -> str:
     """The runtime the pipeline's kernels are built for (a ROCDL pipeline:
     hip), else cuda; said on stderr when it is not cuda."""
-    from verify.lowerings.pass_pipeline import PipelineSyntaxError, parse
+    from gpu_alloc_verify.verify.lowerings.pass_pipeline import PipelineSyntaxError, parse
 
     try:
         found = parse(pipeline).runtime() if pipeline else None
@@ -426,8 +432,8 @@ def _print_summary(summary: dict[str, Any], elapsed: float | None = None,
     """One screen: verdict table, root causes, counterexamples, unknowns
     grouped, the meaning of each count, the verdict line last; `verbose`
     adds every counterexample and every unknown reason in full."""
-    from reports.console import columns
-    from verify.campaign import summary_text as st
+    from gpu_alloc_verify.reports.console import columns
+    from gpu_alloc_verify.verify.campaign import summary_text as st
 
     width = columns(sys.stdout)
     triage = _triage(results) if results and summary["violations"] else None
@@ -453,7 +459,7 @@ def _print_summary(summary: dict[str, Any], elapsed: float | None = None,
 
 def _triage(results: str) -> Any:
     """The root causes of the results file (None, said once, when triage fails)."""
-    from verify.triage.buckets import triage_file
+    from gpu_alloc_verify.verify.triage.buckets import triage_file
 
     if not Path(results).is_file():
         return None
@@ -466,7 +472,7 @@ def _triage(results: str) -> Any:
 
 def _check_repro(args: argparse.Namespace, record: dict[str, Any]) -> str:
     """The one command that reproduces a `check` violation."""
-    from verify.ir.source_module import STDIN_NAME
+    from gpu_alloc_verify.verify.ir.source_module import STDIN_NAME
 
     file = "-" if args.file == STDIN_NAME else args.file  # as typed: `check -`
     cmd = ["gpu-alloc-verify", "check", file, "--lowering", str(record["lowering"]),
@@ -519,8 +525,8 @@ def check_files(args: argparse.Namespace) -> int:
     next is checked; text output has a `==> FILE <==` header per file and a
     status per file at the end; --json prints one object per file checked;
     --junitxml one testsuite per file.  Exit status: worst_status."""
-    from verify.ir.source_module import STDIN_NAME
-    from verify.model.errors import SourceParseError
+    from gpu_alloc_verify.verify.ir.source_module import STDIN_NAME
+    from gpu_alloc_verify.verify.model.errors import SourceParseError
 
     files = [STDIN_NAME if f == "-" else f for f in args.files]
     if files.count(STDIN_NAME) > 1:
@@ -534,7 +540,7 @@ def check_files(args: argparse.Namespace) -> int:
         return cmd_check(args)
     import tempfile
 
-    from reports.junit_merge import merge_junit
+    from gpu_alloc_verify.reports.junit_merge import merge_junit
 
     done: list[tuple[str, int]] = []
     parts: list[Path] = []
@@ -567,8 +573,8 @@ def check_files(args: argparse.Namespace) -> int:
 
 
 def cmd_check(args: argparse.Namespace) -> int:
-    from verify.campaign.check_file import check_file
-    from verify.campaign.nothing_checked import case_reasons, nothing_checked
+    from gpu_alloc_verify.verify.campaign.check_file import check_file
+    from gpu_alloc_verify.verify.campaign.nothing_checked import case_reasons, nothing_checked
 
     invariants = selected_invariants(args.invariant)
     lowerings = _lowerings(args)
@@ -579,7 +585,7 @@ def cmd_check(args: argparse.Namespace) -> int:
     # (--allow-unknown is about unknown verdicts, not this).
     unchecked = nothing_checked(row)
     if args.junitxml:
-        from reports.junit import write_junit
+        from gpu_alloc_verify.reports.junit import write_junit
 
         write_junit(args.junitxml, summary, f"gpu-alloc-verify check {args.file}",
                     nothing_checked=unchecked, case_reasons=case_reasons(row))
@@ -653,7 +659,7 @@ def _print_check(row: dict[str, Judgement], summary: dict[str, Any],
         print("\n" + render(record, repro=repro,
                             program_name=args.file if args is not None else "program"), end="")
     _print_unknown(summary["unknown"])
-    from verify.campaign.nothing_checked import nothing_checked
+    from gpu_alloc_verify.verify.campaign.nothing_checked import nothing_checked
 
     unchecked = nothing_checked(row)  # then a "holds" total would read as green
     print(f"\n{len(row)} lowering(s): " + (f"nothing checked: {unchecked}" if unchecked
@@ -661,8 +667,8 @@ def _print_check(row: dict[str, Judgement], summary: dict[str, Any],
 
 
 def cmd_fuzz(args: argparse.Namespace) -> int:
-    from verify.campaign.fuzz import run_fuzz
-    from verify.campaign.progress import ProgressPrinter
+    from gpu_alloc_verify.verify.campaign.fuzz import run_fuzz
+    from gpu_alloc_verify.verify.campaign.progress import ProgressPrinter
 
     if args.max_examples < 1:
         raise UsageError("--max-examples must be at least 1")
@@ -672,7 +678,7 @@ def cmd_fuzz(args: argparse.Namespace) -> int:
     opts = _resumed_options(args, results) if args.resume else _new_options(args, results)
     printer = ProgressPrinter()
     opts.progress = printer
-    from verify.campaign.cluster_options import cluster_options, cluster_requested
+    from gpu_alloc_verify.verify.campaign.cluster_options import cluster_options, cluster_requested
 
     on_cluster = cluster_requested(args, opts)
     if args.seed is None and not args.resume:  # drawn: said once the options are valid
@@ -680,7 +686,7 @@ def cmd_fuzz(args: argparse.Namespace) -> int:
     try:
         report: Any
         if on_cluster:
-            from verify.campaign.cluster import run_cluster
+            from gpu_alloc_verify.verify.campaign.cluster import run_cluster
 
             report = run_cluster(opts, cluster_options(args, opts))
         else:
@@ -698,7 +704,7 @@ def cmd_fuzz(args: argparse.Namespace) -> int:
     if args.report:
         _render_report(results, args.report)
     if args.junitxml:
-        from reports.junit import write_junit
+        from gpu_alloc_verify.reports.junit import write_junit
 
         write_junit(args.junitxml, summary, "gpu-alloc-verify fuzz", report.elapsed)
     if args.json:
@@ -722,7 +728,7 @@ def _fuzz_summary(summary: dict[str, Any], opts: Any, results: str | None) -> di
     campaign = summary.get("campaign") or ""
     recorded: dict[tuple[Any, Any], Any] = {}
     if results and Path(results).exists():
-        from verify.model.results import read_records
+        from gpu_alloc_verify.verify.model.results import read_records
 
         for rec in read_records(results):
             if rec.get("kind") == "violation" and rec.get("campaign") == campaign:
@@ -741,9 +747,9 @@ def _ci() -> bool:
 
 
 def _new_options(args: argparse.Namespace, results: str | None) -> Any:
-    from generators.programs import GenConfig
-    from verify.campaign.fuzz import FuzzOptions
-    from verify.model.machine import resolve_jobs
+    from gpu_alloc_verify.generators.programs import GenConfig
+    from gpu_alloc_verify.verify.campaign.fuzz import FuzzOptions
+    from gpu_alloc_verify.verify.model.machine import resolve_jobs
 
     gen = GenConfig(max_ops=args.max_ops)
     if args.linear_tokens:
@@ -774,8 +780,8 @@ def _resumed_options(args: argparse.Namespace, results: str | None) -> Any:
     """Options of the campaign being resumed: what defines the campaign comes
     from its campaign-start record; limits (time budget, timeouts), --db and
     --no-shrink from this command line."""
-    from verify.campaign.fuzz import FuzzOptions
-    from verify.campaign.resume import load_resume
+    from gpu_alloc_verify.verify.campaign.fuzz import FuzzOptions
+    from gpu_alloc_verify.verify.campaign.resume import load_resume
 
     if not results:
         raise UsageError("--resume needs the results file of the campaign: --results FILE "
@@ -816,11 +822,11 @@ def _render_report(results: str | None, out_dir: str) -> None:
     if results is None:
         return
     try:
-        from reports.html import render_report
+        from gpu_alloc_verify.reports.html import render_report
     except ImportError as e:
         print(f"HTML report skipped: {e}", file=sys.stderr)
         return
-    from reports.report_progress import ReportProgress
+    from gpu_alloc_verify.reports.report_progress import ReportProgress
 
     progress = ReportProgress()  # triage and lit proofs take a while: say so
     render_report(results, out_dir, progress=progress)
@@ -828,7 +834,7 @@ def _render_report(results: str | None, out_dir: str) -> None:
 
 
 def cmd_triage(args: argparse.Namespace) -> int:
-    from verify.triage.buckets import format_triage, triage_file
+    from gpu_alloc_verify.verify.triage.buckets import format_triage, triage_file
 
     triage = triage_file(args.results, progress=lambda msg: print(msg, file=sys.stderr))
     if args.json:
@@ -836,7 +842,7 @@ def cmd_triage(args: argparse.Namespace) -> int:
     else:
         print(format_triage(triage), end="")
     if args.lit:
-        from reports.lit_export import export_buckets, format_exports
+        from gpu_alloc_verify.reports.lit_export import export_buckets, format_exports
 
         fixed = None if args.fixed == "none" else args.fixed
         tests = export_buckets(triage.buckets, args.lit, fixed)
@@ -845,8 +851,8 @@ def cmd_triage(args: argparse.Namespace) -> int:
 
 
 def cmd_findings(args: argparse.Namespace) -> int:
-    from verify.findings import PIPELINES, build_findings, installed_versions
-    from verify.model.machine import resolve_jobs
+    from gpu_alloc_verify.verify.findings import PIPELINES, build_findings, installed_versions
+    from gpu_alloc_verify.verify.model.machine import resolve_jobs
 
     lowerings = list(dict.fromkeys(args.lowering or installed_versions()))
     if not lowerings:
@@ -876,7 +882,7 @@ def default_report_dir(results: str) -> Path:
 
 
 def cmd_replay(args: argparse.Namespace) -> int:
-    from verify.campaign.replay import replay
+    from gpu_alloc_verify.verify.campaign.replay import replay
 
     still = replay(args.results, args.id, check_pipeline)
     if args.json:
@@ -914,7 +920,7 @@ def cmd_invariants(args: argparse.Namespace) -> int:
 
 def cmd_bench(args: argparse.Namespace) -> int:
     try:
-        from verify.campaign.bench import run_bench
+        from gpu_alloc_verify.verify.campaign.bench import run_bench
     except ImportError as e:
         raise UsageError(f"bench is not available in this build: {e}") from e
     return run_bench(args)
@@ -922,7 +928,12 @@ def cmd_bench(args: argparse.Namespace) -> int:
 
 def cmd_selfcheck(args: argparse.Namespace) -> int:
     """Exit 1 when some mutant shows the analysis unsound, else 0."""
-    from verify.campaign.selfcheck import DEFAULT_LOWERINGS, Options, render, run_selfcheck
+    from gpu_alloc_verify.verify.campaign.selfcheck import (
+        DEFAULT_LOWERINGS,
+        Options,
+        render,
+        run_selfcheck,
+    )
 
     if args.mutants < 1:
         raise UsageError("--mutants must be at least 1")

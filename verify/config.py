@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from verify.model.errors import UsageError
+from gpu_alloc_verify.verify.model.errors import UsageError
 
 TABLE = "gpu-alloc-verify"
 RUNTIMES = ("cuda", "hip", "sycl")

@@ -15,8 +15,8 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from reports.findings import Finding
-from verify.ir.tools import KNOWN_VERSIONS, find_mlir_opt
+from gpu_alloc_verify.reports.findings import Finding
+from gpu_alloc_verify.verify.ir.tools import KNOWN_VERSIONS, find_mlir_opt
 
 PIPELINES = (
     "gpu-to-llvm",
@@ -70,16 +70,16 @@ def build_findings(cli_main: Callable[[list[str]], int],
     """Run the campaigns with `cli_main` (the CLI's `main`; unless `run` is
     false: `results` holds them already), triage them, write a lit test per
     finding and the catalogue (`reports.findings`)."""
-    from reports.findings import catalogue, findings_of, reproduced_on
-    from reports.lit_export import (
+    from gpu_alloc_verify.reports.findings import catalogue, findings_of, reproduced_on
+    from gpu_alloc_verify.reports.lit_export import (
         LitTest,
         export_bucket,
         unique_names,
         write_lit_config,
         write_provenance,
     )
-    from reports.lit_proof import find_filecheck
-    from verify.triage.buckets import triage_file
+    from gpu_alloc_verify.reports.lit_proof import find_filecheck
+    from gpu_alloc_verify.verify.triage.buckets import triage_file
 
     if run:
         run_campaigns(cli_main, results, lowerings, pipelines, examples, seed, jobs, progress)

@@ -32,11 +32,11 @@ import pytest
 from hypothesis import settings
 from hypothesis.database import DirectoryBasedExampleDatabase
 
-from verify.config import RUNTIMES
-from verify.lowerings.mlir_opt import DEFAULT_PIPELINE
+from gpu_alloc_verify.verify.config import RUNTIMES
+from gpu_alloc_verify.verify.lowerings.mlir_opt import DEFAULT_PIPELINE
 
 if TYPE_CHECKING:  # imported lazily: the plugin loads in every project
-    from verify.lowerings.base import Lowering
+    from gpu_alloc_verify.verify.lowerings.base import Lowering
 
 PREFIX = "gpu-alloc-verify-"
 PROFILES = ("dev", "ci", "nightly")
@@ -130,7 +130,7 @@ def pytest_configure(config: pytest.Config) -> None:
 def _check_lowerings(specs: list[str]) -> None:
     """A spec that names no lowering is a usage error (exit status 4), not a
     skipped suite; one whose tool is missing here still skips (see `lowering`)."""
-    from verify.lowerings.registry import available_specs, unknown_spec
+    from gpu_alloc_verify.verify.lowerings.registry import available_specs, unknown_spec
 
     bad = [s for s in dict.fromkeys(specs) if unknown_spec(s)]
     if bad:
@@ -170,8 +170,8 @@ def lowering(request: pytest.FixtureRequest, _gav_lowering_spec: str,
              ) -> Lowering:
     """The lowering under test (one test per `--gav-lowering`), resolved once
     per session (skips if its tool is missing)."""
-    from verify.lowerings.registry import resolve
-    from verify.model.errors import EnvironmentProblem
+    from gpu_alloc_verify.verify.lowerings.registry import resolve
+    from gpu_alloc_verify.verify.model.errors import EnvironmentProblem
 
     key = (_gav_lowering_spec, str(request.config.getoption("gav_pipeline")))
     if key not in _gpu_alloc_verify_lowerings:

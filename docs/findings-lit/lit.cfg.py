@@ -31,7 +31,7 @@ def _mlir_opt(spec):
     if spec.startswith("xdsl:"):
         if os.path.isdir(ROOT):
             config.environment["PYTHONPATH"] = ROOT
-        return f"{PYTHON} -m reports.lower_tool --lowering {spec}"
+        return f"{PYTHON} -m gpu_alloc_verify.reports.lower_tool --lowering {spec}"
     m = re.fullmatch(r"mlir-opt(?:-(\d+))?", spec)
     if m:
         versions = [m.group(1)] if m.group(1) else ["22", "21", "20", "19", "18", "17", "16"]

@@ -11,6 +11,6 @@ maps them onto runtime calls; kernels run their own `gpu.func` bodies through
 module's on `oracles.lowered_interp`, as `oracles.differential` does.
 """
 
-from oracles.source_xdsl.check import check_text
+from gpu_alloc_verify.oracles.source_xdsl.check import check_text
 
 __all__ = ["check_text"]

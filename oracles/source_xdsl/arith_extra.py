@@ -12,7 +12,7 @@ from xdsl.dialects.builtin import IndexType, IntegerType
 from xdsl.interpreter import Interpreter, InterpreterFunctions, PythonValues, impl, register_impls
 from xdsl.ir import Attribute, Operation
 
-from oracles.source_xdsl.values import INDEX_BITS, Unmodelled, as_int, scalar
+from gpu_alloc_verify.oracles.source_xdsl.values import INDEX_BITS, Unmodelled, as_int, scalar
 
 
 def _bits(t: Attribute) -> int:

@@ -12,13 +12,18 @@ from typing import Any
 from xdsl.dialects import func
 from xdsl.dialects.builtin import ModuleOp
 
-from oracles.differential import RuntimeFactory, differences, normalize
-from oracles.kernel_api import Kernel, KernelUnsupported, MemRefView
-from oracles.lowered_interp import LoweredRun, parse_module, read_fast, run_function
-from oracles.mismatch import observables
-from oracles.runtime import DEVICE_RACE, HOST_RACE
-from oracles.source_xdsl.inputs import Input, inputs
-from oracles.source_xdsl.machine import (
+from gpu_alloc_verify.oracles.differential import RuntimeFactory, differences, normalize
+from gpu_alloc_verify.oracles.kernel_api import Kernel, KernelUnsupported, MemRefView
+from gpu_alloc_verify.oracles.lowered_interp import (
+    LoweredRun,
+    parse_module,
+    read_fast,
+    run_function,
+)
+from gpu_alloc_verify.oracles.mismatch import observables
+from gpu_alloc_verify.oracles.runtime import DEVICE_RACE, HOST_RACE
+from gpu_alloc_verify.oracles.source_xdsl.inputs import Input, inputs
+from gpu_alloc_verify.oracles.source_xdsl.machine import (
     XRun,
     argument_kind,
     bind,
@@ -28,9 +33,9 @@ from oracles.source_xdsl.machine import (
     run,
     unmodelled_externals,
 )
-from oracles.source_xdsl.values import Unmodelled
-from verify.ir import fastparse
-from verify.model.verdicts import CheckResult, Violation
+from gpu_alloc_verify.oracles.source_xdsl.values import Unmodelled
+from gpu_alloc_verify.verify.ir import fastparse
+from gpu_alloc_verify.verify.model.verdicts import CheckResult, Violation
 
 INV = "differential"
 

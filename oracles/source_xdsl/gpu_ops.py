@@ -26,13 +26,19 @@ from xdsl.interpreter import (
 )
 from xdsl.ir import Operation
 
-from oracles.kernel_api import ELEM_BYTES, KernelArg, MemRefView
-from oracles.runtime import memset_pattern
-from oracles.source_xdsl.host_ops import fresh_view, nbytes, view
-from oracles.source_xdsl.state import State, state
-from oracles.source_xdsl.values import Unmodelled, address, as_int, contiguous, plain
-from verify.ir.attrs import attr_of, launch_operands
-from verify.ir.xdsl_context import gpu_unregistered
+from gpu_alloc_verify.oracles.kernel_api import ELEM_BYTES, KernelArg, MemRefView
+from gpu_alloc_verify.oracles.runtime import memset_pattern
+from gpu_alloc_verify.oracles.source_xdsl.host_ops import fresh_view, nbytes, view
+from gpu_alloc_verify.oracles.source_xdsl.state import State, state
+from gpu_alloc_verify.oracles.source_xdsl.values import (
+    Unmodelled,
+    address,
+    as_int,
+    contiguous,
+    plain,
+)
+from gpu_alloc_verify.verify.ir.attrs import attr_of, launch_operands
+from gpu_alloc_verify.verify.ir.xdsl_context import gpu_unregistered
 
 _Impl = Callable[[Any, Interpreter, Operation, PythonValues], PythonValues]
 
@@ -93,7 +99,7 @@ def run_memset(st: State, op: Operation, args: PythonValues) -> PythonValues:
     dst, value = view(rest[0]), rest[1]
     if not contiguous(dst):
         raise Unmodelled("gpu.memset of a strided view")
-    from oracles.kernel_interp import encode_element
+    from gpu_alloc_verify.oracles.kernel_interp import encode_element
 
     raw = plain(value, op.operands[-1].type)
     st.at(op)

@@ -24,11 +24,11 @@ from xdsl.interpreter import (
     register_impls,
 )
 
-from oracles.kernel_api import ELEM_BYTES, MemRefView
-from oracles.kernel_interp import decode_element, encode_element
-from oracles.source_interp import row_major_strides
-from oracles.source_xdsl.state import MAX_BYTES, state
-from oracles.source_xdsl.values import (
+from gpu_alloc_verify.oracles.kernel_api import ELEM_BYTES, MemRefView
+from gpu_alloc_verify.oracles.kernel_interp import decode_element, encode_element
+from gpu_alloc_verify.oracles.source_interp import row_major_strides
+from gpu_alloc_verify.oracles.source_xdsl.state import MAX_BYTES, state
+from gpu_alloc_verify.oracles.source_xdsl.values import (
     TooLarge,
     Unmodelled,
     address,

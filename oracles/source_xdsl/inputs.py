@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from xdsl.dialects.builtin import IntegerType
 from xdsl.ir import Attribute
 
-from oracles.differential import DEFAULT_SIZE
+from gpu_alloc_verify.oracles.differential import DEFAULT_SIZE
 
 BUDGET = 16  # inputs per function
 
@@ -28,7 +28,7 @@ class Input:
 
 
 def inputs(types: list[Attribute], kinds: list[str], budget: int = BUDGET) -> list[Input]:
-    from verify.extract.calls import DEFAULT_LOOP_BOUND
+    from gpu_alloc_verify.verify.extract.calls import DEFAULT_LOOP_BOUND
 
     bools = [k for k, kind in enumerate(kinds) if kind == "i1"]
     ints = [k for k, kind in enumerate(kinds) if kind == "int"]

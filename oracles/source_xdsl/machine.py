@@ -23,18 +23,18 @@ from xdsl.ir import Attribute, Operation
 from xdsl.parser import Parser
 from xdsl.utils.exceptions import InterpretationError
 
-from oracles.kernel_api import ELEM_BYTES, Kernel, KernelUnsupported, MemRefView
-from oracles.kernel_interp import encode_element, load_kernel
-from oracles.runtime import Outcome, Runtime
-from oracles.source_interp import row_major_strides
-from oracles.source_xdsl.arith_extra import ArithExtraFunctions
-from oracles.source_xdsl.gpu_ops import gpu_functions, kernel_symbol
-from oracles.source_xdsl.host_ops import PRINTERS, HostFunctions
-from oracles.source_xdsl.state import State, attach
-from oracles.source_xdsl.values import INDEX_BITS, TooLarge, Unmodelled, scalar
-from verify.ir.attrs import attr_of
-from verify.ir.lowered_ir import op_name
-from verify.ir.xdsl_context import gpu_unregistered
+from gpu_alloc_verify.oracles.kernel_api import ELEM_BYTES, Kernel, KernelUnsupported, MemRefView
+from gpu_alloc_verify.oracles.kernel_interp import encode_element, load_kernel
+from gpu_alloc_verify.oracles.runtime import Outcome, Runtime
+from gpu_alloc_verify.oracles.source_interp import row_major_strides
+from gpu_alloc_verify.oracles.source_xdsl.arith_extra import ArithExtraFunctions
+from gpu_alloc_verify.oracles.source_xdsl.gpu_ops import gpu_functions, kernel_symbol
+from gpu_alloc_verify.oracles.source_xdsl.host_ops import PRINTERS, HostFunctions
+from gpu_alloc_verify.oracles.source_xdsl.state import State, attach
+from gpu_alloc_verify.oracles.source_xdsl.values import INDEX_BITS, TooLarge, Unmodelled, scalar
+from gpu_alloc_verify.verify.ir.attrs import attr_of
+from gpu_alloc_verify.verify.ir.lowered_ir import op_name
+from gpu_alloc_verify.verify.ir.xdsl_context import gpu_unregistered
 
 STEP_LIMIT = 200_000  # ops interpreted per run: past it the input is skipped
 # Seconds per run: kernels launched in a loop cost far more than their one
@@ -118,7 +118,7 @@ def bind(fn: func.FuncOp, inputs: Mapping[int, Any], rt: Runtime,
         if not isinstance(t, MemRefType):
             out.append(None)
             continue
-        from oracles.source_xdsl.values import elem_of
+        from gpu_alloc_verify.oracles.source_xdsl.values import elem_of
 
         elem = elem_of(t)
         sizes = tuple(size if d < 0 else d for d in t.get_shape())

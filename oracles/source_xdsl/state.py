@@ -11,10 +11,10 @@ from typing import Any
 
 from xdsl.interpreter import Interpreter, InterpreterFunctions
 
-from oracles.kernel_api import Kernel
-from oracles.runtime import Runtime
-from oracles.source_xdsl.values import Token, Unmodelled
-from verify.ir.locations import source_key
+from gpu_alloc_verify.oracles.kernel_api import Kernel
+from gpu_alloc_verify.oracles.runtime import Runtime
+from gpu_alloc_verify.oracles.source_xdsl.values import Token, Unmodelled
+from gpu_alloc_verify.verify.ir.locations import source_key
 
 MAX_BYTES = 1 << 24  # one allocation past this: the input is skipped, not run
 
@@ -74,7 +74,7 @@ def token(v: Any) -> Token:
     return v
 
 
-_KEY = "oracles.source_xdsl.state"
+_KEY = "gpu_alloc_verify.oracles.source_xdsl.state"
 
 
 def attach(interpreter: Interpreter, st: State) -> None:

@@ -10,8 +10,8 @@ from typing import Any, Final, Literal
 from xdsl.dialects.builtin import FloatAttr, IndexType, IntegerAttr, IntegerType, MemRefType
 from xdsl.ir import Attribute
 
-from oracles.kernel_api import ELEM_BYTES, MemRefView
-from verify.model.errors import InterpreterDeclined
+from gpu_alloc_verify.oracles.kernel_api import ELEM_BYTES, MemRefView
+from gpu_alloc_verify.verify.model.errors import InterpreterDeclined
 
 INDEX_BITS: Final[Literal[64]] = 64  # gpu-to-llvm's index
 

@@ -67,9 +67,9 @@ class DaskCluster:
 
 def _warm() -> None:
     # Import the harness in the worker once, before any timed campaign.
-    import verify.campaign.fuzz  # noqa: F401
-    import verify.campaign.worker  # noqa: F401
-    import verify.lowerings.xdsl_lowering  # noqa: F401
+    import gpu_alloc_verify.verify.campaign.fuzz  # noqa: F401
+    import gpu_alloc_verify.verify.campaign.worker  # noqa: F401
+    import gpu_alloc_verify.verify.lowerings.xdsl_lowering  # noqa: F401
 
 
 @pytest.fixture(scope="module")

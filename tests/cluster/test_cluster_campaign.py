@@ -18,10 +18,10 @@ from typing import Any
 
 import pytest
 
+from gpu_alloc_verify.verify.campaign.worker import ShardTask, run_shard
+from gpu_alloc_verify.verify.cli import main
+from gpu_alloc_verify.verify.model.results import read_records
 from tests.cluster.conftest import LOWERING, ROOT, DaskCluster
-from verify.campaign.worker import ShardTask, run_shard
-from verify.cli import main
-from verify.model.results import read_records
 
 Record = dict[str, Any]
 
@@ -133,7 +133,7 @@ def test_a_killed_driver_resumes_only_unfinished_shards(
         dask_cluster: DaskCluster, tmp_path: Path) -> None:
     results = tmp_path / "r.jsonl"
     proc = subprocess.Popen(
-        [sys.executable, "-m", "verify.cli", "fuzz", "--lowering", LOWERING,
+        [sys.executable, "-m", "gpu_alloc_verify", "fuzz", "--lowering", LOWERING,
          "--cluster", dask_cluster.address, "--shards", "4", "--max-examples", "240",
          "--seed", "0", "--no-shrink", "--batch-size", "10", "--results", str(results)],
         cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)

@@ -17,10 +17,10 @@ from typing import Any
 
 import pytest
 
+from gpu_alloc_verify.verify.cli import main
+from gpu_alloc_verify.verify.model.results import read_records
 from tests.cluster.conftest import LOWERING, ROOT, DaskCluster
 from tests.cluster.test_cluster_campaign import assert_whole, fuzz, of_kind
-from verify.cli import main
-from verify.model.results import read_records
 
 Record = dict[str, Any]
 
@@ -70,7 +70,7 @@ def test_a_local_resume_keeps_the_campaigns_shards(tmp_path: Path,
 def _kill_after_first_shard(results: Path, argv: list[str]) -> None:
     """Run the CLI until a shard has finished and another has streamed
     programs, then SIGKILL it."""
-    proc = subprocess.Popen([sys.executable, "-m", "verify.cli", *argv], cwd=ROOT,
+    proc = subprocess.Popen([sys.executable, "-m", "gpu_alloc_verify", *argv], cwd=ROOT,
                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     try:
         t0 = time.monotonic()

@@ -12,11 +12,10 @@ from pathlib import Path
 import pytest
 from hypothesis.database import DirectoryBasedExampleDatabase, InMemoryExampleDatabase
 
-from generators.programs import GenConfig
-from tests.cluster.conftest import LOWERING, ROOT
-from verify.campaign.example_db import NeverDelete, open_database
-from verify.campaign.ledger import BatchWriter, Ledger
-from verify.campaign.shards import (
+from gpu_alloc_verify.generators.programs import GenConfig
+from gpu_alloc_verify.verify.campaign.example_db import NeverDelete, open_database
+from gpu_alloc_verify.verify.campaign.ledger import BatchWriter, Ledger
+from gpu_alloc_verify.verify.campaign.shards import (
     Shard,
     default_shards,
     gen_from_dict,
@@ -28,9 +27,10 @@ from verify.campaign.shards import (
     split,
     streams,
 )
-from verify.cli import main
-from verify.model.errors import UsageError
-from verify.model.results import read_records
+from gpu_alloc_verify.verify.cli import main
+from gpu_alloc_verify.verify.model.errors import UsageError
+from gpu_alloc_verify.verify.model.results import read_records
+from tests.cluster.conftest import LOWERING, ROOT
 
 
 def test_plan_is_the_product_of_seeds_lowerings_pipelines_and_configs() -> None:
@@ -186,7 +186,7 @@ def test_cluster_usage_errors(argv: list[str], message: str,
 def test_embedded_default_loads_neither_dask_nor_redis(tmp_path: Path) -> None:
     code = (
         "import sys\n"
-        "from verify.cli import main\n"
+        "from gpu_alloc_verify.verify.cli import main\n"
         f"rc = main(['fuzz', '--lowering', '{LOWERING}', '--max-examples', '5', '-j', '1',"
         f" '--no-shrink', '--db', {str(tmp_path / 'db')!r}, '--json'])\n"
         "loaded = sorted({m.split('.')[0] for m in sys.modules} & {'dask', 'distributed',"

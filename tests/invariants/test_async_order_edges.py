@@ -28,14 +28,14 @@ from functools import cache
 
 import pytest
 
-from oracles.lowered_interp import run_function
-from oracles.runtime import DEVICE_RACE, HOST_RACE
-from oracles.simulated import SimulatedRuntime
+from gpu_alloc_verify.oracles.lowered_interp import run_function
+from gpu_alloc_verify.oracles.runtime import DEVICE_RACE, HOST_RACE
+from gpu_alloc_verify.oracles.simulated import SimulatedRuntime
+from gpu_alloc_verify.verify.extract.facts import Call
+from gpu_alloc_verify.verify.invariants.ordering import _loop_keys, _precedes
+from gpu_alloc_verify.verify.model import fold
 from tests.invariants.helpers import DECLS, generic
 from tests.soundness.test_adversarial import sections, verdicts
-from verify.extract.facts import Call
-from verify.invariants.ordering import _loop_keys, _precedes
-from verify.model import fold
 
 ORDER = "async-order"
 FILES = [

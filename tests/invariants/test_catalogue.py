@@ -5,9 +5,9 @@ from __future__ import annotations
 
 import z3
 
+from gpu_alloc_verify.verify.invariants import solver
+from gpu_alloc_verify.verify.invariants.common import Findings
 from tests.invariants.helpers import check
-from verify.invariants import solver
-from verify.invariants.common import Findings
 
 BRANCHY_ALLOC = """
 func.func @f(%c: i1) {
@@ -429,10 +429,10 @@ def test_solver_timeout_is_unknown_never_holds() -> None:
     hard = _pigeonhole(11)
     answer = solver.check(hard, timeout_ms=50)
     assert answer.status == "unknown" and answer.reason
+    from gpu_alloc_verify.verify.extract.calls import LoweredFacts
+    from gpu_alloc_verify.verify.invariants.context import CheckContext
+    from gpu_alloc_verify.verify.ir.source_facts import source_facts
     from tests.invariants.helpers import program_from_text  # type: ignore[attr-defined]
-    from verify.extract.calls import LoweredFacts
-    from verify.invariants.context import CheckContext
-    from verify.ir.source_facts import source_facts
 
     program = program_from_text("func.func @f() {\n return\n}\n")
     ctx = CheckContext(program, source_facts(program), LoweredFacts(), None, "",

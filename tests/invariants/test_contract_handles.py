@@ -10,9 +10,9 @@ from __future__ import annotations
 
 import pytest
 
+from gpu_alloc_verify.verify.model.verdicts import CheckResult
 from tests.invariants.helpers import check, check_module
 from tests.invariants.test_launch import CREATE, DESTROY, SOURCE, SYNC, lowered
-from verify.model.verdicts import CheckResult
 
 CONTRACT = "runtime-contract"
 ONE_STREAM = """

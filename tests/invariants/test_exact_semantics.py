@@ -11,17 +11,22 @@ import subprocess
 
 import z3
 
+from gpu_alloc_verify.verify.extract.calls import extract
+from gpu_alloc_verify.verify.extract.layout import gep_offset, size_align
+from gpu_alloc_verify.verify.invariants.pipeline import active_invariants, judge
+from gpu_alloc_verify.verify.invariants.solver import bool_assignment
+from gpu_alloc_verify.verify.ir.lowered_ir import read_lowered
+from gpu_alloc_verify.verify.ir.source_reader import program_from_text
+from gpu_alloc_verify.verify.lowerings.base import LoweringOutcome
+from gpu_alloc_verify.verify.model import fold
+from gpu_alloc_verify.verify.model.values import (
+    HANDLE_BASE,
+    may_be_handle,
+    unknown_int,
+    unknown_vars,
+)
 from tests.conftest import need_mlir_opt
 from tests.invariants.helpers import DECLS, check
-from verify.extract.calls import extract
-from verify.extract.layout import gep_offset, size_align
-from verify.invariants.pipeline import active_invariants, judge
-from verify.invariants.solver import bool_assignment
-from verify.ir.lowered_ir import read_lowered
-from verify.ir.source_reader import program_from_text
-from verify.lowerings.base import LoweringOutcome
-from verify.model import fold
-from verify.model.values import HANDLE_BASE, may_be_handle, unknown_int, unknown_vars
 
 UAD = "stream-no-use-after-destroy"
 LEAK = "stream-no-leak"

@@ -15,14 +15,14 @@ from types import ModuleType
 
 import pytest
 
-from oracles import mgpu_calls
+from gpu_alloc_verify.oracles import mgpu_calls
+from gpu_alloc_verify.verify import api
+from gpu_alloc_verify.verify.model import runtime_api, runtime_table
+from gpu_alloc_verify.verify.model.runtime_effects import EFFECTS
+from gpu_alloc_verify.verify.model.verdicts import CheckResult
 from tests.conftest import need_mlir_opt
 from tests.invariants.helpers import check
 from tests.invariants.test_contract_handles import EVENT, EVENT_DESTROY, ONE_STREAM, _main
-from verify import api
-from verify.model import runtime_api, runtime_table
-from verify.model.runtime_effects import EFFECTS
-from verify.model.verdicts import CheckResult
 
 CONTRACT = "runtime-contract"
 SCRIPT = Path(__file__).resolve().parents[2] / "scripts" / "read_runtime_wrappers.py"

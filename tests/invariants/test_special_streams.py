@@ -10,13 +10,13 @@ from __future__ import annotations
 
 import pytest
 
+from gpu_alloc_verify.verify.invariants.ground_truth import execute, observe
+from gpu_alloc_verify.verify.invariants.pipeline import active_invariants, judge
+from gpu_alloc_verify.verify.invariants.truth_inputs import boundary_inputs
+from gpu_alloc_verify.verify.ir.source_facts import source_facts
+from gpu_alloc_verify.verify.ir.source_reader import program_from_text
+from gpu_alloc_verify.verify.lowerings.base import LoweringOutcome
 from tests.invariants.helpers import DECLS, generic
-from verify.invariants.ground_truth import execute, observe
-from verify.invariants.pipeline import active_invariants, judge
-from verify.invariants.truth_inputs import boundary_inputs
-from verify.ir.source_facts import source_facts
-from verify.ir.source_reader import program_from_text
-from verify.lowerings.base import LoweringOutcome
 
 CONTRACT, ORDER = "runtime-contract", "async-order"
 ONE_STREAM = """

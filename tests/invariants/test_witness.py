@@ -8,12 +8,18 @@ confirmed.
 
 from __future__ import annotations
 
+from gpu_alloc_verify.verify.invariants.pipeline import active_invariants, judge
+from gpu_alloc_verify.verify.invariants.witness import (
+    CONFIRMED,
+    FOUND,
+    NOT_CONFIRMED,
+    TruthPolicy,
+    reconcile,
+)
+from gpu_alloc_verify.verify.ir.source_reader import program_from_text
+from gpu_alloc_verify.verify.lowerings.base import LoweringOutcome
+from gpu_alloc_verify.verify.model.verdicts import CheckResult, Violation
 from tests.invariants.helpers import DECLS, generic
-from verify.invariants.pipeline import active_invariants, judge
-from verify.invariants.witness import CONFIRMED, FOUND, NOT_CONFIRMED, TruthPolicy, reconcile
-from verify.ir.source_reader import program_from_text
-from verify.lowerings.base import LoweringOutcome
-from verify.model.verdicts import CheckResult, Violation
 
 SOURCE = """
 func.func @main(%c: i1) {
@@ -57,9 +63,9 @@ def _check_19(text: str, invariants: list[str], name: str = "src.mlir"):
     import tempfile
     from pathlib import Path
 
+    from gpu_alloc_verify.verify.campaign.check_file import check_file
+    from gpu_alloc_verify.verify.lowerings.registry import resolve
     from tests.conftest import need_mlir_opt
-    from verify.campaign.check_file import check_file
-    from verify.lowerings.registry import resolve
 
     need_mlir_opt(19)
     with tempfile.TemporaryDirectory() as d:
@@ -70,10 +76,10 @@ def _check_19(text: str, invariants: list[str], name: str = "src.mlir"):
 
 def _context(lowered_funcs: str):
     """The checker context `judge` builds, for feeding `reconcile` made-up verdicts."""
-    from verify.extract.calls import extract
-    from verify.invariants.context import CheckContext
-    from verify.ir.lowered_ir import parse_lowered
-    from verify.ir.source_facts import source_facts
+    from gpu_alloc_verify.verify.extract.calls import extract
+    from gpu_alloc_verify.verify.invariants.context import CheckContext
+    from gpu_alloc_verify.verify.ir.lowered_ir import parse_lowered
+    from gpu_alloc_verify.verify.ir.source_facts import source_facts
 
     program = program_from_text(SOURCE)
     text = generic("module {\n" + lowered_funcs + DECLS + "}\n")
@@ -168,10 +174,10 @@ def test_check_confirms_a_real_double_destroy_by_a_native_run():
     shim, its calls replayed on the checking runtime."""
     import pytest
 
+    from gpu_alloc_verify.verify.campaign.check_file import check_file
+    from gpu_alloc_verify.verify.invariants.native_truth import _native_runner
+    from gpu_alloc_verify.verify.lowerings.registry import resolve
     from tests.conftest import need_mlir_opt
-    from verify.campaign.check_file import check_file
-    from verify.invariants.native_truth import _native_runner
-    from verify.lowerings.registry import resolve
 
     need_mlir_opt(19)
     if isinstance(_native_runner(), str):
@@ -205,9 +211,9 @@ def test_a_source_outside_the_model_is_run_from_its_labels():
     model: its lowered functions still run, their arguments made from the
     calling-convention labels, and 19's stream destroyed as an event is
     confirmed (the stream leaks; the event calls get a stream)."""
+    from gpu_alloc_verify.verify.campaign.check_file import check_file
+    from gpu_alloc_verify.verify.lowerings.registry import resolve
     from tests.conftest import need_mlir_opt
-    from verify.campaign.check_file import check_file
-    from verify.lowerings.registry import resolve
 
     need_mlir_opt(19)
     _, row = check_file("tests/corpus/token_across_functions.mlir", [resolve("mlir-opt-19")],

@@ -9,14 +9,15 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
-if importlib.util.find_spec("generators") is None:  # an install that predates generators/
+# an install that predates generators/
+if importlib.util.find_spec("gpu_alloc_verify.generators") is None:
     sys.path.insert(0, str(ROOT))
 
 
 @pytest.fixture(scope="session")
 def mlir_opt_19():
-    from verify.lowerings.mlir_opt import resolve_mlir_opt
-    from verify.model.errors import EnvironmentProblem
+    from gpu_alloc_verify.verify.lowerings.mlir_opt import resolve_mlir_opt
+    from gpu_alloc_verify.verify.model.errors import EnvironmentProblem
 
     try:
         return resolve_mlir_opt("mlir-opt-19", "gpu-to-llvm")

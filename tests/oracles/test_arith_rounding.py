@@ -9,7 +9,7 @@ from fractions import Fraction
 
 import pytest
 
-from oracles.llvm_values import ARITH_BINARY, BINARY
+from gpu_alloc_verify.oracles.llvm_values import ARITH_BINARY, BINARY
 
 W = 4
 MASK = (1 << W) - 1

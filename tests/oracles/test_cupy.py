@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from oracles.cupy_runtime import cupy_available
+from gpu_alloc_verify.oracles.cupy_runtime import cupy_available
 
 
 def test_cupy_available_never_raises():
@@ -20,7 +20,7 @@ needs_gpu = [
 @pytest.fixture
 def rt():
     pytest.importorskip("cupy")
-    from oracles.cupy_runtime import CupyRuntime
+    from gpu_alloc_verify.oracles.cupy_runtime import CupyRuntime
 
     runtime = CupyRuntime("cuda")
     yield runtime
@@ -74,11 +74,11 @@ class TestOnGpu:
             "use-after-destroy", "double-destroy", "invalid-handle"]
 
     def test_source_outcomes_match_the_simulator(self):
-        from oracles.campaign import sample_programs
-        from oracles.cupy_runtime import CupyRuntime
-        from oracles.differential import default_assignments, normalize
-        from oracles.simulated import SimulatedRuntime
-        from oracles.source_interp import run_function
+        from gpu_alloc_verify.oracles.campaign import sample_programs
+        from gpu_alloc_verify.oracles.cupy_runtime import CupyRuntime
+        from gpu_alloc_verify.oracles.differential import default_assignments, normalize
+        from gpu_alloc_verify.oracles.simulated import SimulatedRuntime
+        from gpu_alloc_verify.oracles.source_interp import run_function
 
         for program in sample_programs(20, seed=3):
             fn = program.functions[0]
@@ -93,8 +93,8 @@ class TestOnGpu:
                 assert normalize(real.outcome) == normalize(sim.outcome), program.to_mlir()
 
     def test_differential_on_the_gpu(self, mlir_opt_19):
-        from oracles.campaign import run_campaign, sample_programs
-        from oracles.cupy_runtime import CupyRuntime
+        from gpu_alloc_verify.oracles.campaign import run_campaign, sample_programs
+        from gpu_alloc_verify.oracles.cupy_runtime import CupyRuntime
 
         progs = sample_programs(15, seed=4, joins=False)
         (row,) = run_campaign(progs, mlir_opt_19, {"cupy": lambda seed: CupyRuntime()},

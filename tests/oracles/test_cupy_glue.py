@@ -14,10 +14,10 @@ from itertools import count
 
 import pytest
 
-from oracles.campaign import sample_programs
-from oracles.differential import default_assignments, normalize
-from oracles.simulated import SimulatedRuntime
-from oracles.source_interp import run_function
+from gpu_alloc_verify.oracles.campaign import sample_programs
+from gpu_alloc_verify.oracles.differential import default_assignments, normalize
+from gpu_alloc_verify.oracles.simulated import SimulatedRuntime
+from gpu_alloc_verify.oracles.source_interp import run_function
 
 
 class _FakeRuntime(types.ModuleType):
@@ -99,25 +99,25 @@ def fake_cupy(monkeypatch):
         monkeypatch.setitem(sys.modules, name, module)
     driver = types.SimpleNamespace(cuMemsetD32Async=_memset_driver(4),
                                    cuMemsetD16Async=_memset_driver(2))
-    monkeypatch.setattr("oracles.cupy_runtime._driver", lambda: driver)
+    monkeypatch.setattr("gpu_alloc_verify.oracles.cupy_runtime._driver", lambda: driver)
     return runtime
 
 
 def test_available_with_the_fake(fake_cupy):
-    from oracles.cupy_runtime import cupy_available
+    from gpu_alloc_verify.oracles.cupy_runtime import cupy_available
 
     assert cupy_available()
 
 
 def test_cupy_runtime_only_runs_the_cuda_profile(fake_cupy):
-    from oracles.cupy_runtime import CupyRuntime
+    from gpu_alloc_verify.oracles.cupy_runtime import CupyRuntime
 
     with pytest.raises(ValueError, match="cuda profile only"):
         CupyRuntime("sycl")
 
 
 def test_source_outcomes_through_the_glue_match_the_simulator(fake_cupy):
-    from oracles.cupy_runtime import CupyRuntime
+    from gpu_alloc_verify.oracles.cupy_runtime import CupyRuntime
 
     programs = sample_programs(25, seed=9)
     for program in programs:
@@ -133,7 +133,7 @@ def test_source_outcomes_through_the_glue_match_the_simulator(fake_cupy):
 
 
 def test_backend_failures_are_recorded(fake_cupy):
-    from oracles.cupy_runtime import CupyRuntime
+    from gpu_alloc_verify.oracles.cupy_runtime import CupyRuntime
 
     def boom(*args: object) -> None:
         raise RuntimeError("cudaErrorLaunchFailure")
@@ -146,8 +146,8 @@ def test_backend_failures_are_recorded(fake_cupy):
 
 
 def test_differential_campaign_through_the_glue(fake_cupy, mlir_opt_19):
-    from oracles.campaign import run_campaign
-    from oracles.cupy_runtime import CupyRuntime
+    from gpu_alloc_verify.oracles.campaign import run_campaign
+    from gpu_alloc_verify.oracles.cupy_runtime import CupyRuntime
 
     programs = sample_programs(20, seed=4, joins=False)
     (row,) = run_campaign(programs, mlir_opt_19, {"cupy": lambda seed: CupyRuntime()},

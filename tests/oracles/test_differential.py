@@ -7,11 +7,11 @@ import re
 import pytest
 from hypothesis import HealthCheck, given, settings
 
-from generators.programs import GenConfig, programs
-from oracles.campaign import lowerable_programs, run_campaign, sample_programs
-from oracles.differential import check, compare, simulated
-from oracles.lowered_interp import parse_module, residual_gpu_ops
-from verify.model.program import (
+from gpu_alloc_verify.generators.programs import GenConfig, programs
+from gpu_alloc_verify.oracles.campaign import lowerable_programs, run_campaign, sample_programs
+from gpu_alloc_verify.oracles.differential import check, compare, simulated
+from gpu_alloc_verify.oracles.lowered_interp import parse_module, residual_gpu_ops
+from gpu_alloc_verify.verify.model.program import (
     Alloc,
     Dealloc,
     For,
@@ -149,7 +149,7 @@ def test_mlir_opt_19_leaks_the_stream_a_wait_async_depends_on(lower19):
 
 
 def test_mlir_opt_19_leaks_the_events_of_a_wait_async_in_a_branch_not_taken(lower19):
-    from verify.model.program import Arg, If
+    from gpu_alloc_verify.verify.model.program import Arg, If
 
     program = Program((Function("f0", (Arg("%c", "i1"),), (
         Wait("op1", "%t1"),
@@ -213,7 +213,7 @@ def test_a_partly_lowered_module_runs_with_its_residue(lower19):
 
 @pytest.mark.parametrize("profile", PROFILES)
 def test_branch_values_are_enumerated(lower19, profile):
-    from verify.model.program import Arg, If
+    from gpu_alloc_verify.verify.model.program import Arg, If
 
     program = Program((Function("f0", (Arg("%c", "i1"),), (
         Alloc("op1", "%m", None, (), True, I32),

@@ -10,13 +10,12 @@ import re
 import pytest
 from hypothesis import HealthCheck, given, settings
 
-from generators.programs import GenConfig, programs
-from oracles.differential import check, simulated
-from tests.conftest import need_mlir_opt
-from verify.lowerings.mlir_opt import MlirOptLowering
-from verify.lowerings.registry import resolve
-from verify.model.kernels import kernel_ref
-from verify.model.program import (
+from gpu_alloc_verify.generators.programs import GenConfig, programs
+from gpu_alloc_verify.oracles.differential import check, simulated
+from gpu_alloc_verify.verify.lowerings.mlir_opt import MlirOptLowering
+from gpu_alloc_verify.verify.lowerings.registry import resolve
+from gpu_alloc_verify.verify.model.kernels import kernel_ref
+from gpu_alloc_verify.verify.model.program import (
     Alloc,
     Arg,
     Dealloc,
@@ -32,6 +31,7 @@ from verify.model.program import (
     Program,
     Wait,
 )
+from tests.conftest import need_mlir_opt
 
 F32 = MemRefType((16,), "f32")
 

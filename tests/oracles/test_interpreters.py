@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import pytest
 
-from oracles.lowered_interp import run_function as run_lowered
-from oracles.mgpu_calls import RawCall, normalize_trace
-from oracles.simulated import SimulatedRuntime
-from oracles.source_interp import element_bytes, run_function
-from verify.model.program import (
+from gpu_alloc_verify.oracles.lowered_interp import run_function as run_lowered
+from gpu_alloc_verify.oracles.mgpu_calls import RawCall, normalize_trace
+from gpu_alloc_verify.oracles.simulated import SimulatedRuntime
+from gpu_alloc_verify.oracles.source_interp import element_bytes, run_function
+from gpu_alloc_verify.verify.model.program import (
     Alloc,
     Arg,
     Dealloc,

@@ -24,9 +24,9 @@ from pathlib import Path
 
 import pytest
 
-from oracles.kernel_api import Kernel, KernelUnsupported, MemRefView, view_extent
-from oracles.kernel_cuda import C_TYPE, cuda_arg_values, cuda_source, entry_name
-from oracles.kernel_interp import (
+from gpu_alloc_verify.oracles.kernel_api import Kernel, KernelUnsupported, MemRefView, view_extent
+from gpu_alloc_verify.oracles.kernel_cuda import C_TYPE, cuda_arg_values, cuda_source, entry_name
+from gpu_alloc_verify.oracles.kernel_interp import (
     _accesses,
     _parse,
     catalogue_kernel,
@@ -34,8 +34,8 @@ from oracles.kernel_interp import (
     load_kernel,
     round_bf16,
 )
-from verify.model.kernels import SHAPES, kernel_text
-from verify.model.program import KernelRef, MemRefType
+from gpu_alloc_verify.verify.model.kernels import SHAPES, kernel_text
+from gpu_alloc_verify.verify.model.program import KernelRef, MemRefType
 
 ELEM_TYPES = ("f16", "bf16", "f32", "f64", "i8", "i16", "i32", "i64", "index")
 NBYTES = {"f16": 2, "bf16": 2, "f32": 4, "f64": 8, "i8": 1, "i16": 2, "i32": 4, "i64": 8,
@@ -279,7 +279,7 @@ def test_bf16_rounding_of_subnormals_and_signs():
 def test_rounding_functions_agree_with_the_exact_reference():
     import random
 
-    from oracles.kernel_interp import ROUND
+    from gpu_alloc_verify.oracles.kernel_interp import ROUND
 
     rng = random.Random(7)
     values = [rng.uniform(-2, 2) * 2.0 ** rng.randint(-150, 130) for _ in range(3000)]
@@ -584,7 +584,7 @@ def test_cf_loop_with_block_arguments():
 
 
 def test_an_endless_loop_stops_with_kernel_unsupported(monkeypatch):
-    monkeypatch.setattr("oracles.kernel_interp.STEP_LIMIT", 1000)
+    monkeypatch.setattr("gpu_alloc_verify.oracles.kernel_interp.STEP_LIMIT", 1000)
     text = CF_LOOP.replace("%more = arith.cmpi ule, %k, %t : index",
                            "%more = arith.cmpi ule, %c0, %t : index").replace("@tri", "@spin")
     kernel = load_kernel(text, "spin")
@@ -1001,14 +1001,14 @@ def fake_cupy(monkeypatch):
     for name, module in (("cupy", cupy), ("cupy.cuda", cuda), ("cupy.cuda.runtime", runtime),
                          ("numpy", numpy)):
         monkeypatch.setitem(sys.modules, name, module)
-    monkeypatch.setattr("oracles.cupy_runtime._driver", lambda: None)
-    monkeypatch.setattr("oracles.cupy_runtime._RAW_KERNELS", {})
+    monkeypatch.setattr("gpu_alloc_verify.oracles.cupy_runtime._driver", lambda: None)
+    monkeypatch.setattr("gpu_alloc_verify.oracles.cupy_runtime._RAW_KERNELS", {})
     runtime.launches = launches  # type: ignore[attr-defined]
     return runtime
 
 
 def test_cupy_launch_runs_the_cuda_source_on_the_stream_and_marks_what_it_writes(fake_cupy):
-    from oracles.cupy_runtime import CupyRuntime
+    from gpu_alloc_verify.oracles.cupy_runtime import CupyRuntime
 
     rt = CupyRuntime()
     s = rt.stream_create()
@@ -1028,7 +1028,7 @@ def test_cupy_launch_runs_the_cuda_source_on_the_stream_and_marks_what_it_writes
 
 
 def test_cupy_launch_of_a_kernel_without_cuda_is_a_backend_error(fake_cupy):
-    from oracles.cupy_runtime import CupyRuntime
+    from gpu_alloc_verify.oracles.cupy_runtime import CupyRuntime
 
     rt = CupyRuntime()
     s = rt.stream_create()
@@ -1042,7 +1042,7 @@ def test_cupy_launch_of_a_kernel_without_cuda_is_a_backend_error(fake_cupy):
 
 
 def test_cupy_memset_of_8_and_64_bit_patterns(fake_cupy):
-    from oracles.cupy_runtime import CupyRuntime
+    from gpu_alloc_verify.oracles.cupy_runtime import CupyRuntime
 
     rt = CupyRuntime()
     s = rt.stream_create()
@@ -1060,7 +1060,7 @@ def test_cupy_memset_of_8_and_64_bit_patterns(fake_cupy):
 
 
 def test_cupy_host_memory_is_plain_process_memory(fake_cupy):
-    from oracles.cupy_runtime import CupyRuntime
+    from gpu_alloc_verify.oracles.cupy_runtime import CupyRuntime
 
     rt = CupyRuntime()
     h = rt.host_alloc(8)
@@ -1091,13 +1091,13 @@ def _script(monkeypatch, runtime_factory):
     assert spec is not None and spec.loader is not None
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
-    monkeypatch.setattr("oracles.cupy_runtime.cupy_available", lambda: True)
-    monkeypatch.setattr("oracles.cupy_runtime.CupyRuntime", runtime_factory)
+    monkeypatch.setattr("gpu_alloc_verify.oracles.cupy_runtime.cupy_available", lambda: True)
+    monkeypatch.setattr("gpu_alloc_verify.oracles.cupy_runtime.CupyRuntime", runtime_factory)
     return module
 
 
 def test_scripts_gpu_differential_agrees_with_a_faithful_stand_in(monkeypatch, capsys):
-    from oracles.simulated import SimulatedRuntime
+    from gpu_alloc_verify.oracles.simulated import SimulatedRuntime
 
     script = _script(monkeypatch, lambda: SimulatedRuntime("cuda", 1))
     assert script.main(["--programs", "6", "--json"]) == 0
@@ -1110,7 +1110,7 @@ def test_scripts_gpu_differential_agrees_with_a_faithful_stand_in(monkeypatch, c
 
 
 def test_scripts_gpu_differential_reports_a_gpu_that_runs_no_kernel(monkeypatch, capsys):
-    from oracles.simulated import SimulatedRuntime
+    from gpu_alloc_verify.oracles.simulated import SimulatedRuntime
 
     class NoKernels(SimulatedRuntime):
         def _b_launch(self, *args, **kwargs) -> None:

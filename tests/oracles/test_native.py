@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from oracles.campaign import sample_programs
-from oracles.lowered_interp import run_functions
-from oracles.native import (
+from gpu_alloc_verify.oracles.campaign import sample_programs
+from gpu_alloc_verify.oracles.lowered_interp import run_functions
+from gpu_alloc_verify.oracles.native import (
     ENTRY,
     NativeRunner,
     NativeToolchain,
@@ -14,8 +14,8 @@ from oracles.native import (
     entry_function,
     parse_shim_trace,
 )
-from oracles.simulated import SimulatedRuntime
-from verify.model.errors import EnvironmentProblem
+from gpu_alloc_verify.oracles.simulated import SimulatedRuntime
+from gpu_alloc_verify.verify.model.errors import EnvironmentProblem
 
 
 def test_parse_shim_trace():

@@ -15,8 +15,8 @@ from pathlib import Path
 
 import pytest
 
-from oracles.mgpu_calls import RawCall, normalize_trace
-from oracles.native import (
+from gpu_alloc_verify.oracles.mgpu_calls import RawCall, normalize_trace
+from gpu_alloc_verify.oracles.native import (
     NativeRunner,
     NativeToolchain,
     entry_function,
@@ -24,11 +24,11 @@ from oracles.native import (
     parse_shim_trace,
     split_trace,
 )
-from verify.ir.tools import find_mlir_opt
-from verify.lowerings.mlir_opt import DEFAULT_PIPELINE, resolve_mlir_opt
-from verify.model.errors import EnvironmentProblem
-from verify.model.kernels import kernel_ref
-from verify.model.program import (
+from gpu_alloc_verify.verify.ir.tools import find_mlir_opt
+from gpu_alloc_verify.verify.lowerings.mlir_opt import DEFAULT_PIPELINE, resolve_mlir_opt
+from gpu_alloc_verify.verify.model.errors import EnvironmentProblem
+from gpu_alloc_verify.verify.model.kernels import kernel_ref
+from gpu_alloc_verify.verify.model.program import (
     Alloc,
     Arg,
     Dealloc,
@@ -188,7 +188,7 @@ def test_a_toolchain_without_gpu_module_serialization_says_unsupported(tmp_path:
 
 
 def _generated_kernel_programs(n: int) -> list[Program]:
-    from generators.programs import GenConfig
+    from gpu_alloc_verify.generators.programs import GenConfig
     from tests.conftest import collect_programs
 
     cfg = GenConfig(max_ops=10, memref_args=False, scalar_args=False, results=False,
@@ -217,11 +217,11 @@ def test_generated_kernel_programs_run_natively():
 def test_native_trace_equals_interpreter_trace_with_kernels(lowered_by: int):
     """Turns on by itself once `oracles.lowered_interp` runs gpu.launch_func
     (with the catalogue kernels `oracles.differential.program_kernels` gives)."""
-    from oracles.lowered_interp import run_functions
-    from oracles.simulated import SimulatedRuntime
+    from gpu_alloc_verify.oracles.lowered_interp import run_functions
+    from gpu_alloc_verify.oracles.simulated import SimulatedRuntime
 
     try:
-        from oracles.differential import program_kernels
+        from gpu_alloc_verify.oracles.differential import program_kernels
     except ImportError as e:
         pytest.skip(f"no kernels for the lowered interpreter yet: {e}")
     progs = _generated_kernel_programs(6)

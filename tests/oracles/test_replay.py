@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-from oracles.mgpu_calls import RawCall
-from oracles.replay import replay
-from oracles.runtime import DOUBLE_DESTROY, INVALID_HANDLE, USE_AFTER_DESTROY
-from oracles.simulated import SimulatedRuntime
+from gpu_alloc_verify.oracles.mgpu_calls import RawCall
+from gpu_alloc_verify.oracles.replay import replay
+from gpu_alloc_verify.oracles.runtime import DOUBLE_DESTROY, INVALID_HANDLE, USE_AFTER_DESTROY
+from gpu_alloc_verify.oracles.simulated import SimulatedRuntime
 
 S, E, M = 0x55D0, 0x66E0, 0x7F00
 

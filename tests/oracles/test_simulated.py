@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from oracles.runtime import (
+from gpu_alloc_verify.oracles.runtime import (
     DEVICE_RACE,
     DOUBLE_DESTROY,
     DOUBLE_FREE,
@@ -17,7 +17,7 @@ from oracles.runtime import (
     Runtime,
     encode_contents,
 )
-from oracles.simulated import SimulatedRuntime
+from gpu_alloc_verify.oracles.simulated import SimulatedRuntime
 
 
 def kinds(rt: SimulatedRuntime) -> list[str]:
@@ -197,7 +197,7 @@ def test_encode_contents():
 
 
 def test_adjacent_allocations_resolve_to_the_one_pointed_into():
-    from oracles.checked import Allocation
+    from gpu_alloc_verify.oracles.checked import Allocation
 
     rt = SimulatedRuntime("cuda")
     rt.allocations = [Allocation(0, 0x2000, 16, "managed", "b"),

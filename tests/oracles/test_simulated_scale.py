@@ -18,10 +18,23 @@ from typing import Any
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from oracles.checked import Allocation, CheckedRuntime
-from oracles.kernel_api import DeviceMemory, Dim3, Kernel, KernelArg, MemRefView, Param
-from oracles.runtime import DEVICE_RACE, HOST_RACE, USE_AFTER_FREE, MemoryKind, Profile
-from oracles.simulated import (
+from gpu_alloc_verify.oracles.checked import Allocation, CheckedRuntime
+from gpu_alloc_verify.oracles.kernel_api import (
+    DeviceMemory,
+    Dim3,
+    Kernel,
+    KernelArg,
+    MemRefView,
+    Param,
+)
+from gpu_alloc_verify.oracles.runtime import (
+    DEVICE_RACE,
+    HOST_RACE,
+    USE_AFTER_FREE,
+    MemoryKind,
+    Profile,
+)
+from gpu_alloc_verify.oracles.simulated import (
     ALLOC_BASE,
     ALLOC_STRIDE,
     EVENT_BASE,

@@ -14,7 +14,7 @@ from tests.conftest import need_mlir_opt
 from tests.invariants.helpers import DECLS, check_module
 
 ROOT = Path(__file__).resolve().parents[2]
-CLI = [sys.executable, "-m", "verify"]
+CLI = [sys.executable, "-m", "gpu_alloc_verify"]
 
 MEMSET_READ = """\
 func.func @memset_read(%v: i32) -> i32 {

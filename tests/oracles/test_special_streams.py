@@ -8,11 +8,11 @@ from __future__ import annotations
 
 import pytest
 
-from oracles.mgpu_calls import RawCall
-from oracles.replay import replay
-from oracles.runtime import HOST_RACE, INVALID_HANDLE, NULL_STREAM, PROFILES
-from oracles.simulated import SimulatedRuntime
-from verify.model.runtime_api import PROFILES as API_PROFILES
+from gpu_alloc_verify.oracles.mgpu_calls import RawCall
+from gpu_alloc_verify.oracles.replay import replay
+from gpu_alloc_verify.oracles.runtime import HOST_RACE, INVALID_HANDLE, NULL_STREAM, PROFILES
+from gpu_alloc_verify.oracles.simulated import SimulatedRuntime
+from gpu_alloc_verify.verify.model.runtime_api import PROFILES as API_PROFILES
 
 
 def _kinds(rt: SimulatedRuntime) -> list[str]:
@@ -113,11 +113,11 @@ def test_case_102_runs_natively_as_the_interpreter_does(section: str, profile: s
                                                         errors: list[str]) -> None:
     """The shim takes the special streams like any pointer; the native trace,
     replayed on the profile, gives the interpreter's verdict."""
+    from gpu_alloc_verify.verify.invariants.ground_truth import execute
+    from gpu_alloc_verify.verify.invariants.native_truth import _native_runner, run_natively
+    from gpu_alloc_verify.verify.ir.source_reader import program_from_text
     from tests.invariants.helpers import DECLS, generic
     from tests.soundness.test_adversarial import sections
-    from verify.invariants.ground_truth import execute
-    from verify.invariants.native_truth import _native_runner, run_natively
-    from verify.ir.source_reader import program_from_text
 
     if isinstance(_native_runner(), str):
         pytest.skip(_native_runner())

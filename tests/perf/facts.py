@@ -5,9 +5,9 @@ from __future__ import annotations
 import dataclasses
 from typing import Any
 
-from verify.extract.calls import LoweredFacts, extract
-from verify.ir import fastparse
-from verify.ir.lowered_ir import parse_lowered
+from gpu_alloc_verify.verify.extract.calls import LoweredFacts, extract
+from gpu_alloc_verify.verify.ir import fastparse
+from gpu_alloc_verify.verify.ir.lowered_ir import parse_lowered
 
 
 def _plain(x: Any) -> Any:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from verify.campaign.bench import SIZES, e2e_shares
+from gpu_alloc_verify.verify.campaign.bench import SIZES, e2e_shares
 
 
 def test_one_share_per_worker_of_every_size() -> None:

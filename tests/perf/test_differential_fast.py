@@ -19,19 +19,19 @@ from typing import Any
 
 import pytest
 
-import oracles.differential as differential
-from generators.programs import GenConfig
-from oracles import fast_ir
-from oracles.llvm_values import constant_value, field_offset, layout, prop
-from oracles.lowered_interp import parse_module
+import gpu_alloc_verify.oracles.differential as differential
+from gpu_alloc_verify.generators.programs import GenConfig
+from gpu_alloc_verify.oracles import fast_ir
+from gpu_alloc_verify.oracles.llvm_values import constant_value, field_offset, layout, prop
+from gpu_alloc_verify.oracles.lowered_interp import parse_module
+from gpu_alloc_verify.verify.ir.fastparse import parse_module as fast_parse
+from gpu_alloc_verify.verify.ir.lowered_ir import opaque_pointers
+from gpu_alloc_verify.verify.lowerings.base import Lowering
+from gpu_alloc_verify.verify.lowerings.mlir_opt import MlirOptLowering
+from gpu_alloc_verify.verify.lowerings.registry import resolve
+from gpu_alloc_verify.verify.model.program import Program
+from gpu_alloc_verify.verify.model.verdicts import CheckResult
 from tests.conftest import collect_programs, need_mlir_opt
-from verify.ir.fastparse import parse_module as fast_parse
-from verify.ir.lowered_ir import opaque_pointers
-from verify.lowerings.base import Lowering
-from verify.lowerings.mlir_opt import MlirOptLowering
-from verify.lowerings.registry import resolve
-from verify.model.program import Program
-from verify.model.verdicts import CheckResult
 
 PROFILES = ("cuda", "hip", "sycl")
 SPECS = ("mlir-opt-19", "mlir-opt-16", "xdsl:pr69969", "xdsl:llvm16")

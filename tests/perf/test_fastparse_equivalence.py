@@ -17,18 +17,18 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from generators.programs import GenConfig, programs
+from gpu_alloc_verify.generators.programs import GenConfig, programs
+from gpu_alloc_verify.verify.campaign.bench import seeded_programs
+from gpu_alloc_verify.verify.extract.calls import extract
+from gpu_alloc_verify.verify.ir import fastparse
+from gpu_alloc_verify.verify.ir.lowered_ir import parse_lowered, read_lowered
+from gpu_alloc_verify.verify.ir.source_facts import source_facts
+from gpu_alloc_verify.verify.lowerings.base import Lowering
+from gpu_alloc_verify.verify.lowerings.mlir_opt import MlirOptLowering
+from gpu_alloc_verify.verify.lowerings.registry import resolve
+from gpu_alloc_verify.verify.model.program import Program
 from tests.conftest import need_mlir_opt
 from tests.perf.facts import facts_signature
-from verify.campaign.bench import seeded_programs
-from verify.extract.calls import extract
-from verify.ir import fastparse
-from verify.ir.lowered_ir import parse_lowered, read_lowered
-from verify.ir.source_facts import source_facts
-from verify.lowerings.base import Lowering
-from verify.lowerings.mlir_opt import MlirOptLowering
-from verify.lowerings.registry import resolve
-from verify.model.program import Program
 
 # (spec, pipeline, generator config): 16 rejects most of what the general
 # generator makes, so it also gets programs it lowers.

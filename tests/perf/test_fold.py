@@ -15,14 +15,14 @@ import z3
 from hypothesis import given
 from hypothesis import strategies as st
 
-from generators.programs import GenConfig
+from gpu_alloc_verify.generators.programs import GenConfig
+from gpu_alloc_verify.verify.extract.calls import extract
+from gpu_alloc_verify.verify.invariants.schedule import encode
+from gpu_alloc_verify.verify.ir.lowered_ir import read_lowered
+from gpu_alloc_verify.verify.ir.source_facts import source_facts
+from gpu_alloc_verify.verify.lowerings.registry import resolve
+from gpu_alloc_verify.verify.model import fold
 from tests.conftest import collect_programs
-from verify.extract.calls import extract
-from verify.invariants.schedule import encode
-from verify.ir.lowered_ir import read_lowered
-from verify.ir.source_facts import source_facts
-from verify.lowerings.registry import resolve
-from verify.model import fold
 
 INTS = [z3.Int("x"), z3.Int("y")]
 BOOLS = ["p", "q", "r"]

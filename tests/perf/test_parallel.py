@@ -15,13 +15,13 @@ import re
 
 import pytest
 
+from gpu_alloc_verify.verify.campaign.bench import SIZES, STAGES, run_bench, seeded_programs
+from gpu_alloc_verify.verify.campaign.parallel import MIN_SHARE, check_batch_parallel, shares
+from gpu_alloc_verify.verify.invariants.pipeline import Judgement, active_invariants, check_batch
+from gpu_alloc_verify.verify.lowerings.base import Lowering
+from gpu_alloc_verify.verify.lowerings.mlir_opt import MlirOptLowering
+from gpu_alloc_verify.verify.lowerings.registry import resolve
 from tests.conftest import need_mlir_opt
-from verify.campaign.bench import SIZES, STAGES, run_bench, seeded_programs
-from verify.campaign.parallel import MIN_SHARE, check_batch_parallel, shares
-from verify.invariants.pipeline import Judgement, active_invariants, check_batch
-from verify.lowerings.base import Lowering
-from verify.lowerings.mlir_opt import MlirOptLowering
-from verify.lowerings.registry import resolve
 
 _SPLIT_LOC = re.compile(r'loc\("within split at <stdin>:\d+ offset ":\d+:\d+\)')
 

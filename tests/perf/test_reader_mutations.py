@@ -35,13 +35,13 @@ import pytest
 from hypothesis import event, given, reject
 from hypothesis import strategies as st
 
-from generators.programs import GenConfig
+from gpu_alloc_verify.generators.programs import GenConfig
+from gpu_alloc_verify.verify.ir import fastparse
+from gpu_alloc_verify.verify.ir.lowered_ir import LoweredParseError
+from gpu_alloc_verify.verify.ir.source_facts import source_facts
+from gpu_alloc_verify.verify.lowerings.mlir_opt import MlirOptLowering
 from tests.conftest import collect_programs, need_mlir_opt
 from tests.perf.facts import fast_reader_agrees
-from verify.ir import fastparse
-from verify.ir.lowered_ir import LoweredParseError
-from verify.ir.source_facts import source_facts
-from verify.lowerings.mlir_opt import MlirOptLowering
 
 PIPELINES = ("gpu-to-llvm", "convert-scf-to-cf,gpu-to-llvm")
 PROGRAMS = 10  # per pipeline
@@ -541,7 +541,7 @@ def _module(body: str) -> str:
 
 def _reading(module: object) -> list[tuple[object, ...]]:
     """What each op of a module (the fast reader's or xDSL's) says, as text."""
-    from verify.ir.lowered_ir import op_name
+    from gpu_alloc_verify.verify.ir.lowered_ir import op_name
 
     out: list[tuple[object, ...]] = []
     for op in module.walk():  # type: ignore[attr-defined]
@@ -552,7 +552,7 @@ def _reading(module: object) -> list[tuple[object, ...]]:
 
 
 def _same_reading(text: str) -> list[tuple[object, ...]]:
-    from verify.ir.lowered_ir import parse_lowered
+    from gpu_alloc_verify.verify.ir.lowered_ir import parse_lowered
 
     fast = _reading(fastparse.parse_module(text))
     assert fast == _reading(parse_lowered(text))
@@ -611,7 +611,7 @@ def test_a_location_text_is_what_xdsl_prints() -> None:
 def test_attribute_values_read_as_xdsl_reads_them() -> None:
     """`010` raised ValueError (not `Unsupported`) from `op.properties`, `- 1`
     and `array<i8: 255>` were read differently; escapes are now decoded."""
-    from verify.ir.lowered_ir import parse_lowered
+    from gpu_alloc_verify.verify.ir.lowered_ir import parse_lowered
 
     text = _module('"a.b"() <{a = 010 : i32, b = - 1 : i64, c = array<i8: 255, 1>, '
                    'd = "f\\30 \\22x\\22 // loc(\\"q\\")", e = 0x10, f = 1.5 : f32}> '

@@ -11,9 +11,9 @@ from pathlib import Path
 import pytest
 from hypothesis import given, settings
 
-from generators.programs import GenConfig, programs
+from gpu_alloc_verify.generators.programs import GenConfig, programs
+from gpu_alloc_verify.verify.model.program import Memcpy, Program
 from tests.conftest import need_mlir_opt
-from verify.model.program import Memcpy, Program
 
 FIXTURES = Path(__file__).parent.parent / "fixtures"
 ROOT = Path(__file__).parent.parent.parent
@@ -62,6 +62,6 @@ def sample(n_clean: int, n_marked: int) -> list[Program]:
 def cli(*argv: str, env: dict[str, str] | None = None,
         timeout: float = 120) -> subprocess.CompletedProcess[str]:
     """`gpu-alloc-verify ARGV` in a subprocess."""
-    return subprocess.run([sys.executable, "-m", "verify.cli", *argv], capture_output=True,
+    return subprocess.run([sys.executable, "-m", "gpu_alloc_verify", *argv], capture_output=True,
                           text=True, timeout=timeout, cwd=ROOT,
                           env={**os.environ, **(env or {})})

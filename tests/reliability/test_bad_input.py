@@ -11,10 +11,10 @@ from pathlib import Path
 
 import pytest
 
+from gpu_alloc_verify.verify.cli import main
+from gpu_alloc_verify.verify.model.errors import EnvironmentProblem
 from tests.conftest import SYNC_SHARED
 from tests.reliability.conftest import ROOT
-from verify.cli import main
-from verify.model.errors import EnvironmentProblem
 
 GOOD = SYNC_SHARED
 
@@ -97,7 +97,7 @@ def test_unreadable_file(tmp_path: Path, capsys) -> None:
 
 def test_without_any_mlir_opt_xdsl_reads_generic_form(tmp_path: Path, capsys,
                                                       monkeypatch) -> None:
-    import verify.campaign.check_file
+    from gpu_alloc_verify import verify
 
     monkeypatch.setattr(verify.campaign.check_file, "find_mlir_opt", lambda *a: None)
     f = tmp_path / "bad.mlir"
@@ -122,7 +122,7 @@ def test_missing_lowering_tool(spec: str, words: str, tmp_path: Path, capsys) ->
 
 def test_no_mlir_opt_at_all_names_the_debian_package(monkeypatch, capsys,
                                                      tmp_path: Path) -> None:
-    import verify.lowerings.mlir_opt as mo
+    import gpu_alloc_verify.verify.lowerings.mlir_opt as mo
 
     monkeypatch.setattr(mo, "find_mlir_opt", lambda version=None: None)
     f = tmp_path / "a.mlir"
@@ -132,7 +132,7 @@ def test_no_mlir_opt_at_all_names_the_debian_package(monkeypatch, capsys,
 
 
 def test_native_execution_names_what_is_missing(monkeypatch) -> None:
-    import oracles.native as native
+    import gpu_alloc_verify.oracles.native as native
 
     real = native._tool
     monkeypatch.setattr(native, "_tool", lambda *names: None if names[0] == "cc"
@@ -145,7 +145,7 @@ def test_native_execution_names_what_is_missing(monkeypatch) -> None:
 
 
 def test_no_gpu_names_the_pip_package() -> None:
-    from oracles.cupy_runtime import cupy_available
+    from gpu_alloc_verify.oracles.cupy_runtime import cupy_available
 
     if cupy_available():
         pytest.skip("this machine has CuPy and a GPU")

@@ -13,9 +13,9 @@ from pathlib import Path
 
 import pytest
 
+from gpu_alloc_verify.verify.cli import main
+from gpu_alloc_verify.verify.model.results import ResultsWriter, read_records
 from tests.reliability.conftest import ROOT, cli
-from verify.cli import main
-from verify.model.results import ResultsWriter, read_records
 
 LOWERING = "xdsl:pr69969"
 PROGRAM_KEYS = {"kind", "campaign", "id", "program", "features", "results", "found", "time"}
@@ -23,7 +23,7 @@ PROGRAM_KEYS = {"kind", "campaign", "id", "program", "features", "results", "fou
 
 def start_fuzz(results: Path, *extra: str) -> subprocess.Popen[str]:
     return subprocess.Popen(
-        [sys.executable, "-m", "verify.cli", "fuzz", "--lowering", LOWERING,
+        [sys.executable, "-m", "gpu_alloc_verify", "fuzz", "--lowering", LOWERING,
          "--results", str(results), *extra],
         cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
         # A shell may start us with SIGINT ignored; the campaign must see Ctrl-C.

@@ -11,8 +11,8 @@ from pathlib import Path
 
 import pytest
 
+from gpu_alloc_verify.verify.model.results import read_records
 from tests.reliability.conftest import ROOT, cli
-from verify.model.results import read_records
 
 LOWERING = "xdsl:pr69969"
 
@@ -21,7 +21,7 @@ LOWERING = "xdsl:pr69969"
 def test_two_campaigns_append_to_one_file_without_corrupting_it(tmp_path: Path) -> None:
     results = tmp_path / "shared.jsonl"
     procs = [subprocess.Popen(
-        [sys.executable, "-m", "verify.cli", "fuzz", "--lowering", LOWERING, "--results",
+        [sys.executable, "-m", "gpu_alloc_verify", "fuzz", "--lowering", LOWERING, "--results",
          str(results), "--max-examples", "250", "--seed", str(seed), "--no-shrink",
          "--max-ops", "12"],
         cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)

@@ -9,12 +9,12 @@ from pathlib import Path
 
 import pytest
 
+from gpu_alloc_verify.verify.campaign.fuzz import FuzzOptions, run_fuzz
+from gpu_alloc_verify.verify.invariants.pipeline import NO_CRASH, active_invariants, check_batch
+from gpu_alloc_verify.verify.lowerings.mlir_opt import MlirOptLowering
+from gpu_alloc_verify.verify.model.results import read_records
 from tests.conftest import need_mlir_opt
 from tests.reliability.conftest import cli, has_marker, sample
-from verify.campaign.fuzz import FuzzOptions, run_fuzz
-from verify.invariants.pipeline import NO_CRASH, active_invariants, check_batch
-from verify.lowerings.mlir_opt import MlirOptLowering
-from verify.model.results import read_records
 
 INVARIANTS = active_invariants()
 

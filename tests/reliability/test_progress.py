@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import io
 
-from verify.campaign.progress import Progress, ProgressPrinter
+from gpu_alloc_verify.verify.campaign.progress import Progress, ProgressPrinter
 
 
 def progress(examples: int, fraction: float | None, final: bool = False) -> Progress:

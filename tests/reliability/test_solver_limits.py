@@ -10,10 +10,9 @@ from typing import Any
 import pytest
 import z3
 
-import verify.campaign.fuzz
-import verify.cli
-from verify.cli import main
-from verify.model.results import read_records
+from gpu_alloc_verify import verify
+from gpu_alloc_verify.verify.cli import main
+from gpu_alloc_verify.verify.model.results import read_records
 
 LOWERING = "xdsl:pr69969"
 SOURCE = """func.func @main(%c: i1) {
@@ -58,7 +57,7 @@ def spy(monkeypatch, module: Any) -> list[int]:
 
 
 def test_check_passes_the_solver_timeout(source: Path, monkeypatch, capsys) -> None:
-    import verify.campaign.check_file
+    from gpu_alloc_verify import verify
 
     seen: list[int] = []
     real = verify.campaign.check_file.judge

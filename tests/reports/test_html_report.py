@@ -16,9 +16,9 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from reports.history import parse_lines
-from reports.html import load_results, render_html, render_report
-from verify.model.errors import UsageError
+from gpu_alloc_verify.reports.history import parse_lines
+from gpu_alloc_verify.reports.html import load_results, render_html, render_report
+from gpu_alloc_verify.verify.model.errors import UsageError
 
 BUGGY, REAL = "mlir-opt:buggy", "mlir-opt-19"
 KNOWN = ["alloc.sync", "alloc.async", "alloc.host_shared", "alloc.deps=1", "alloc.deps=2",

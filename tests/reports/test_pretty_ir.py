@@ -10,11 +10,11 @@ from typing import Any
 
 import pytest
 
-from reports.explain import render
-from reports.pretty_ir import shown_ir
-from verify import api
-from verify.cli import main
-from verify.ir.tools import find_mlir_opt
+from gpu_alloc_verify.reports.explain import render
+from gpu_alloc_verify.reports.pretty_ir import shown_ir
+from gpu_alloc_verify.verify import api
+from gpu_alloc_verify.verify.cli import main
+from gpu_alloc_verify.verify.ir.tools import find_mlir_opt
 
 LEAKY = """\
 module {

@@ -11,8 +11,8 @@ from pathlib import Path
 
 import pytest
 
-import reports.html as html
-from verify.cli import main
+import gpu_alloc_verify.reports.html as html
+from gpu_alloc_verify.verify.cli import main
 
 FUZZ = ["fuzz", "--lowering", "xdsl:pr69969", "--max-examples", "40", "--seed", "3", "-j", "1"]
 CHROMIUM = next((shutil.which(n) for n in ("chromium", "chromium-browser", "google-chrome")

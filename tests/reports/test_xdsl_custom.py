@@ -8,9 +8,9 @@ import subprocess
 
 import pytest
 
-from reports.lower_tool import lower_custom
-from reports.xdsl_custom import custom_gpu_ops
-from verify.ir.tools import find_mlir_opt
+from gpu_alloc_verify.reports.lower_tool import lower_custom
+from gpu_alloc_verify.reports.xdsl_custom import custom_gpu_ops
+from gpu_alloc_verify.verify.ir.tools import find_mlir_opt
 
 KERNEL_PROGRAM = """\
 module attributes {gpu.container_module} {

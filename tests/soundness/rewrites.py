@@ -32,7 +32,7 @@ import subprocess
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
-from verify.ir.tools import find_mlir_opt
+from gpu_alloc_verify.verify.ir.tools import find_mlir_opt
 
 SPLIT = "// -----"
 PRINT_FLAGS = ("--mlir-print-op-generic", "--mlir-print-debuginfo", "--mlir-print-local-scope")

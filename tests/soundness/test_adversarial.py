@@ -345,11 +345,11 @@ from pathlib import Path
 
 import pytest
 
+from gpu_alloc_verify.verify.invariants import SOLVER_INVARIANTS
+from gpu_alloc_verify.verify.ir.source_reader import program_from_text
+from gpu_alloc_verify.verify.model.verdicts import CheckResult
 from tests.conftest import need_mlir_opt
 from tests.invariants.helpers import DECLS, check, generic
-from verify.invariants import SOLVER_INVARIANTS
-from verify.ir.source_reader import program_from_text
-from verify.model.verdicts import CheckResult
 
 CASES_DIR = Path(__file__).parent / "cases"
 UAD = "stream-no-use-after-destroy"

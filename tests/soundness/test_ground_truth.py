@@ -17,12 +17,12 @@ from functools import cache
 
 import pytest
 
+from gpu_alloc_verify.verify.invariants.ground_truth import EXECUTION_DECIDED, execute, observe
+from gpu_alloc_verify.verify.invariants.truth_inputs import boundary_inputs
+from gpu_alloc_verify.verify.ir.source_facts import source_facts
+from gpu_alloc_verify.verify.ir.source_reader import program_from_text
 from tests.invariants.helpers import DECLS, generic
 from tests.soundness.test_adversarial import BUGS, BY_FILE, TWINS, _id, sections
-from verify.invariants.ground_truth import EXECUTION_DECIDED, execute, observe
-from verify.invariants.truth_inputs import boundary_inputs
-from verify.ir.source_facts import source_facts
-from verify.ir.source_reader import program_from_text
 
 # Why execution may not decide a bug program (each must name one of these).
 BLIND = ("@opaque", "external", "too large", "unsupported", "not a function", "races",

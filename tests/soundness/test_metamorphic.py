@@ -28,13 +28,13 @@ from pathlib import Path
 
 import pytest
 
-from generators.programs import GenConfig
+from gpu_alloc_verify.generators.programs import GenConfig
+from gpu_alloc_verify.verify.invariants.pipeline import Judgement, active_invariants, judge
+from gpu_alloc_verify.verify.lowerings.base import LoweringOutcome
+from gpu_alloc_verify.verify.lowerings.registry import resolve
+from gpu_alloc_verify.verify.model.program import Program
 from tests.conftest import collect_programs, need_mlir_opt
 from tests.soundness import rewrites
-from verify.invariants.pipeline import Judgement, active_invariants, judge
-from verify.lowerings.base import LoweringOutcome
-from verify.lowerings.registry import resolve
-from verify.model.program import Program
 
 SPEC = "mlir-opt-19"
 INVARIANTS = [i for i in active_invariants() if i != "differential"]

@@ -28,21 +28,21 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from generators.hypothesis_private import draw_seeded
-from generators.programs import GenConfig, programs
-from verify.campaign.parallel import map_shares
-from verify.extract.calls import extract
-from verify.invariants import CHECKERS, CheckContext
-from verify.invariants.pipeline import NO_CRASH, Judgement, judge
-from verify.invariants.solver import DEFAULT_TIMEOUT_MS
-from verify.invariants.witness import DEFAULT_CROSSCHECK_SHARE, TruthPolicy
-from verify.ir.lowered_ir import read_lowered
-from verify.ir.source_facts import source_facts
-from verify.lowerings.base import Lowering
-from verify.lowerings.mlir_opt import DEFAULT_PIPELINE
-from verify.lowerings.registry import default_spec, resolve
-from verify.model.machine import default_jobs
-from verify.model.program import Program
+from gpu_alloc_verify.generators.hypothesis_private import draw_seeded
+from gpu_alloc_verify.generators.programs import GenConfig, programs
+from gpu_alloc_verify.verify.campaign.parallel import map_shares
+from gpu_alloc_verify.verify.extract.calls import extract
+from gpu_alloc_verify.verify.invariants import CHECKERS, CheckContext
+from gpu_alloc_verify.verify.invariants.pipeline import NO_CRASH, Judgement, judge
+from gpu_alloc_verify.verify.invariants.solver import DEFAULT_TIMEOUT_MS
+from gpu_alloc_verify.verify.invariants.witness import DEFAULT_CROSSCHECK_SHARE, TruthPolicy
+from gpu_alloc_verify.verify.ir.lowered_ir import read_lowered
+from gpu_alloc_verify.verify.ir.source_facts import source_facts
+from gpu_alloc_verify.verify.lowerings.base import Lowering
+from gpu_alloc_verify.verify.lowerings.mlir_opt import DEFAULT_PIPELINE
+from gpu_alloc_verify.verify.lowerings.registry import default_spec, resolve
+from gpu_alloc_verify.verify.model.machine import default_jobs
+from gpu_alloc_verify.verify.model.program import Program
 
 SIZES = (5, 10, 20, 40)
 STAGES = ("generate", "print", "lower", "parse/extract", "solve", "truth", "execute")
@@ -56,7 +56,7 @@ SEED = 0
 
 def solver_invariants() -> list[str]:
     try:
-        from verify.invariants import SOLVER_INVARIANTS
+        from gpu_alloc_verify.verify.invariants import SOLVER_INVARIANTS
     except ImportError:
         return [i for i in CHECKERS if i != "differential"]
     return list(SOLVER_INVARIANTS)

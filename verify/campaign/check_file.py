@@ -11,15 +11,15 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from verify.invariants.pipeline import Judgement, judge
-from verify.invariants.solver import DEFAULT_TIMEOUT_MS
-from verify.invariants.witness import TruthPolicy
-from verify.ir.source_module import SourceModule, from_text, read_text
-from verify.ir.tools import find_mlir_opt
-from verify.lowerings.base import Lowering
-from verify.lowerings.mlir_opt import MlirOptLowering
-from verify.model.errors import SourceParseError
-from verify.model.verdicts import CheckResult
+from gpu_alloc_verify.verify.invariants.pipeline import Judgement, judge
+from gpu_alloc_verify.verify.invariants.solver import DEFAULT_TIMEOUT_MS
+from gpu_alloc_verify.verify.invariants.witness import TruthPolicy
+from gpu_alloc_verify.verify.ir.source_module import SourceModule, from_text, read_text
+from gpu_alloc_verify.verify.ir.tools import find_mlir_opt
+from gpu_alloc_verify.verify.lowerings.base import Lowering
+from gpu_alloc_verify.verify.lowerings.mlir_opt import MlirOptLowering
+from gpu_alloc_verify.verify.model.errors import SourceParseError
+from gpu_alloc_verify.verify.model.verdicts import CheckResult
 
 
 def check_file(path: str, lowerings: Sequence[Lowering], invariants: Sequence[str],

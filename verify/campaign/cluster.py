@@ -35,19 +35,24 @@ import uuid
 from dataclasses import dataclass, field
 from typing import Any
 
-from verify.campaign.cluster_options import ClusterOptions
-from verify.campaign.example_db import is_redis, open_database
-from verify.campaign.fuzz import FuzzOptions, FuzzReport, campaign_start, new_campaign_id
-from verify.campaign.ledger import BatchWriter, Ledger
-from verify.campaign.progress import Progress
-from verify.campaign.shards import (
+from gpu_alloc_verify.verify.campaign.cluster_options import ClusterOptions
+from gpu_alloc_verify.verify.campaign.example_db import is_redis, open_database
+from gpu_alloc_verify.verify.campaign.fuzz import (
+    FuzzOptions,
+    FuzzReport,
+    campaign_start,
+    new_campaign_id,
+)
+from gpu_alloc_verify.verify.campaign.ledger import BatchWriter, Ledger
+from gpu_alloc_verify.verify.campaign.progress import Progress
+from gpu_alloc_verify.verify.campaign.shards import (
     Shard,
     default_shards,
     gen_to_dict,
     plan,
 )
-from verify.campaign.worker import ShardTask, run_shard
-from verify.model.errors import EnvironmentProblem, GpuAllocVerifyError, UsageError
+from gpu_alloc_verify.verify.campaign.worker import ShardTask, run_shard
+from gpu_alloc_verify.verify.model.errors import EnvironmentProblem, GpuAllocVerifyError, UsageError
 
 WORKER_WAIT_S = 60.0  # a tcp cluster with no worker after this long is an error
 POLL_S = 0.05
@@ -147,8 +152,8 @@ class _Driver:
         return shards
 
     def _check_pipelines(self, pipelines: list[str]) -> None:
-        from verify.lowerings.mlir_opt import MlirOptLowering
-        from verify.lowerings.registry import resolve
+        from gpu_alloc_verify.verify.lowerings.mlir_opt import MlirOptLowering
+        from gpu_alloc_verify.verify.lowerings.registry import resolve
 
         for lw in self.opts.lowerings:
             if not isinstance(lw, MlirOptLowering):
@@ -165,7 +170,7 @@ class _Driver:
         if opts.resume is not None:
             self.shards = [Shard.from_json(s) for s in opts.resume.setting("shards")]
             self.ledger = Ledger(self.writer, self.id, self.shards)
-            from verify.model.results import read_records
+            from gpu_alloc_verify.verify.model.results import read_records
 
             assert opts.results is not None
             recorded = self.ledger.load(read_records(opts.results))

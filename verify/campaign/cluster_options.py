@@ -11,11 +11,11 @@ import argparse
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-from verify.model.errors import UsageError
+from gpu_alloc_verify.verify.model.errors import UsageError
 
 if TYPE_CHECKING:
-    from generators.programs import GenConfig
-    from verify.campaign.fuzz import FuzzOptions
+    from gpu_alloc_verify.generators.programs import GenConfig
+    from gpu_alloc_verify.verify.campaign.fuzz import FuzzOptions
 
 
 @dataclass
@@ -91,7 +91,7 @@ def cluster_requested(args: argparse.Namespace, opts: FuzzOptions) -> bool:
 
 
 def cluster_options(args: argparse.Namespace, opts: FuzzOptions) -> ClusterOptions:
-    from verify.campaign.shards import parse_gen_config
+    from gpu_alloc_verify.verify.campaign.shards import parse_gen_config
 
     address = str(args.cluster)
     if address.startswith("local"):

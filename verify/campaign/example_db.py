@@ -25,7 +25,7 @@ from pathlib import Path
 
 from hypothesis.database import DirectoryBasedExampleDatabase, ExampleDatabase
 
-from verify.model.errors import EnvironmentProblem, UsageError
+from gpu_alloc_verify.verify.model.errors import EnvironmentProblem, UsageError
 
 REDIS_SCHEMES = ("redis://", "rediss://")
 # Keys of this harness in a Redis shared with other Hypothesis users.

@@ -40,14 +40,14 @@ from typing import Any
 from hypothesis import Phase
 from hypothesis.database import ExampleDatabase, ReadOnlyDatabase
 
-from generators.features import features
-from generators.hypothesis_private import current_choices
-from generators.programs import GenConfig
-from verify.campaign.example_db import open_database
-from verify.campaign.progress import Progress
-from verify.campaign.resume import ResumeState, add_to_tally, found_keys
-from verify.campaign.shards import streams
-from verify.campaign.shrink import (
+from gpu_alloc_verify.generators.features import features
+from gpu_alloc_verify.generators.hypothesis_private import current_choices
+from gpu_alloc_verify.generators.programs import GenConfig
+from gpu_alloc_verify.verify.campaign.example_db import open_database
+from gpu_alloc_verify.verify.campaign.progress import Progress
+from gpu_alloc_verify.verify.campaign.resume import ResumeState, add_to_tally, found_keys
+from gpu_alloc_verify.verify.campaign.shards import streams
+from gpu_alloc_verify.verify.campaign.shrink import (
     Found,
     Key,
     campaign_key,
@@ -57,14 +57,14 @@ from verify.campaign.shrink import (
     seeded,
     shrink,
 )
-from verify.invariants.ground_truth import EXECUTION_DECIDED
-from verify.invariants.pipeline import Judgement, Tally, check_batch, judge
-from verify.invariants.solver import DEFAULT_TIMEOUT_MS
-from verify.invariants.witness import DEFAULT_CROSSCHECK_SHARE, TruthPolicy
-from verify.lowerings.base import Lowering
-from verify.lowerings.mlir_opt import DEFAULT_PIPELINE
-from verify.model.program import Program
-from verify.model.results import ResultsWriter
+from gpu_alloc_verify.verify.invariants.ground_truth import EXECUTION_DECIDED
+from gpu_alloc_verify.verify.invariants.pipeline import Judgement, Tally, check_batch, judge
+from gpu_alloc_verify.verify.invariants.solver import DEFAULT_TIMEOUT_MS
+from gpu_alloc_verify.verify.invariants.witness import DEFAULT_CROSSCHECK_SHARE, TruthPolicy
+from gpu_alloc_verify.verify.lowerings.base import Lowering
+from gpu_alloc_verify.verify.lowerings.mlir_opt import DEFAULT_PIPELINE
+from gpu_alloc_verify.verify.model.program import Program
+from gpu_alloc_verify.verify.model.results import ResultsWriter
 
 
 @dataclass
@@ -295,7 +295,7 @@ class _Campaign:
                     lowerings: Sequence[Lowering]) -> list[dict[str, Judgement]]:
         opts = self.opts
         if opts.jobs > 1 and len(batch) > 1:
-            from verify.campaign.parallel import check_batch_parallel
+            from gpu_alloc_verify.verify.campaign.parallel import check_batch_parallel
 
             return check_batch_parallel(batch, lowerings, opts.invariants, opts.runtime,
                                         opts.solver_timeout_ms, opts.jobs, truth=opts.truth)
@@ -460,7 +460,7 @@ class _Campaign:
         the file and the search did not draw it in this run)."""
         program, j = first.program, first.judgement
         if program is None:
-            from verify.ir.source_reader import program_from_text
+            from gpu_alloc_verify.verify.ir.source_reader import program_from_text
 
             try:
                 program = program_from_text(first.text, f"{self.id} program {first.index}")

@@ -31,10 +31,10 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
-from verify.campaign.resume import add_to_tally, found_keys
-from verify.campaign.shards import Shard
-from verify.invariants.pipeline import Tally
-from verify.model.results import ResultsWriter
+from gpu_alloc_verify.verify.campaign.resume import add_to_tally, found_keys
+from gpu_alloc_verify.verify.campaign.shards import Shard
+from gpu_alloc_verify.verify.invariants.pipeline import Tally
+from gpu_alloc_verify.verify.model.results import ResultsWriter
 
 Record = dict[str, Any]
 Key = tuple[str, str]  # (lowering label, invariant)

@@ -17,7 +17,7 @@ import random
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from verify.campaign.mutants_ir import (
+from gpu_alloc_verify.verify.campaign.mutants_ir import (
     PTR,
     Line,
     constant,
@@ -239,7 +239,7 @@ def indirect_call(text: str, rng: random.Random) -> str | None:
 
 
 def _registry() -> tuple[Operator, ...]:
-    from verify.campaign import mutants_flow as f
+    from gpu_alloc_verify.verify.campaign import mutants_flow as f
 
     return (
         Operator("wrap-add", "wrapping arithmetic", True, wrap_add),

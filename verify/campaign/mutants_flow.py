@@ -7,7 +7,7 @@ import random
 import re
 from collections.abc import Callable
 
-from verify.campaign.mutants_ir import (
+from gpu_alloc_verify.verify.campaign.mutants_ir import (
     PTR,
     Line,
     constant,

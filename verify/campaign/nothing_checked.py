@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from verify.invariants.pipeline import Judgement
+from gpu_alloc_verify.verify.invariants.pipeline import Judgement
 
 UNCHECKED = ("rejected", "not-applicable")
 

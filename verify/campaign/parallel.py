@@ -29,12 +29,12 @@ from typing import Any, TypeVar
 
 import z3
 
-from verify.invariants.pipeline import DEFAULT_TRUTH, Judgement, check_batch
-from verify.invariants.solver import DEFAULT_TIMEOUT_MS
-from verify.invariants.witness import TruthPolicy
-from verify.lowerings.base import Lowering
-from verify.model.machine import default_jobs
-from verify.model.program import Program
+from gpu_alloc_verify.verify.invariants.pipeline import DEFAULT_TRUTH, Judgement, check_batch
+from gpu_alloc_verify.verify.invariants.solver import DEFAULT_TIMEOUT_MS
+from gpu_alloc_verify.verify.invariants.witness import TruthPolicy
+from gpu_alloc_verify.verify.lowerings.base import Lowering
+from gpu_alloc_verify.verify.model.machine import default_jobs
+from gpu_alloc_verify.verify.model.program import Program
 
 T = TypeVar("T")
 R = TypeVar("R")

@@ -12,7 +12,7 @@ import time
 from dataclasses import dataclass
 from typing import TextIO
 
-from reports.console import RED, RESET, columns, duration, fit, use_colour
+from gpu_alloc_verify.reports.console import RED, RESET, columns, duration, fit, use_colour
 
 
 @dataclass

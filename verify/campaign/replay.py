@@ -15,14 +15,14 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from verify.invariants.pipeline import active_invariants, check_batch
-from verify.invariants.solver import DEFAULT_TIMEOUT_MS
-from verify.lowerings.base import Lowering
-from verify.lowerings.mlir_opt import DEFAULT_PIPELINE
-from verify.lowerings.registry import resolve
-from verify.model.errors import UsageError
-from verify.model.program import Program
-from verify.model.results import read_records
+from gpu_alloc_verify.verify.invariants.pipeline import active_invariants, check_batch
+from gpu_alloc_verify.verify.invariants.solver import DEFAULT_TIMEOUT_MS
+from gpu_alloc_verify.verify.lowerings.base import Lowering
+from gpu_alloc_verify.verify.lowerings.mlir_opt import DEFAULT_PIPELINE
+from gpu_alloc_verify.verify.lowerings.registry import resolve
+from gpu_alloc_verify.verify.model.errors import UsageError
+from gpu_alloc_verify.verify.model.program import Program
+from gpu_alloc_verify.verify.model.results import read_records
 
 Record = dict[str, Any]
 
@@ -91,11 +91,11 @@ def settings_of(record: Record, start: Record) -> ReplaySettings:
 
 def replay_one(record: Record, settings: ReplaySettings, lowering: Lowering) -> Record:
     """Judge the record's program again; the verdict and reason of its invariant."""
-    from verify.ir.source_module import SourceModule, from_text
-    from verify.ir.source_reader import program_from_text
-    from verify.ir.tools import find_mlir_opt
-    from verify.lowerings.mlir_opt import MlirOptLowering
-    from verify.model.errors import SourceParseError
+    from gpu_alloc_verify.verify.ir.source_module import SourceModule, from_text
+    from gpu_alloc_verify.verify.ir.source_reader import program_from_text
+    from gpu_alloc_verify.verify.ir.tools import find_mlir_opt
+    from gpu_alloc_verify.verify.lowerings.mlir_opt import MlirOptLowering
+    from gpu_alloc_verify.verify.model.errors import SourceParseError
 
     name = str(record.get("id", "record"))
     program: Program | SourceModule

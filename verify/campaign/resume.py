@@ -13,11 +13,11 @@ from dataclasses import dataclass, field, fields
 from pathlib import Path
 from typing import Any
 
-from generators.programs import GenConfig
-from verify.invariants.pipeline import Tally
-from verify.model.errors import UsageError
-from verify.model.results import read_records, unfinished_campaign
-from verify.model.verdicts import VERDICTS
+from gpu_alloc_verify.generators.programs import GenConfig
+from gpu_alloc_verify.verify.invariants.pipeline import Tally
+from gpu_alloc_verify.verify.model.errors import UsageError
+from gpu_alloc_verify.verify.model.results import read_records, unfinished_campaign
+from gpu_alloc_verify.verify.model.verdicts import VERDICTS
 
 
 @dataclass

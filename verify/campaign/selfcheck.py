@@ -31,19 +31,19 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TextIO
 
-from verify.campaign.mutants import OPERATORS, Operator
-from verify.invariants.ground_truth import (
+from gpu_alloc_verify.verify.campaign.mutants import OPERATORS, Operator
+from gpu_alloc_verify.verify.invariants.ground_truth import (
     EXECUTION_DECIDED,
     Execution,
     Observation,
     execute,
     observe,
 )
-from verify.invariants.pipeline import judge
-from verify.invariants.truth_inputs import boundary_inputs, witness_inputs
-from verify.ir.source_facts import SourceFacts, source_facts
-from verify.lowerings.base import LoweringOutcome
-from verify.model.program import Program
+from gpu_alloc_verify.verify.invariants.pipeline import judge
+from gpu_alloc_verify.verify.invariants.truth_inputs import boundary_inputs, witness_inputs
+from gpu_alloc_verify.verify.ir.source_facts import SourceFacts, source_facts
+from gpu_alloc_verify.verify.lowerings.base import LoweringOutcome
+from gpu_alloc_verify.verify.model.program import Program
 
 DEFAULT_LOWERINGS = ("mlir-opt-19", "mlir-opt-22", "xdsl:split-api")
 KINDS = ("agree", "unsound", "imprecise", "undecided", "n/a")
@@ -127,8 +127,8 @@ def mlir_accepts(tool: str, text: str) -> bool:
 
 
 def _runnable(text: str) -> Any:
-    from oracles.lowered_interp import read_fast
-    from verify.ir.lowered_ir import opaque_pointers
+    from gpu_alloc_verify.oracles.lowered_interp import read_fast
+    from gpu_alloc_verify.verify.ir.lowered_ir import opaque_pointers
 
     plain = opaque_pointers(text)
     fast = read_fast(plain)
@@ -144,15 +144,15 @@ class Runs:
         self.made: dict[tuple[str, tuple[tuple[str, Any], ...]], Execution] = {}
 
     def get(self, function: str, inputs: dict[str, Any]) -> Execution:
-        from verify.ir import fastparse
+        from gpu_alloc_verify.verify.ir import fastparse
 
         key = (function, tuple(sorted(inputs.items())))
         if key not in self.made:
             try:
                 ex = execute(self.base.program, self.module, function, inputs)
             except fastparse.Unsupported:  # outside the fast reader: xDSL's parse
-                from oracles.lowered_interp import parse_module
-                from verify.ir.lowered_ir import opaque_pointers
+                from gpu_alloc_verify.oracles.lowered_interp import parse_module
+                from gpu_alloc_verify.verify.ir.lowered_ir import opaque_pointers
 
                 self.module = parse_module(opaque_pointers(self.text))
                 self.made.clear()
@@ -231,9 +231,9 @@ def check_text(base: Base, text: str) -> dict[str, tuple[str, str, str]] | None:
 
 def make_bases(programs: list[Program], first: int, specs: list[str]) -> list[Base]:
     """Each program lowered by each lowering (those that lower it fully)."""
-    from verify.ir.source_read import read_source
-    from verify.ir.source_text import parse_source
-    from verify.lowerings.registry import resolve
+    from gpu_alloc_verify.verify.ir.source_read import read_source
+    from gpu_alloc_verify.verify.ir.source_text import parse_source
+    from gpu_alloc_verify.verify.lowerings.registry import resolve
 
     by_spec = {spec: resolve(spec).lower_batch(programs) for spec in specs}
     out: list[Base] = []
@@ -270,7 +270,7 @@ def run_selfcheck(opts: Options, operators: tuple[Operator, ...] = OPERATORS
     start = last = time.monotonic()
     batch, serial = 0, 0
     while report.mutants < opts.mutants:
-        from oracles.campaign import sample_programs
+        from gpu_alloc_verify.oracles.campaign import sample_programs
 
         programs = sample_programs(BATCH, seed=opts.seed * 1000 + batch)
         bases = make_bases(programs, batch * BATCH, opts.lowerings)

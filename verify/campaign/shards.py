@@ -30,8 +30,8 @@ import hashlib
 from dataclasses import asdict, dataclass, fields, replace
 from typing import Any
 
-from generators.programs import GenConfig
-from verify.model.errors import UsageError
+from gpu_alloc_verify.generators.programs import GenConfig
+from gpu_alloc_verify.verify.model.errors import UsageError
 
 MIN_SHARD_EXAMPLES = 20  # below this a shard's fixed costs (search set-up, shrinking) dominate
 DEFAULT_SHARD_EXAMPLES = 100  # a cluster's default shard size

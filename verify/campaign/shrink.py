@@ -25,17 +25,17 @@ from hypothesis.database import (
     InMemoryExampleDatabase,
 )
 
-from generators.hypothesis_private import (
+from gpu_alloc_verify.generators.hypothesis_private import (
     choices_to_bytes,
     salt_database_key,
     secondary_database_key,
 )
-from generators.programs import GenConfig, programs
-from verify.invariants.pipeline import Judgement, judge
-from verify.model.program import Program
+from gpu_alloc_verify.generators.programs import GenConfig, programs
+from gpu_alloc_verify.verify.invariants.pipeline import Judgement, judge
+from gpu_alloc_verify.verify.model.program import Program
 
 if TYPE_CHECKING:
-    from verify.campaign.fuzz import FuzzOptions
+    from gpu_alloc_verify.verify.campaign.fuzz import FuzzOptions
 
 Key = tuple[str, str]  # (lowering spec, invariant)
 

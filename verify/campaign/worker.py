@@ -32,8 +32,8 @@ from typing import Any
 
 from hypothesis.database import ExampleDatabase
 
-from verify.campaign.progress import Progress
-from verify.campaign.shards import Shard, relabel
+from gpu_alloc_verify.verify.campaign.progress import Progress
+from gpu_alloc_verify.verify.campaign.shards import Shard, relabel
 
 # Fewer queue puts than this apart would cost the scheduler more than they save.
 STREAM_INTERVAL_S = 0.1
@@ -148,8 +148,8 @@ def _worker_address() -> str:
 
 
 def _resolve(spec: str, pipeline: str, timeout: float | None) -> Any:
-    from verify.lowerings.mlir_opt import MlirOptLowering
-    from verify.lowerings.registry import resolve
+    from gpu_alloc_verify.verify.lowerings.mlir_opt import MlirOptLowering
+    from gpu_alloc_verify.verify.lowerings.registry import resolve
 
     lowering = resolve(spec, pipeline)
     if timeout is not None and isinstance(lowering, MlirOptLowering):
@@ -166,9 +166,9 @@ def run_shard(task: ShardTask) -> dict[str, Any]:
 def _run(task: ShardTask) -> dict[str, Any]:
     import z3
 
-    from verify.campaign.example_db import open_database, shared_databases
-    from verify.campaign.fuzz import FuzzOptions, run_fuzz
-    from verify.campaign.resume import ResumeState
+    from gpu_alloc_verify.verify.campaign.example_db import open_database, shared_databases
+    from gpu_alloc_verify.verify.campaign.fuzz import FuzzOptions, run_fuzz
+    from gpu_alloc_verify.verify.campaign.resume import ResumeState
 
     z3.z3.Z3_DEBUG = False  # as in verify.campaign.parallel's workers
     shard = Shard.from_json(task.shard)

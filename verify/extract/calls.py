@@ -38,8 +38,8 @@ from typing import Any
 
 import z3
 
-from verify.extract.control import ControlFlow
-from verify.extract.facts import (
+from gpu_alloc_verify.verify.extract.control import ControlFlow
+from gpu_alloc_verify.verify.extract.facts import (
     GPU_RUNTIME_OPS,
     HANDLE_CREATORS,
     HOST_ACCESS,
@@ -48,11 +48,11 @@ from verify.extract.facts import (
     LoweredFacts,
     Residue,
 )
-from verify.extract.ints import ARITH, Integers
-from verify.extract.leftovers import module_residue
-from verify.extract.memory import HOST_COPY_FUNCS, HOST_COPY_OPS, Memory, host_copy
-from verify.extract.state import int_width
-from verify.ir.attrs import (
+from gpu_alloc_verify.verify.extract.ints import ARITH, Integers
+from gpu_alloc_verify.verify.extract.leftovers import module_residue
+from gpu_alloc_verify.verify.extract.memory import HOST_COPY_FUNCS, HOST_COPY_OPS, Memory, host_copy
+from gpu_alloc_verify.verify.extract.state import int_width
+from gpu_alloc_verify.verify.ir.attrs import (
     attr_of,
     callee_name,
     func_name,
@@ -64,11 +64,11 @@ from verify.ir.attrs import (
     type_text,
     where,
 )
-from verify.ir.lowered_ir import op_name
-from verify.model import fold
-from verify.model.fold import ite, lit
-from verify.model.runtime_api import LAUNCH
-from verify.model.values import HANDLE_BASE, literal, may_be_handle
+from gpu_alloc_verify.verify.ir.lowered_ir import op_name
+from gpu_alloc_verify.verify.model import fold
+from gpu_alloc_verify.verify.model.fold import ite, lit
+from gpu_alloc_verify.verify.model.runtime_api import LAUNCH
+from gpu_alloc_verify.verify.model.values import HANDLE_BASE, literal, may_be_handle
 
 __all__ = ["HANDLE_BASE", "HOST_ACCESS", "Call", "Cut", "LoweredFacts", "Residue",
            "callee_name", "extract", "source_loc"]
@@ -324,7 +324,7 @@ class _Extractor(ControlFlow, Memory, Integers):
             else:
                 self.not_modelled(op, guard, f"call to @{callee} (external function)")
             return
-        from verify.model.runtime_api import roles
+        from gpu_alloc_verify.verify.model.runtime_api import roles
 
         args = tuple(self.val(a) for a in operands)
         if callee == "mgpuMemAlloc" and len(args) == 2 and "ptr" in type_text(operands[1]):

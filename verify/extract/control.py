@@ -9,13 +9,13 @@ from typing import Any
 
 import z3
 
-from verify.extract import cfg as extract_cfg
-from verify.extract.summary import LoopSummaries
-from verify.ir.attrs import attr_of, int_tuple, type_text, where
-from verify.ir.lowered_ir import op_name
-from verify.model import fold
-from verify.model.fold import conj, ite, neg
-from verify.model.values import literal
+from gpu_alloc_verify.verify.extract import cfg as extract_cfg
+from gpu_alloc_verify.verify.extract.summary import LoopSummaries
+from gpu_alloc_verify.verify.ir.attrs import attr_of, int_tuple, type_text, where
+from gpu_alloc_verify.verify.ir.lowered_ir import op_name
+from gpu_alloc_verify.verify.model import fold
+from gpu_alloc_verify.verify.model.fold import conj, ite, neg
+from gpu_alloc_verify.verify.model.values import literal
 
 
 class ControlFlow(LoopSummaries):

@@ -9,7 +9,7 @@ from dataclasses import dataclass, field
 
 import z3
 
-from verify.model.fold import conj, neg
+from gpu_alloc_verify.verify.model.fold import conj, neg
 
 HANDLE_CREATORS = {"mgpuStreamCreate": "stream", "mgpuEventCreate": "event"}
 GPU_RUNTIME_OPS = {"gpu.alloc", "gpu.dealloc", "gpu.wait", "gpu.memcpy", "gpu.memset",

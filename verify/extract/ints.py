@@ -12,13 +12,13 @@ from typing import Any
 
 import z3
 
-from verify.extract.facts import Words, words
-from verify.extract.state import WalkerState, int_width
-from verify.ir.attrs import attr_of, int_value, where
-from verify.ir.lowered_ir import op_name
-from verify.model import fold
-from verify.model.fold import ite, lit
-from verify.model.values import HANDLE_BASE, leaves, literal, may_be_handle
+from gpu_alloc_verify.verify.extract.facts import Words, words
+from gpu_alloc_verify.verify.extract.state import WalkerState, int_width
+from gpu_alloc_verify.verify.ir.attrs import attr_of, int_value, where
+from gpu_alloc_verify.verify.ir.lowered_ir import op_name
+from gpu_alloc_verify.verify.model import fold
+from gpu_alloc_verify.verify.model.fold import ite, lit
+from gpu_alloc_verify.verify.model.values import HANDLE_BASE, leaves, literal, may_be_handle
 
 PTR_BITS = 64
 _ADDR_RE = re.compile(r"(?<![\w.!?|])[?]\d+a\d+(?![\w!?])")

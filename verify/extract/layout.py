@@ -9,7 +9,7 @@ from __future__ import annotations
 import re
 from functools import cache
 
-from verify.ir.fastparse import split_list
+from gpu_alloc_verify.verify.ir.fastparse import split_list
 
 _ARRAY = re.compile(r"array<\s*(\d+)\s*x\s*(.+)>")
 _STRUCT = re.compile(r"struct<\s*(packed\s*)?\((.*)\)\s*>")

@@ -10,10 +10,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from verify.extract.facts import GPU_RUNTIME_OPS, Residue
-from verify.ir.attrs import func_name, launch_operands, source_loc, type_text
-from verify.ir.lowered_ir import op_name
-from verify.model.runtime_api import LAUNCH
+from gpu_alloc_verify.verify.extract.facts import GPU_RUNTIME_OPS, Residue
+from gpu_alloc_verify.verify.ir.attrs import func_name, launch_operands, source_loc, type_text
+from gpu_alloc_verify.verify.ir.lowered_ir import op_name
+from gpu_alloc_verify.verify.model.runtime_api import LAUNCH
 
 # Casts that resolve to nothing once the conversion is done: one still
 # producing a token means a token was never replaced.

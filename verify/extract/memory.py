@@ -9,14 +9,14 @@ from typing import Any
 
 import z3
 
-from verify.extract.facts import Call
-from verify.extract.layout import gep_offset, size_align
-from verify.extract.state import WalkerState, int_width
-from verify.ir.attrs import attr_of, int_tuple, source_loc, type_text, where
-from verify.ir.lowered_ir import op_name
-from verify.model import fold
-from verify.model.fold import conj, ite, lit, neg
-from verify.model.values import leaves, literal, may_be_handle
+from gpu_alloc_verify.verify.extract.facts import Call
+from gpu_alloc_verify.verify.extract.layout import gep_offset, size_align
+from gpu_alloc_verify.verify.extract.state import WalkerState, int_width
+from gpu_alloc_verify.verify.ir.attrs import attr_of, int_tuple, source_loc, type_text, where
+from gpu_alloc_verify.verify.ir.lowered_ir import op_name
+from gpu_alloc_verify.verify.model import fold
+from gpu_alloc_verify.verify.model.fold import conj, ite, lit, neg
+from gpu_alloc_verify.verify.model.values import leaves, literal, may_be_handle
 
 _DYNAMIC = -2147483648  # `rawConstantIndices`: this index is an operand
 

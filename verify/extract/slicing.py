@@ -30,12 +30,12 @@ from typing import Any
 
 import z3
 
-from verify.extract.facts import HOST_ACCESS, Words
-from verify.extract.state import WalkerState, int_width
-from verify.ir.attrs import callee_name, has_body, pointer_like, type_text
-from verify.ir.lowered_ir import op_name
-from verify.model import fold
-from verify.model.values import may_be_handle
+from gpu_alloc_verify.verify.extract.facts import HOST_ACCESS, Words
+from gpu_alloc_verify.verify.extract.state import WalkerState, int_width
+from gpu_alloc_verify.verify.ir.attrs import callee_name, has_body, pointer_like, type_text
+from gpu_alloc_verify.verify.ir.lowered_ir import op_name
+from gpu_alloc_verify.verify.model import fold
+from gpu_alloc_verify.verify.model.values import may_be_handle
 
 # Functions outside the module a body may call: the C allocator lowered
 # memrefs use, and the runner's copy utility (a host access, not a handle).

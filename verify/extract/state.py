@@ -8,7 +8,7 @@ from typing import Any
 
 import z3
 
-from verify.extract.facts import (
+from gpu_alloc_verify.verify.extract.facts import (
     ESCAPE,
     Call,
     Cut,
@@ -16,11 +16,11 @@ from verify.extract.facts import (
     Words,
     words,
 )
-from verify.ir.attrs import pointer_like, source_loc, type_text
-from verify.ir.lowered_ir import op_name
-from verify.model import fold
-from verify.model.fold import ite, lit
-from verify.model.values import (
+from gpu_alloc_verify.verify.ir.attrs import pointer_like, source_loc, type_text
+from gpu_alloc_verify.verify.ir.lowered_ir import op_name
+from gpu_alloc_verify.verify.model import fold
+from gpu_alloc_verify.verify.model.fold import ite, lit
+from gpu_alloc_verify.verify.model.values import (
     HANDLE_BASE,
     UNKNOWN_PREFIX,
     escape_flag,

@@ -9,11 +9,11 @@ from typing import Any
 
 import z3
 
-from verify.extract.slicing import Slicing, defined_in, used_by
-from verify.ir.attrs import where
-from verify.ir.lowered_ir import op_name
-from verify.model import fold
-from verify.model.fold import conj, neg
+from gpu_alloc_verify.verify.extract.slicing import Slicing, defined_in, used_by
+from gpu_alloc_verify.verify.ir.attrs import where
+from gpu_alloc_verify.verify.ir.lowered_ir import op_name
+from gpu_alloc_verify.verify.model import fold
+from gpu_alloc_verify.verify.model.fold import conj, neg
 
 # An exit edge of a summarized `cf` loop: (condition, operands, target block).
 Exit = tuple[z3.BoolRef, list[Any], Hashable]

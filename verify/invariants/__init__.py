@@ -16,15 +16,18 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from verify.invariants.completeness import check_lowering_complete
-from verify.invariants.context import CheckContext
-from verify.invariants.contract import check_runtime_contract
-from verify.invariants.differential import check_differential
-from verify.invariants.flags import check_host_shared_flag
-from verify.invariants.handles import check_event_no_leak, check_use_after_destroy
-from verify.invariants.ordering import check_async_order
-from verify.invariants.streams import check_stream_no_leak, check_sync_alloc_no_stream
-from verify.model.verdicts import CheckResult
+from gpu_alloc_verify.verify.invariants.completeness import check_lowering_complete
+from gpu_alloc_verify.verify.invariants.context import CheckContext
+from gpu_alloc_verify.verify.invariants.contract import check_runtime_contract
+from gpu_alloc_verify.verify.invariants.differential import check_differential
+from gpu_alloc_verify.verify.invariants.flags import check_host_shared_flag
+from gpu_alloc_verify.verify.invariants.handles import check_event_no_leak, check_use_after_destroy
+from gpu_alloc_verify.verify.invariants.ordering import check_async_order
+from gpu_alloc_verify.verify.invariants.streams import (
+    check_stream_no_leak,
+    check_sync_alloc_no_stream,
+)
+from gpu_alloc_verify.verify.model.verdicts import CheckResult
 
 Checker = Callable[[CheckContext], CheckResult]
 

@@ -4,13 +4,13 @@ from __future__ import annotations
 
 import z3
 
-from verify.extract.calls import Call, LoweredFacts
-from verify.extract.facts import words
-from verify.invariants import solver
-from verify.invariants.context import CheckContext
-from verify.model import fold
-from verify.model.values import source_unknown_why, unknown_vars
-from verify.model.verdicts import CheckResult, Violation
+from gpu_alloc_verify.verify.extract.calls import Call, LoweredFacts
+from gpu_alloc_verify.verify.extract.facts import words
+from gpu_alloc_verify.verify.invariants import solver
+from gpu_alloc_verify.verify.invariants.context import CheckContext
+from gpu_alloc_verify.verify.model import fold
+from gpu_alloc_verify.verify.model.values import source_unknown_why, unknown_vars
+from gpu_alloc_verify.verify.model.verdicts import CheckResult, Violation
 
 SHOWN_REASONS = 4  # reasons an `unknown` verdict gives in full
 

@@ -8,8 +8,8 @@ makes the module untranslatable to LLVM IR, so it counts too.
 
 from __future__ import annotations
 
-from verify.invariants.context import CheckContext
-from verify.model.verdicts import CheckResult, Violation
+from gpu_alloc_verify.verify.invariants.context import CheckContext
+from gpu_alloc_verify.verify.model.verdicts import CheckResult, Violation
 
 INVARIANT = "lowering-complete"
 

@@ -5,10 +5,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from verify.extract.calls import LoweredFacts
-from verify.invariants.solver import DEFAULT_TIMEOUT_MS
-from verify.ir.source_facts import SourceFacts
-from verify.model.program import Program
+from gpu_alloc_verify.verify.extract.calls import LoweredFacts
+from gpu_alloc_verify.verify.invariants.solver import DEFAULT_TIMEOUT_MS
+from gpu_alloc_verify.verify.ir.source_facts import SourceFacts
+from gpu_alloc_verify.verify.model.program import Program
 
 
 @dataclass

@@ -19,13 +19,13 @@ from __future__ import annotations
 
 import z3
 
-from verify.extract.facts import Call
-from verify.invariants.common import Findings, describe_path
-from verify.invariants.context import CheckContext
-from verify.model.fold import conj, eq, neg, one_of
-from verify.model.runtime_api import LAUNCH, PROFILES, knows, roles
-from verify.model.values import HANDLE_BASE, leaves, literal
-from verify.model.verdicts import CheckResult, Violation
+from gpu_alloc_verify.verify.extract.facts import Call
+from gpu_alloc_verify.verify.invariants.common import Findings, describe_path
+from gpu_alloc_verify.verify.invariants.context import CheckContext
+from gpu_alloc_verify.verify.model.fold import conj, eq, neg, one_of
+from gpu_alloc_verify.verify.model.runtime_api import LAUNCH, PROFILES, knows, roles
+from gpu_alloc_verify.verify.model.values import HANDLE_BASE, leaves, literal
+from gpu_alloc_verify.verify.model.verdicts import CheckResult, Violation
 
 _AN = {"stream": "a stream", "event": "an event"}
 _OTHER = {"stream": "event", "event": "stream"}

@@ -14,14 +14,14 @@ would judge another program.
 
 from __future__ import annotations
 
-from verify.invariants.context import CheckContext
-from verify.model.program import Program
-from verify.model.verdicts import CheckResult
+from gpu_alloc_verify.verify.invariants.context import CheckContext
+from gpu_alloc_verify.verify.model.program import Program
+from gpu_alloc_verify.verify.model.verdicts import CheckResult
 
 
 def check_differential(ctx: CheckContext) -> CheckResult:
-    from oracles.differential import check, simulated
-    from verify.ir.lowered_ir import opaque_pointers
+    from gpu_alloc_verify.oracles.differential import check, simulated
+    from gpu_alloc_verify.verify.ir.lowered_ir import opaque_pointers
 
     different = kernels_not_catalogue(ctx.program) if ctx.program is not None else ""
     if ctx.program is None or different:
@@ -32,7 +32,7 @@ def check_differential(ctx: CheckContext) -> CheckResult:
             return CheckResult("differential", "not-applicable",
                                reason="the oracle runs only programs in the generator's "
                                "model, or a source text; this module is neither")
-        from oracles.source_xdsl import check_text
+        from gpu_alloc_verify.oracles.source_xdsl import check_text
 
         return check_text(ctx.source_text, opaque_pointers(ctx.lowered_text),
                           simulated(ctx.runtime))
@@ -47,11 +47,11 @@ def kernels_not_catalogue(program: Program) -> str:
     """Why the kernels of a program read by name are not known to be the
     catalogue's (the source runner runs catalogue kernels only); "" when they
     are, or when the program was generated (its kernels are the catalogue's)."""
-    from verify.ir.source_reader import KERNELS_BY_NAME, kernel_source
+    from gpu_alloc_verify.verify.ir.source_reader import KERNELS_BY_NAME, kernel_source
 
     if KERNELS_BY_NAME not in program.tags:
         return ""
-    from oracles.kernel_interp import same_as_catalogue
+    from gpu_alloc_verify.oracles.kernel_interp import same_as_catalogue
 
     text = kernel_source(program)
     reasons = []

@@ -4,12 +4,12 @@ from __future__ import annotations
 
 import z3
 
-from verify.invariants.common import Findings
-from verify.invariants.context import CheckContext
-from verify.model.fold import conj, ne, value_of
-from verify.model.runtime_api import ALLOC_CALLEES, arg_of
-from verify.model.values import unknown_vars
-from verify.model.verdicts import CheckResult
+from gpu_alloc_verify.verify.invariants.common import Findings
+from gpu_alloc_verify.verify.invariants.context import CheckContext
+from gpu_alloc_verify.verify.model.fold import conj, ne, value_of
+from gpu_alloc_verify.verify.model.runtime_api import ALLOC_CALLEES, arg_of
+from gpu_alloc_verify.verify.model.values import unknown_vars
+from gpu_alloc_verify.verify.model.verdicts import CheckResult
 
 
 def check_host_shared_flag(ctx: CheckContext) -> CheckResult:
@@ -57,7 +57,7 @@ def _opaque(term: z3.ExprRef, unknown: set[int]) -> bool:
 
 
 def _no_flag(callee: str, op_id: str):  # type: ignore[no-untyped-def]
-    from verify.model.verdicts import Violation
+    from gpu_alloc_verify.verify.model.verdicts import Violation
 
     return Violation("host-shared-flag",
                      f"{callee} for gpu.alloc {op_id} has no host_shared argument",

@@ -21,7 +21,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from oracles.differential import (
+from gpu_alloc_verify.oracles.differential import (
     default_value,
     host_reads,
     lowered_run,
@@ -29,8 +29,8 @@ from oracles.differential import (
     program_kernels,
     source_run,
 )
-from oracles.lowered_interp import LoweredRun, parse_module, run_function
-from oracles.runtime import (
+from gpu_alloc_verify.oracles.lowered_interp import LoweredRun, parse_module, run_function
+from gpu_alloc_verify.oracles.runtime import (
     DEVICE_RACE,
     DOUBLE_DESTROY,
     HOST_RACE,
@@ -38,17 +38,17 @@ from oracles.runtime import (
     NULL_STREAM,
     USE_AFTER_DESTROY,
 )
-from oracles.simulated import SimulatedRuntime
-from oracles.source_interp import (
+from gpu_alloc_verify.oracles.simulated import SimulatedRuntime
+from gpu_alloc_verify.oracles.source_interp import (
     ArgValue,
     SourceRun,
     program_unmodelled,
 )
-from verify.ir import fastparse
-from verify.ir.source_facts import SourceFacts
-from verify.model.program import MemRefType, Program
-from verify.model.runtime_api import arg_of, roles
-from verify.model.verdicts import CheckResult
+from gpu_alloc_verify.verify.ir import fastparse
+from gpu_alloc_verify.verify.ir.source_facts import SourceFacts
+from gpu_alloc_verify.verify.model.program import MemRefType, Program
+from gpu_alloc_verify.verify.model.runtime_api import arg_of, roles
+from gpu_alloc_verify.verify.model.verdicts import CheckResult
 
 # Invariants a run of the lowered code decides (the others are facts of the
 # module text, or, for `differential`, an execution already).
@@ -153,7 +153,7 @@ def execute_lowered_only(facts: SourceFacts, module: Any, function: str,
     """Run `function` of the lowered `module` alone, its arguments made from
     the source facts' labels (a source outside the executable model);
     `inputs` by source label.  The source does not run (`source` None)."""
-    from verify.invariants.lowered_args import function_types, lowered_arguments
+    from gpu_alloc_verify.verify.invariants.lowered_args import function_types, lowered_arguments
 
     ex = Execution(function, dict(inputs), arg_order=tuple(facts.arg_names.get(function, [])))
     if isinstance(module, str):
@@ -265,7 +265,7 @@ def _out_of_order(ex: Execution) -> list[str]:
 def _always_awaited(facts: SourceFacts) -> bool:
     """Does the source await every token it makes, on every path?  Then no
     stream is exempt from stream-no-leak, whatever the inputs."""
-    from verify.model import fold
+    from gpu_alloc_verify.verify.model import fold
 
     return all(fold.truth(facts.awaited.get(op.id)) is True for op in facts.ops.values()
                if op.is_gpu and op.token is not None)

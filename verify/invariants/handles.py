@@ -4,19 +4,19 @@ from __future__ import annotations
 
 import z3
 
-from verify.extract.calls import Call
-from verify.invariants import solver
-from verify.invariants.common import (
+from gpu_alloc_verify.verify.extract.calls import Call
+from gpu_alloc_verify.verify.invariants import solver
+from gpu_alloc_verify.verify.invariants.common import (
     Findings,
     check_destroyed_once,
     describe_path,
     hidden_creates,
 )
-from verify.invariants.context import CheckContext
-from verify.model import fold
-from verify.model.runtime_api import DESTROYERS, roles
-from verify.model.values import literal, may_be_handle, unknown_vars
-from verify.model.verdicts import CheckResult
+from gpu_alloc_verify.verify.invariants.context import CheckContext
+from gpu_alloc_verify.verify.model import fold
+from gpu_alloc_verify.verify.model.runtime_api import DESTROYERS, roles
+from gpu_alloc_verify.verify.model.values import literal, may_be_handle, unknown_vars
+from gpu_alloc_verify.verify.model.verdicts import CheckResult
 
 
 def handle_args(call: Call) -> list[tuple[str, z3.ArithRef]]:

@@ -16,8 +16,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from oracles.differential import DEFAULT_SIZE
-from oracles.runtime import Runtime
+from gpu_alloc_verify.oracles.differential import DEFAULT_SIZE
+from gpu_alloc_verify.oracles.runtime import Runtime
 
 BUFFER_BYTES = 1 << 12  # per memref argument: DEFAULT_SIZE ** rank elements of any type fit
 
@@ -74,8 +74,8 @@ def lowered_arguments(labels: list[str], types: list[str], inputs: Mapping[str, 
 
 def function_types(module: Any, function: str) -> list[str] | None:
     """The printed argument types of `function` in a lowered module."""
-    from oracles.llvm_values import prop, type_name
-    from verify.ir.lowered_ir import op_name
+    from gpu_alloc_verify.oracles.llvm_values import prop, type_name
+    from gpu_alloc_verify.verify.ir.lowered_ir import op_name
 
     if not hasattr(module, "walk"):  # text nothing could read
         return None

@@ -15,13 +15,13 @@ from dataclasses import replace
 from math import prod
 from typing import Any
 
-from oracles.differential import DEFAULT_SIZE
-from oracles.kernel_api import ELEM_BYTES
-from oracles.lowered_interp import LoweredRun
-from oracles.simulated import SimulatedRuntime
-from oracles.source_interp import argument_sizes
-from verify.invariants.ground_truth import Execution
-from verify.model.program import MemRefType, Program
+from gpu_alloc_verify.oracles.differential import DEFAULT_SIZE
+from gpu_alloc_verify.oracles.kernel_api import ELEM_BYTES
+from gpu_alloc_verify.oracles.lowered_interp import LoweredRun
+from gpu_alloc_verify.oracles.simulated import SimulatedRuntime
+from gpu_alloc_verify.oracles.source_interp import argument_sizes
+from gpu_alloc_verify.verify.invariants.ground_truth import Execution
+from gpu_alloc_verify.verify.model.program import MemRefType, Program
 
 _NATIVE: dict[str, Any] = {}  # one runner (one compiled shim) per process
 
@@ -29,8 +29,8 @@ _NATIVE: dict[str, Any] = {}  # one runner (one compiled shim) per process
 def _native_runner() -> Any:
     """The process's `NativeRunner`, or why there is none (a string)."""
     if "runner" not in _NATIVE:
-        from oracles.native import NativeRunner
-        from verify.model.errors import EnvironmentProblem
+        from gpu_alloc_verify.oracles.native import NativeRunner
+        from gpu_alloc_verify.verify.model.errors import EnvironmentProblem
 
         try:
             runner = NativeRunner()
@@ -71,8 +71,8 @@ def run_natively(program: Program, ex: Execution, lowered_text: str, profile: st
     """`ex` again, natively: the lowered module JIT-run on the C shim with the
     same inputs, its calls (which must be the interpreter's, call for call)
     replayed on the checking runtime.  Or why it cannot be."""
-    from oracles.replay import replay
-    from verify.ir.lowered_ir import opaque_pointers
+    from gpu_alloc_verify.oracles.replay import replay
+    from gpu_alloc_verify.verify.ir.lowered_ir import opaque_pointers
 
     if not ex.ran or ex.lowered is None:
         return ex.why_not or "the interpreter did not run it"

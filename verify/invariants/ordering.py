@@ -25,16 +25,16 @@ from dataclasses import dataclass
 
 import z3
 
-from verify.extract.calls import Call
-from verify.invariants import solver
-from verify.invariants.common import Findings, describe_path
-from verify.invariants.context import CheckContext
-from verify.invariants.schedule import Item, Schedule, describe, encode
-from verify.ir.source_read import SourceOp
-from verify.model import fold
-from verify.model.runtime_api import PROFILES
-from verify.model.values import unknown_vars
-from verify.model.verdicts import CheckResult, Violation
+from gpu_alloc_verify.verify.extract.calls import Call
+from gpu_alloc_verify.verify.invariants import solver
+from gpu_alloc_verify.verify.invariants.common import Findings, describe_path
+from gpu_alloc_verify.verify.invariants.context import CheckContext
+from gpu_alloc_verify.verify.invariants.schedule import Item, Schedule, describe, encode
+from gpu_alloc_verify.verify.ir.source_read import SourceOp
+from gpu_alloc_verify.verify.model import fold
+from gpu_alloc_verify.verify.model.runtime_api import PROFILES
+from gpu_alloc_verify.verify.model.values import unknown_vars
+from gpu_alloc_verify.verify.model.verdicts import CheckResult, Violation
 
 
 def _host_ordered(op: SourceOp) -> bool:

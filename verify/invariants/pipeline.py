@@ -8,21 +8,21 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from verify.extract.calls import LoweredFacts, extract
-from verify.invariants import CHECKERS, CheckContext
-from verify.invariants.solver import DEFAULT_TIMEOUT_MS
-from verify.invariants.witness import Disagreement, TruthPolicy, reconcile
-from verify.ir.fastparse import Unsupported
-from verify.ir.lowered_ir import LoweredParseError, parse_lowered, read_lowered
-from verify.ir.source_facts import source_facts
-from verify.ir.source_module import SourceModule
-from verify.ir.source_read import read_source
-from verify.ir.source_text import parse_source
-from verify.lowerings.base import Lowering, LoweringOutcome, Status
-from verify.lowerings.failure_kind import CONFIRMED_BY_TOOL
-from verify.model.errors import SourceParseError
-from verify.model.program import Program, crosses_control_flow
-from verify.model.verdicts import VERDICTS, CheckResult, Violation
+from gpu_alloc_verify.verify.extract.calls import LoweredFacts, extract
+from gpu_alloc_verify.verify.invariants import CHECKERS, CheckContext
+from gpu_alloc_verify.verify.invariants.solver import DEFAULT_TIMEOUT_MS
+from gpu_alloc_verify.verify.invariants.witness import Disagreement, TruthPolicy, reconcile
+from gpu_alloc_verify.verify.ir.fastparse import Unsupported
+from gpu_alloc_verify.verify.ir.lowered_ir import LoweredParseError, parse_lowered, read_lowered
+from gpu_alloc_verify.verify.ir.source_facts import source_facts
+from gpu_alloc_verify.verify.ir.source_module import SourceModule
+from gpu_alloc_verify.verify.ir.source_read import read_source
+from gpu_alloc_verify.verify.ir.source_text import parse_source
+from gpu_alloc_verify.verify.lowerings.base import Lowering, LoweringOutcome, Status
+from gpu_alloc_verify.verify.lowerings.failure_kind import CONFIRMED_BY_TOOL
+from gpu_alloc_verify.verify.model.errors import SourceParseError
+from gpu_alloc_verify.verify.model.program import Program, crosses_control_flow
+from gpu_alloc_verify.verify.model.verdicts import VERDICTS, CheckResult, Violation
 
 NO_CRASH = "lowering-no-crash"
 DEFAULT_TRUTH = TruthPolicy()  # every violation's witness run; holds not cross-checked

@@ -33,10 +33,16 @@ from dataclasses import dataclass, field
 
 import z3
 
-from verify.extract.calls import Call
-from verify.model import fold
-from verify.model.runtime_api import DESTROYERS, PROFILES, arg_of, host_synchronous, is_work
-from verify.model.values import HANDLE_BASE, unknown_vars
+from gpu_alloc_verify.verify.extract.calls import Call
+from gpu_alloc_verify.verify.model import fold
+from gpu_alloc_verify.verify.model.runtime_api import (
+    DESTROYERS,
+    PROFILES,
+    arg_of,
+    host_synchronous,
+    is_work,
+)
+from gpu_alloc_verify.verify.model.values import HANDLE_BASE, unknown_vars
 
 
 @dataclass

@@ -12,7 +12,7 @@ from typing import Literal
 
 import z3
 
-from verify.model import fold
+from gpu_alloc_verify.verify.model import fold
 
 DEFAULT_TIMEOUT_MS = 2000
 # An integer argument of a lowered function (`f0:%size0`), as `verify.extract.calls` names it.

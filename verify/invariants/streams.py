@@ -4,17 +4,17 @@ from __future__ import annotations
 
 import z3
 
-from verify.extract.calls import Call
-from verify.invariants.common import (
+from gpu_alloc_verify.verify.extract.calls import Call
+from gpu_alloc_verify.verify.invariants.common import (
     Findings,
     check_destroyed_once,
     describe_path,
     hidden_creates,
 )
-from verify.invariants.context import CheckContext
-from verify.model import fold
-from verify.model.values import unknown_vars
-from verify.model.verdicts import CheckResult
+from gpu_alloc_verify.verify.invariants.context import CheckContext
+from gpu_alloc_verify.verify.model import fold
+from gpu_alloc_verify.verify.model.values import unknown_vars
+from gpu_alloc_verify.verify.model.verdicts import CheckResult
 
 # Allocation entry points and the position of their stream argument.
 ALLOC_STREAM_ARG = {"mgpuMemAlloc": 1, "mgpuMemAllocAsync": 1}

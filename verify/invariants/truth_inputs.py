@@ -9,10 +9,10 @@ import itertools
 from collections.abc import Mapping
 from typing import Any
 
-from oracles.differential import DEFAULT_SIZE, default_value
-from oracles.source_interp import ArgValue
-from verify.ir.source_facts import SourceFacts
-from verify.model.program import MemRefType, Program
+from gpu_alloc_verify.oracles.differential import DEFAULT_SIZE, default_value
+from gpu_alloc_verify.oracles.source_interp import ArgValue
+from gpu_alloc_verify.verify.ir.source_facts import SourceFacts
+from gpu_alloc_verify.verify.model.program import MemRefType, Program
 
 
 def boundary_inputs(program: Program, function: str, budget: int = 16
@@ -20,7 +20,7 @@ def boundary_inputs(program: Program, function: str, budget: int = 16
     """Inputs to cross-check a `holds` on: every assignment of the i1
     arguments while it fits the budget, and for integer arguments 0, 1, the
     default size and one past the analysis's unroll bound."""
-    from verify.extract.calls import DEFAULT_LOOP_BOUND
+    from gpu_alloc_verify.verify.extract.calls import DEFAULT_LOOP_BOUND
 
     fn = next(f for f in program.functions if f.name == function)
     conds = [a.name for a in fn.args if a.type == "i1"]
@@ -78,7 +78,7 @@ def label_boundary_inputs(facts: SourceFacts, module: Any, function: str, budget
                           ) -> list[dict[str, ArgValue]]:
     """`boundary_inputs` for a source outside the model: i1 arguments by the
     lowered types (every assignment within the budget), the rest default."""
-    from verify.invariants.lowered_args import function_types, source_groups
+    from gpu_alloc_verify.verify.invariants.lowered_args import function_types, source_groups
 
     types = function_types(module, function) or []
     labels = facts.lowered_arg_names.get(function, [])

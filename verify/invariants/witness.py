@@ -24,22 +24,22 @@ from collections.abc import Mapping, MutableMapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from verify.invariants.context import CheckContext
-from verify.invariants.ground_truth import (
+from gpu_alloc_verify.verify.invariants.context import CheckContext
+from gpu_alloc_verify.verify.invariants.ground_truth import (
     EXECUTION_DECIDED,
     Execution,
     execute,
     execute_lowered_only,
     observe,
 )
-from verify.invariants.native_truth import run_natively
-from verify.invariants.truth_inputs import (
+from gpu_alloc_verify.verify.invariants.native_truth import run_natively
+from gpu_alloc_verify.verify.invariants.truth_inputs import (
     boundary_inputs,
     label_boundary_inputs,
     label_witnesses,
     witness_inputs,
 )
-from verify.model.verdicts import CheckResult, Violation
+from gpu_alloc_verify.verify.model.verdicts import CheckResult, Violation
 
 # Campaigns cross-check the holds of this share of their programs (check: all).
 DEFAULT_CROSSCHECK_SHARE = 0.1
@@ -147,9 +147,9 @@ def reconcile(ctx: CheckContext, results: MutableMapping[str, CheckResult],
 
 
 def _runnable(ctx: CheckContext) -> Any:
-    from oracles.lowered_interp import read_fast
-    from verify.ir import fastparse
-    from verify.ir.lowered_ir import opaque_pointers
+    from gpu_alloc_verify.oracles.lowered_interp import read_fast
+    from gpu_alloc_verify.verify.ir import fastparse
+    from gpu_alloc_verify.verify.ir.lowered_ir import opaque_pointers
 
     if isinstance(ctx.module, fastparse.Op) and "!llvm.ptr<" not in ctx.lowered_text:
         # read already, by the fast reader (typed pointers are made opaque first)
@@ -158,7 +158,7 @@ def _runnable(ctx: CheckContext) -> Any:
     fast = read_fast(text)
     if fast is not None:
         return fast
-    from oracles.lowered_interp import parse_module
+    from gpu_alloc_verify.oracles.lowered_interp import parse_module
 
     try:
         return parse_module(text)
@@ -167,13 +167,13 @@ def _runnable(ctx: CheckContext) -> Any:
 
 
 def _execute(runs: _Runs, function: str, inputs: dict[str, Any]) -> Execution:
-    from verify.ir import fastparse
+    from gpu_alloc_verify.verify.ir import fastparse
 
     try:
         return runs.get(function, inputs)
     except fastparse.Unsupported:  # outside the fast reader's model: run xDSL's parse
-        from oracles.lowered_interp import parse_module
-        from verify.ir.lowered_ir import opaque_pointers
+        from gpu_alloc_verify.oracles.lowered_interp import parse_module
+        from gpu_alloc_verify.verify.ir.lowered_ir import opaque_pointers
 
         runs.module = parse_module(opaque_pointers(runs.ctx.lowered_text))
         runs.made.clear()

@@ -7,7 +7,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from verify.ir import locations
+from gpu_alloc_verify.verify.ir import locations
 
 
 def source_loc(op: Any) -> str | None:

@@ -43,7 +43,7 @@ import re
 from collections.abc import Iterator
 from typing import Any
 
-from verify.model.errors import ReaderDeclined
+from gpu_alloc_verify.verify.model.errors import ReaderDeclined
 
 # Text outside the subset this reader handles: the caller uses the xDSL parser.
 Unsupported = ReaderDeclined

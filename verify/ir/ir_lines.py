@@ -13,7 +13,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-from verify.ir.locations import id_on_line, split_file_key, strip
+from gpu_alloc_verify.verify.ir.locations import id_on_line, split_file_key, strip
 
 _FUNC_RE = re.compile(r'(?:(?:llvm|func)\.func\b[^@\n]*@([\w$.]+)|sym_name = "([\w$.]+)")')
 _GENERIC_CALL = re.compile(

@@ -11,8 +11,8 @@ from typing import Any
 from xdsl.parser import Parser
 from xdsl.utils.exceptions import ParseError
 
-from verify.ir.xdsl_context import all_dialects
-from verify.model.errors import GpuAllocVerifyError
+from gpu_alloc_verify.verify.ir.xdsl_context import all_dialects
+from gpu_alloc_verify.verify.model.errors import GpuAllocVerifyError
 
 # `!llvm.ptr<...>` and, inside other LLVM types, the short `ptr<...>`.
 _PTR_RE = re.compile(r"(?<![\w])(?:!llvm\.)?ptr<")
@@ -110,7 +110,7 @@ def read_lowered(text: str, parser: str | None = None, module: Any = None) -> An
     the fast reader's objects is quicker than walking xDSL's, so it reads
     even what an in-process lowering has parsed.)"""
     if text and (parser or DEFAULT_PARSER) == "fast":
-        from verify.ir.fastparse import Unsupported, parse_module
+        from gpu_alloc_verify.verify.ir.fastparse import Unsupported, parse_module
 
         try:
             return parse_module(without_kernel_bodies(text))

@@ -20,9 +20,9 @@ from __future__ import annotations
 from functools import lru_cache
 from typing import Any
 
-from verify.ir.source_light import light_module
-from verify.ir.source_read import SourceFacts, SourceOp, branch_var, read_source
-from verify.model.program import Program
+from gpu_alloc_verify.verify.ir.source_light import light_module
+from gpu_alloc_verify.verify.ir.source_read import SourceFacts, SourceOp, branch_var, read_source
+from gpu_alloc_verify.verify.model.program import Program
 
 __all__ = ["SourceFacts", "SourceOp", "branch_var", "source_facts"]
 

@@ -19,7 +19,7 @@ Device code (`gpu.module @kernels`) is left empty: the reader never walks it.
 
 from __future__ import annotations
 
-from verify.ir.fastparse import (
+from gpu_alloc_verify.verify.ir.fastparse import (
     UNKNOWN_LOC,
     Block,
     IntegerAttr,
@@ -29,8 +29,8 @@ from verify.ir.fastparse import (
     StrAttr,
     Value,
 )
-from verify.model.printer import constants_of
-from verify.model.program import (
+from gpu_alloc_verify.verify.model.printer import constants_of
+from gpu_alloc_verify.verify.model.program import (
     FLOAT_TYPES,
     Alloc,
     Dealloc,
@@ -50,7 +50,7 @@ from verify.model.program import (
     Size,
     Wait,
 )
-from verify.model.program import Op as ProgOp
+from gpu_alloc_verify.verify.model.program import Op as ProgOp
 
 TOKEN = "!gpu.async.token"
 _UNIT = OpaqueAttr("unit")  # a unit attribute (`hostShared`), as the fast reader reads one

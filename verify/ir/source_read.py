@@ -34,13 +34,20 @@ from typing import Any
 
 import z3
 
-from verify.ir.attrs import attr_of, callee_name, int_tuple, int_value, type_text, where
-from verify.ir.graph import reachable_facts
-from verify.ir.lowered_ir import op_name
-from verify.ir.source_views import ADDRESS_OF, is_address_math, viewed
-from verify.ir.types import memref_text
-from verify.model import fold
-from verify.model.values import source_unknown
+from gpu_alloc_verify.verify.ir.attrs import (
+    attr_of,
+    callee_name,
+    int_tuple,
+    int_value,
+    type_text,
+    where,
+)
+from gpu_alloc_verify.verify.ir.graph import reachable_facts
+from gpu_alloc_verify.verify.ir.lowered_ir import op_name
+from gpu_alloc_verify.verify.ir.source_views import ADDRESS_OF, is_address_math, viewed
+from gpu_alloc_verify.verify.ir.types import memref_text
+from gpu_alloc_verify.verify.model import fold
+from gpu_alloc_verify.verify.model.values import source_unknown
 
 GPU_KINDS = ("wait", "alloc", "dealloc", "memset", "memcpy", "launch")
 HOST_KINDS = ("host.load", "host.store")
@@ -234,7 +241,7 @@ class _Reader:
 
     def op_id(self, op: Any) -> str:
         """The op's location key; a fresh `?N` when it has none or shares one."""
-        from verify.ir.attrs import source_loc
+        from gpu_alloc_verify.verify.ir.attrs import source_loc
 
         key = source_loc(op)
         if key is None or key in self.used:

@@ -32,16 +32,16 @@ from typing import Any
 
 from xdsl.parser import Parser
 
-from verify.ir import locations
-from verify.ir.attrs import attr_of, func_name, launch_operands, source_loc
-from verify.ir.lowered_ir import op_name
-from verify.ir.source_text import normalize
-from verify.ir.tools import find_mlir_opt
-from verify.ir.types import memref_text
-from verify.ir.xdsl_context import gpu_unregistered
-from verify.model.errors import SourceParseError
-from verify.model.kernels import SHAPES, kernel_params, parse_kernel_name
-from verify.model.program import (
+from gpu_alloc_verify.verify.ir import locations
+from gpu_alloc_verify.verify.ir.attrs import attr_of, func_name, launch_operands, source_loc
+from gpu_alloc_verify.verify.ir.lowered_ir import op_name
+from gpu_alloc_verify.verify.ir.source_text import normalize
+from gpu_alloc_verify.verify.ir.tools import find_mlir_opt
+from gpu_alloc_verify.verify.ir.types import memref_text
+from gpu_alloc_verify.verify.ir.xdsl_context import gpu_unregistered
+from gpu_alloc_verify.verify.model.errors import SourceParseError
+from gpu_alloc_verify.verify.model.kernels import SHAPES, kernel_params, parse_kernel_name
+from gpu_alloc_verify.verify.model.program import (
     ELEMENT_TYPES,
     FLOAT_TYPES,
     SCALAR_TYPES,

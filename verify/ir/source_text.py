@@ -12,8 +12,8 @@ from typing import Any
 
 from xdsl.parser import Parser
 
-from verify.ir.xdsl_context import gpu_unregistered
-from verify.model.errors import EnvironmentProblem, SourceParseError
+from gpu_alloc_verify.verify.ir.xdsl_context import gpu_unregistered
+from gpu_alloc_verify.verify.model.errors import EnvironmentProblem, SourceParseError
 
 _PRINT = ("--mlir-print-op-generic", "--mlir-print-debuginfo", "--mlir-print-local-scope",
           "--allow-unregistered-dialect")
@@ -56,8 +56,8 @@ _XDSL_POS = re.compile(r"^\S*:(\d+):(\d+)$")
 
 def parse_source(text: str, name: str) -> Any:
     """The parsed generic module: the fast reader's objects, else xDSL's."""
-    from verify.ir.fastparse import Unsupported, parse_module
-    from verify.ir.lowered_ir import opaque_pointers
+    from gpu_alloc_verify.verify.ir.fastparse import Unsupported, parse_module
+    from gpu_alloc_verify.verify.ir.lowered_ir import opaque_pointers
 
     try:
         return parse_module(text)

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from verify.ir.attrs import type_text
+from gpu_alloc_verify.verify.ir.attrs import type_text
 
 # Op -> the operand whose buffer its memref results view.
 VIEWS: dict[str, int] = {

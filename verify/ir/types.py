@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from verify.ir.fastparse import split_top
+from gpu_alloc_verify.verify.ir.fastparse import split_top
 
 _DIMS = re.compile(r"((?:(?:\d+|\?)x)*)([a-z][a-z0-9]*)$")
 

@@ -6,10 +6,10 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Literal, Protocol
 
-from verify.model.program import Program
+from gpu_alloc_verify.verify.model.program import Program
 
 if TYPE_CHECKING:
-    from verify.ir.source_module import SourceModule
+    from gpu_alloc_verify.verify.ir.source_module import SourceModule
 
 # ok: lowered; rejected: declined with a diagnostic (e.g. failed to legalize);
 # invalid-ir: the tool failed on IR a pass produced (its verifier, or casts the

@@ -32,7 +32,7 @@ import subprocess
 from collections.abc import Callable, Sequence
 from typing import Literal
 
-from verify.lowerings.base import InvalidIR, LoweringOutcome
+from gpu_alloc_verify.verify.lowerings.base import InvalidIR, LoweringOutcome
 
 Kind = Literal["input-error", "declined", "invalid-ir", "crash", "unsettled"]
 # Runs the failing program again with extra flags; None when it did not finish.

@@ -22,17 +22,17 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from verify.ir.tools import find_mlir_opt, tool_version
-from verify.lowerings.base import LoweringOutcome
-from verify.lowerings.failure_kind import failure_outcome
-from verify.lowerings.pass_pipeline import Pipeline, PipelineSyntaxError
-from verify.lowerings.pass_pipeline import parse as parse_pipeline
-from verify.lowerings.tool_passes import installed_passes, tool_passes
-from verify.model.errors import EnvironmentProblem
-from verify.model.program import Program
+from gpu_alloc_verify.verify.ir.tools import find_mlir_opt, tool_version
+from gpu_alloc_verify.verify.lowerings.base import LoweringOutcome
+from gpu_alloc_verify.verify.lowerings.failure_kind import failure_outcome
+from gpu_alloc_verify.verify.lowerings.pass_pipeline import Pipeline, PipelineSyntaxError
+from gpu_alloc_verify.verify.lowerings.pass_pipeline import parse as parse_pipeline
+from gpu_alloc_verify.verify.lowerings.tool_passes import installed_passes, tool_passes
+from gpu_alloc_verify.verify.model.errors import EnvironmentProblem
+from gpu_alloc_verify.verify.model.program import Program
 
 if TYPE_CHECKING:
-    from verify.ir.source_module import SourceModule
+    from gpu_alloc_verify.verify.ir.source_module import SourceModule
 
 SPLIT = "// -----"
 # Kernels need their gpu.module converted before gpu-to-llvm: without it, 19

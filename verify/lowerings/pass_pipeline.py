@@ -22,7 +22,7 @@ import re
 from dataclasses import dataclass
 from typing import NoReturn
 
-from verify.model.errors import UsageError
+from gpu_alloc_verify.verify.model.errors import UsageError
 
 MODULE_ANCHOR = "builtin.module"
 KERNEL_ANCHOR = "gpu.module"

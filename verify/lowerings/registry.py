@@ -4,17 +4,17 @@ from __future__ import annotations
 
 import re
 
-from verify.ir.tools import find_mlir_opt
-from verify.lowerings.base import Lowering
-from verify.lowerings.mlir_opt import DEFAULT_PIPELINE, resolve_mlir_opt
-from verify.model.errors import EnvironmentProblem
+from gpu_alloc_verify.verify.ir.tools import find_mlir_opt
+from gpu_alloc_verify.verify.lowerings.base import Lowering
+from gpu_alloc_verify.verify.lowerings.mlir_opt import DEFAULT_PIPELINE, resolve_mlir_opt
+from gpu_alloc_verify.verify.model.errors import EnvironmentProblem
 
 EMBEDDED_DEFAULT = "xdsl:pr69969"
 
 
 def xdsl_variants() -> dict[str, str]:
     try:
-        from verify.lowerings.xdsl_lowering import XDSL_VARIANTS
+        from gpu_alloc_verify.verify.lowerings.xdsl_lowering import XDSL_VARIANTS
     except ImportError:
         return {}
     return dict(XDSL_VARIANTS)
@@ -23,7 +23,7 @@ def xdsl_variants() -> dict[str, str]:
 def resolve(spec: str, pipeline: str = DEFAULT_PIPELINE) -> Lowering:
     if spec.startswith("xdsl:"):
         try:
-            from verify.lowerings.xdsl_lowering import resolve_xdsl
+            from gpu_alloc_verify.verify.lowerings.xdsl_lowering import resolve_xdsl
         except ImportError as e:
             raise EnvironmentProblem(f"{spec}: in-process lowerings unavailable ({e})") from e
         return resolve_xdsl(spec)
@@ -50,7 +50,7 @@ def default_spec() -> tuple[str, str]:
     """The newest real mlir-opt found, else the embedded xDSL lowering; and why."""
     path = find_mlir_opt()
     if path is not None:
-        from verify.ir.tools import tool_version
+        from gpu_alloc_verify.verify.ir.tools import tool_version
 
         version = tool_version(path)
         spec = f"mlir-opt-{version}" if version and find_mlir_opt(version) else f"mlir-opt:{path}"

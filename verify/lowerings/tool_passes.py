@@ -14,7 +14,7 @@ import functools
 import re
 import subprocess
 
-from verify.ir.tools import KNOWN_VERSIONS, find_mlir_opt
+from gpu_alloc_verify.verify.ir.tools import KNOWN_VERSIONS, find_mlir_opt
 
 _HELP_TIMEOUT_S = 30.0
 _SECTION = re.compile(r"^ {4}(Passes|Pass Pipelines):\s*$")

@@ -43,11 +43,11 @@ from xdsl.dialects.builtin import (
 )
 from xdsl.ir import Attribute, Block, Operation, Region, SSAValue
 
-from verify.lowerings.xdsl_fastir import append, attr_key, cached, op_from
-from verify.lowerings.xdsl_gpu_ops import MemsetOp
-from verify.lowerings.xdsl_kernels import kernel_module, kernel_symbol
-from verify.model.printer import constants_of
-from verify.model.program import (
+from gpu_alloc_verify.verify.lowerings.xdsl_fastir import append, attr_key, cached, op_from
+from gpu_alloc_verify.verify.lowerings.xdsl_gpu_ops import MemsetOp
+from gpu_alloc_verify.verify.lowerings.xdsl_kernels import kernel_module, kernel_symbol
+from gpu_alloc_verify.verify.model.printer import constants_of
+from gpu_alloc_verify.verify.model.program import (
     Alloc,
     Dealloc,
     Dim,
@@ -66,7 +66,7 @@ from verify.model.program import (
     Size,
     Wait,
 )
-from verify.model.program import MemRefType as ProgMemRefType
+from gpu_alloc_verify.verify.model.program import MemRefType as ProgMemRefType
 
 _ELEM: dict[str, Attribute] = {
     "f32": Float32Type(),

@@ -45,8 +45,8 @@ from xdsl.ir import Attribute, Block, BlockArgument, Operation, OpResult, Region
 from xdsl.pattern_rewriter import PatternRewriter, RewritePattern, op_type_rewrite_pattern
 from xdsl.rewriter import InsertPoint
 
-from verify.lowerings import xdsl_private
-from verify.lowerings.xdsl_fastir import (
+from gpu_alloc_verify.verify.lowerings import xdsl_private
+from gpu_alloc_verify.verify.lowerings.xdsl_fastir import (
     append,
     attr_key,
     cached,

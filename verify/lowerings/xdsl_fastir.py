@@ -36,8 +36,8 @@ from xdsl.dialects.builtin import LocationAttr
 from xdsl.ir import Attribute, Block, Operation, Region, SSAValue
 from xdsl.rewriter import Rewriter
 
-from verify.lowerings import xdsl_private as raw
-from verify.lowerings.xdsl_private import RAW_LINKS, RAW_NAMES, RAW_OPS
+from gpu_alloc_verify.verify.lowerings import xdsl_private as raw
+from gpu_alloc_verify.verify.lowerings.xdsl_private import RAW_LINKS, RAW_NAMES, RAW_OPS
 
 __all__ = [
     "RAW_LINKS", "RAW_NAMES", "RAW_OPS", "append", "attr_key", "cached", "erase",

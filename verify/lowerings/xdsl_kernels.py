@@ -36,7 +36,7 @@ from xdsl.dialects.builtin import (
 )
 from xdsl.ir import Attribute, Block, Operation, Region, SSAValue
 
-from verify.lowerings.xdsl_convert import (
+from gpu_alloc_verify.verify.lowerings.xdsl_convert import (
     convert_type,
     dense_i64,
     descriptor_fields,
@@ -44,16 +44,16 @@ from verify.lowerings.xdsl_convert import (
     memory_space,
     pointer_type,
 )
-from verify.lowerings.xdsl_fastir import op_from
-from verify.lowerings.xdsl_gpu_ops import (
+from gpu_alloc_verify.verify.lowerings.xdsl_fastir import op_from
+from gpu_alloc_verify.verify.lowerings.xdsl_gpu_ops import (
     BlockDimXOp,
     BlockIdXOp,
     ModuleEndOp,
     ThreadIdXOp,
     ThreadIdYOp,
 )
-from verify.model.kernels import SHAPES
-from verify.model.program import FLOAT_TYPES, KernelRef
+from gpu_alloc_verify.verify.model.kernels import SHAPES
+from gpu_alloc_verify.verify.model.program import FLOAT_TYPES, KernelRef
 
 _ULT = 6  # llvm.icmp predicate
 

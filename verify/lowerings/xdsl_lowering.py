@@ -19,16 +19,16 @@ from dataclasses import dataclass
 from xdsl.dialects.builtin import ModuleOp
 from xdsl.pattern_rewriter import RewritePattern
 
-from verify.ir.source_module import SourceModule
-from verify.lowerings.base import LoweringOutcome
-from verify.lowerings.xdsl_build import build_module
-from verify.lowerings.xdsl_convert import (
+from gpu_alloc_verify.verify.ir.source_module import SourceModule
+from gpu_alloc_verify.verify.lowerings.base import LoweringOutcome
+from gpu_alloc_verify.verify.lowerings.xdsl_build import build_module
+from gpu_alloc_verify.verify.lowerings.xdsl_convert import (
     ConversionFailed,
     ConversionState,
     PatternCrash,
     convert,
 )
-from verify.lowerings.xdsl_patterns import (
+from gpu_alloc_verify.verify.lowerings.xdsl_patterns import (
     AllocLlvm16,
     AllocPr66401,
     AllocPr69969,
@@ -37,11 +37,11 @@ from verify.lowerings.xdsl_patterns import (
     DeallocAtMostOneDep,
     upstream_patterns,
 )
-from verify.lowerings.xdsl_print import print_generic
-from verify.lowerings.xdsl_split_api import reference_patterns, split_api_patterns
-from verify.lowerings.xdsl_std import std_patterns
-from verify.model.errors import EnvironmentProblem
-from verify.model.program import Program
+from gpu_alloc_verify.verify.lowerings.xdsl_print import print_generic
+from gpu_alloc_verify.verify.lowerings.xdsl_split_api import reference_patterns, split_api_patterns
+from gpu_alloc_verify.verify.lowerings.xdsl_std import std_patterns
+from gpu_alloc_verify.verify.model.errors import EnvironmentProblem
+from gpu_alloc_verify.verify.model.program import Program
 
 XDSL_VARIANTS: dict[str, str] = {
     "llvm16": "LLVM 16: async alloc with exactly one dependency only; sync or host_shared "

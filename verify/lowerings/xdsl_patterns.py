@@ -51,7 +51,7 @@ from xdsl.dialects.builtin import (
 from xdsl.ir import Attribute, Operation, SSAValue
 from xdsl.pattern_rewriter import PatternRewriter, RewritePattern
 
-from verify.lowerings.xdsl_convert import (
+from gpu_alloc_verify.verify.lowerings.xdsl_convert import (
     PTR,
     ConversionFailed,
     ConversionState,
@@ -63,9 +63,9 @@ from verify.lowerings.xdsl_convert import (
     insert_point_after,
     is_call_to,
 )
-from verify.lowerings.xdsl_fastir import attr_key
-from verify.lowerings.xdsl_gpu_ops import MemsetOp
-from verify.lowerings.xdsl_std import (
+from gpu_alloc_verify.verify.lowerings.xdsl_fastir import attr_key
+from gpu_alloc_verify.verify.lowerings.xdsl_gpu_ops import MemsetOp
+from gpu_alloc_verify.verify.lowerings.xdsl_std import (
     aligned_ptr,
     alloc_sizes,
     allocated_ptr,

@@ -20,7 +20,7 @@ from xdsl.printer import Printer
 from xdsl.traits import IsolatedFromAbove
 from xdsl.utils.mlir_lexer import MLIRLexer
 
-from verify.lowerings import xdsl_private
+from gpu_alloc_verify.verify.lowerings import xdsl_private
 
 __all__ = ["Unhandled", "attribute_text", "print_generic", "xdsl_print_generic"]
 

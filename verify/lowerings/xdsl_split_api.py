@@ -47,9 +47,15 @@ from xdsl.dialects.builtin import i8
 from xdsl.ir import Block, Operation, SSAValue
 from xdsl.pattern_rewriter import PatternRewriter, RewritePattern
 
-from verify.lowerings.xdsl_convert import PTR, ConversionState, Emit, converts, is_call_to
-from verify.lowerings.xdsl_gpu_ops import MemsetOp
-from verify.lowerings.xdsl_patterns import (
+from gpu_alloc_verify.verify.lowerings.xdsl_convert import (
+    PTR,
+    ConversionState,
+    Emit,
+    converts,
+    is_call_to,
+)
+from gpu_alloc_verify.verify.lowerings.xdsl_gpu_ops import MemsetOp
+from gpu_alloc_verify.verify.lowerings.xdsl_patterns import (
     STREAM_CREATE,
     GpuPattern,
     emit_alloc,
@@ -58,7 +64,7 @@ from verify.lowerings.xdsl_patterns import (
     launch_on,
     memset_width,
 )
-from verify.lowerings.xdsl_std import allocated_ptr, llvm_return
+from gpu_alloc_verify.verify.lowerings.xdsl_std import allocated_ptr, llvm_return
 
 Body = Callable[[Emit, SSAValue], None]
 

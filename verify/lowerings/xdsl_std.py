@@ -27,7 +27,7 @@ from xdsl.ir import Attribute, Block, BlockArgument, SSAValue
 from xdsl.pattern_rewriter import PatternRewriter, RewritePattern
 from xdsl.rewriter import InsertPoint
 
-from verify.lowerings.xdsl_convert import (
+from gpu_alloc_verify.verify.lowerings.xdsl_convert import (
     PTR,
     ConversionState,
     Emit,
@@ -39,8 +39,8 @@ from verify.lowerings.xdsl_convert import (
     index_attr,
     llvm_func,
 )
-from verify.lowerings.xdsl_fastir import attr_key, op_from
-from verify.lowerings.xdsl_gpu_ops import AddrSpaceCastOp
+from gpu_alloc_verify.verify.lowerings.xdsl_fastir import attr_key, op_from
+from gpu_alloc_verify.verify.lowerings.xdsl_gpu_ops import AddrSpaceCastOp
 
 
 class _StatePattern(RewritePattern):

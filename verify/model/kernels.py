@@ -18,7 +18,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from verify.model.program import FLOAT_TYPES, KernelRef, MemRefType
+from gpu_alloc_verify.verify.model.program import FLOAT_TYPES, KernelRef, MemRefType
 
 
 @dataclass(frozen=True)

@@ -10,8 +10,8 @@ back to its source op.
 
 from __future__ import annotations
 
-from verify.model.kernels import kernel_text
-from verify.model.program import (
+from gpu_alloc_verify.verify.model.kernels import kernel_text
+from gpu_alloc_verify.verify.model.program import (
     FLOAT_TYPES,
     Alloc,
     Arg,

@@ -242,7 +242,7 @@ class Program:
         return tuple(found[name] for name in sorted(found))
 
     def to_mlir(self, loc_prefix: str = "") -> str:
-        from verify.model.printer import print_program
+        from gpu_alloc_verify.verify.model.printer import print_program
 
         return print_program(self, loc_prefix=loc_prefix)
 

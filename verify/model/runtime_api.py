@@ -13,8 +13,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from verify.model import runtime_table
-from verify.model.runtime_effects import EFFECTS, PROPOSED, effect_of, roles_of
+from gpu_alloc_verify.verify.model import runtime_table
+from gpu_alloc_verify.verify.model.runtime_effects import EFFECTS, PROPOSED, effect_of, roles_of
 
 LAUNCH = "gpu.launch_func"
 

@@ -18,7 +18,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
-from verify.model.runtime_table import Function, Param, c_kind
+from gpu_alloc_verify.verify.model.runtime_table import Function, Param, c_kind
 
 STREAM_TYPES = frozenset({"CUstream", "hipStream_t", "sycl::queue *", "StreamWrapper *"})
 EVENT_TYPES = frozenset({"CUevent", "hipEvent_t", "ze_event_handle_t"})

@@ -26,7 +26,7 @@ import re
 
 import z3
 
-from verify.model import fold
+from gpu_alloc_verify.verify.model import fold
 
 # Above every 64-bit value, so an integer turned into a pointer is never a handle.
 HANDLE_BASE = 1 << 64

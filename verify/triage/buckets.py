@@ -25,14 +25,14 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from verify.lowerings.mlir_opt import DEFAULT_PIPELINE
-from verify.model.errors import GpuAllocVerifyError, UsageError
-from verify.model.results import read_records
-from verify.model.verdicts import INVARIANTS
-from verify.triage.causes import organize
-from verify.triage.kinds import DEFECT, KNOCK_ON, LIMITATION, SEVERITY
-from verify.triage.rejudge import Settings, lowering_for, rejudge
-from verify.triage.signature import Signature, family, signature_of
+from gpu_alloc_verify.verify.lowerings.mlir_opt import DEFAULT_PIPELINE
+from gpu_alloc_verify.verify.model.errors import GpuAllocVerifyError, UsageError
+from gpu_alloc_verify.verify.model.results import read_records
+from gpu_alloc_verify.verify.model.verdicts import INVARIANTS
+from gpu_alloc_verify.verify.triage.causes import organize
+from gpu_alloc_verify.verify.triage.kinds import DEFECT, KNOCK_ON, LIMITATION, SEVERITY
+from gpu_alloc_verify.verify.triage.rejudge import Settings, lowering_for, rejudge
+from gpu_alloc_verify.verify.triage.signature import Signature, family, signature_of
 
 Record = dict[str, Any]
 TRIAGE_SCHEMA_VERSION = 2
@@ -464,6 +464,6 @@ def format_triage(t: Triage, limit: int | None = None) -> str:
 
 
 def _strip_locs(text: str) -> str:
-    from verify.triage.causes import program_text
+    from gpu_alloc_verify.verify.triage.causes import program_text
 
     return program_text(Bucket(Signature("", "", "", ""), smallest=[((0,), {"program": text})]))

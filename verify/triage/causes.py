@@ -15,12 +15,18 @@ from __future__ import annotations
 import re
 from typing import TYPE_CHECKING
 
-from verify.triage.kinds import KIND_ORDER, KNOCK_ON, UNKNOWN, base_kind, pass_at_fault
-from verify.triage.knockon import standalone_reduction
-from verify.triage.upstream import upstream_of
+from gpu_alloc_verify.verify.triage.kinds import (
+    KIND_ORDER,
+    KNOCK_ON,
+    UNKNOWN,
+    base_kind,
+    pass_at_fault,
+)
+from gpu_alloc_verify.verify.triage.knockon import standalone_reduction
+from gpu_alloc_verify.verify.triage.upstream import upstream_of
 
 if TYPE_CHECKING:
-    from verify.triage.buckets import Bucket
+    from gpu_alloc_verify.verify.triage.buckets import Bucket
 
 _LOC = re.compile(r'\s*loc\("[^"]*"\)')
 

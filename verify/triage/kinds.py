@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import re
 
-from verify.ir.ir_lines import SrcOp
+from gpu_alloc_verify.verify.ir.ir_lines import SrcOp
 
 DEFECT, LIMITATION, KNOCK_ON = "defect", "limitation", "knock-on"
 KIND_ORDER = {DEFECT: 0, LIMITATION: 1, KNOCK_ON: 2}

@@ -13,13 +13,13 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from verify.lowerings.mlir_opt import DEFAULT_PIPELINE
-from verify.triage.reduce import reduce_text, signature_predicate
-from verify.triage.rejudge import Settings, lowering_for, rejudge
-from verify.triage.signature import signature_of
+from gpu_alloc_verify.verify.lowerings.mlir_opt import DEFAULT_PIPELINE
+from gpu_alloc_verify.verify.triage.reduce import reduce_text, signature_predicate
+from gpu_alloc_verify.verify.triage.rejudge import Settings, lowering_for, rejudge
+from gpu_alloc_verify.verify.triage.signature import signature_of
 
 if TYPE_CHECKING:
-    from verify.triage.buckets import Bucket
+    from gpu_alloc_verify.verify.triage.buckets import Bucket
 
 COMPLETE = "lowering-complete"
 # A handful of rounds: enough to drop the ops that do not matter, cheap

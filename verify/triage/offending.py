@@ -16,7 +16,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
-from verify.ir.ir_lines import Call, Residue, parse_calls, parse_residue
+from gpu_alloc_verify.verify.ir.ir_lines import Call, Residue, parse_calls, parse_residue
 
 Record = dict[str, Any]
 

@@ -16,11 +16,11 @@ import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
-from verify.ir.fastparse import split_list
-from verify.ir.source_module import SourceModule
-from verify.lowerings.base import Lowering
-from verify.triage.rejudge import Settings, rejudge
-from verify.triage.signature import signature_of
+from gpu_alloc_verify.verify.ir.fastparse import split_list
+from gpu_alloc_verify.verify.ir.source_module import SourceModule
+from gpu_alloc_verify.verify.lowerings.base import Lowering
+from gpu_alloc_verify.verify.triage.rejudge import Settings, rejudge
+from gpu_alloc_verify.verify.triage.signature import signature_of
 
 MAX_ROUNDS = 40
 

@@ -13,13 +13,13 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from verify.invariants.pipeline import judge
-from verify.ir.source_module import SourceModule
-from verify.ir.tools import find_mlir_opt
-from verify.lowerings.base import Lowering
-from verify.lowerings.mlir_opt import MlirOptLowering
-from verify.lowerings.registry import resolve
-from verify.model.errors import EnvironmentProblem
+from gpu_alloc_verify.verify.invariants.pipeline import judge
+from gpu_alloc_verify.verify.ir.source_module import SourceModule
+from gpu_alloc_verify.verify.ir.tools import find_mlir_opt
+from gpu_alloc_verify.verify.lowerings.base import Lowering
+from gpu_alloc_verify.verify.lowerings.mlir_opt import MlirOptLowering
+from gpu_alloc_verify.verify.lowerings.registry import resolve
+from gpu_alloc_verify.verify.model.errors import EnvironmentProblem
 
 Record = dict[str, Any]
 SPLIT = "// -----"

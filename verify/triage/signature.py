@@ -22,10 +22,10 @@ import re
 from dataclasses import asdict, dataclass
 from typing import Any
 
-from verify.ir.ir_lines import Source, SrcOp, parse_source
-from verify.lowerings.mlir_opt import top_level_passes
-from verify.triage.kinds import PRECONDITIONS, REGION_SHARED, precondition
-from verify.triage.offending import DESTROYS, Offense, offense
+from gpu_alloc_verify.verify.ir.ir_lines import Source, SrcOp, parse_source
+from gpu_alloc_verify.verify.lowerings.mlir_opt import top_level_passes
+from gpu_alloc_verify.verify.triage.kinds import PRECONDITIONS, REGION_SHARED, precondition
+from gpu_alloc_verify.verify.triage.offending import DESTROYS, Offense, offense
 
 CAST = "builtin.unrealized_conversion_cast"
 

@@ -9,7 +9,7 @@ from functools import cache
 from pathlib import Path
 from typing import Any
 
-from verify.triage.signature import Signature
+from gpu_alloc_verify.verify.triage.signature import Signature
 
 DATA = Path(__file__).with_name("upstream_status.json")
 
