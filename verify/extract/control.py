@@ -121,7 +121,7 @@ class ControlFlow(LoopSummaries):
                 for e, operands, t in summary:
                     target = slot[t]
                     if target is None:
-                        self.cut(e, f"loop at {where(block.ops[-1])} runs more than "  # type: ignore[attr-defined]
+                        self.cut(e, f"loop at {where(list(block.ops)[-1])} runs more than "  # type: ignore[attr-defined]
                                  f"{self.loop_bound} iterations")
                     else:
                         incoming.setdefault(target, []).append((e, operands))

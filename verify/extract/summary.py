@@ -59,7 +59,7 @@ class LoopSummaries(Slicing):
         if self.carries_handle(header.args):
             return None
         snap = self.snapshot()
-        why = f"a value of the loop at {where(header.ops[-1])}, summarized"
+        why = f"a value of the loop at {where(list(header.ops)[-1])}, summarized"
         for a in header.args:
             self.havoc(a, guard, why)
         back = _Back()  # the next iteration: the one walked stands for it
