@@ -16,6 +16,7 @@ from typing import Any
 
 import pytest
 
+from gpu_alloc_verify.verify.invariants import CHECKERS
 from gpu_alloc_verify.verify.invariants.pipeline import active_invariants, judge
 from gpu_alloc_verify.verify.ir.source_module import from_text
 from gpu_alloc_verify.verify.lowerings.base import LoweringOutcome
@@ -78,12 +79,19 @@ func.func @views(%host: memref<16x16xf32>, %v: f32, %dev: i32) {
 """
 
 
+# The analysis' invariants: `differential` is an oracle of its own (its
+# interpreters' gaps, llvm.intr.memcpy, memref.collapse_shape, are not these
+# ops' modelling in the analysis).
+ANALYSIS = [i for i in CHECKERS if i != "differential"]
+
+
 def check(tmp_path: Path, text: str, version: int, *extra: str) -> tuple[int, dict[str, Any]]:
     need_mlir_opt(version)
     f = tmp_path / "host.mlir"
     f.write_text(text)
+    selected = [a for i in ANALYSIS for a in ("--invariant", i)]
     proc = subprocess.run([sys.executable, "-m", "gpu_alloc_verify", "check", str(f), "--lowering",
-                           f"mlir-opt-{version}", "--json", *extra], cwd=ROOT,
+                           f"mlir-opt-{version}", "--json", *selected, *extra], cwd=ROOT,
                           capture_output=True, text=True, timeout=300)
     assert "Traceback" not in proc.stderr, proc.stderr
     return proc.returncode, json.loads(proc.stdout)
