@@ -365,12 +365,20 @@ def _compare(
     return _mismatch(fn, values, 0, src[0], low)
 
 
-def _mismatch(fn: Function, values: Mapping[str, ArgValue], seed: int, src: Any,
-              low: Any) -> dict[str, Any] | None:
+def outcome_differences(src: Any, low: Any) -> tuple[list[str], Any, Any, bool]:
+    """What differs between a source and a lowered run (their normalized
+    outcomes too).  Handle counts are compared only where the source
+    awaited every token and the lowering left none behind: otherwise a
+    lowering may legitimately keep streams live."""
     compare_handles = not src.unawaited and not low.token_residue
     s_norm = normalize(src.outcome, compare_handles)
     l_norm = normalize(low.outcome, compare_handles)
-    diffs = differences(s_norm, l_norm)
+    return differences(s_norm, l_norm), s_norm, l_norm, compare_handles
+
+
+def _mismatch(fn: Function, values: Mapping[str, ArgValue], seed: int, src: Any,
+              low: Any) -> dict[str, Any] | None:
+    diffs, s_norm, l_norm, compare_handles = outcome_differences(src, low)
     if not diffs:
         return None
     return {

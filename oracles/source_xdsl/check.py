@@ -3,7 +3,7 @@ with a body, on each input of `inputs`, run from the source text
 (`machine`) and from the lowered module (`oracles.lowered_interp`), each on
 a fresh runtime of the same factory, lazy schedule (why one schedule stands
 for all: `oracles.differential._compare`), compared as
-`oracles.differential` compares (`normalize`, `differences`)."""
+`oracles.differential` compares (`outcome_differences`)."""
 
 from __future__ import annotations
 
@@ -12,7 +12,7 @@ from typing import Any
 from xdsl.dialects import func
 from xdsl.dialects.builtin import ModuleOp
 
-from gpu_alloc_verify.oracles.differential import RuntimeFactory, differences, normalize
+from gpu_alloc_verify.oracles.differential import RuntimeFactory, outcome_differences
 from gpu_alloc_verify.oracles.kernel_api import Kernel, KernelUnsupported, MemRefView
 from gpu_alloc_verify.oracles.lowered_interp import (
     LoweredRun,
@@ -159,10 +159,7 @@ def _lowered_args(views: list[MemRefView | None], inp: Input) -> list[Any]:
 def _mismatch(name: str, inp: Input, names: list[str], src: XRun,
               low: LoweredRun) -> dict[str, Any] | None:
     assert src.outcome is not None and low.outcome is not None
-    compare_handles = not src.unawaited and not low.token_residue
-    s_norm = normalize(src.outcome, compare_handles)
-    l_norm = normalize(low.outcome, compare_handles)
-    diffs = differences(s_norm, l_norm)
+    diffs, s_norm, l_norm, _ = outcome_differences(src, low)
     if not diffs:
         return None
     return {
