@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from gpu_alloc_verify.verify.campaign.check_progress import CheckProgress
 from gpu_alloc_verify.verify.invariants.pipeline import Judgement, judge
 from gpu_alloc_verify.verify.invariants.solver import DEFAULT_TIMEOUT_MS
 from gpu_alloc_verify.verify.invariants.witness import TruthPolicy
@@ -30,7 +31,24 @@ def check_file(path: str, lowerings: Sequence[Lowering], invariants: Sequence[st
     sources: dict[str | None, SourceModule | SourceParseError] = {}
     row: dict[str, Judgement] = {}
     errors: list[SourceParseError] = []
-    for lowering in lowerings:
+    progress = CheckProgress(path, len(lowerings))
+    try:
+        _judge_all(path, written, lowerings, invariants, runtime, timeout_ms, sources, row,
+                   errors, progress)
+    finally:
+        progress.done()
+    if len(errors) == len(lowerings) and errors:
+        raise errors[0]
+    return written, row
+
+
+def _judge_all(path: str, written: str, lowerings: Sequence[Lowering],
+               invariants: Sequence[str], runtime: str, timeout_ms: int | None,
+               sources: dict[str | None, SourceModule | SourceParseError],
+               row: dict[str, Judgement], errors: list[SourceParseError],
+               progress: CheckProgress) -> None:
+    for k, lowering in enumerate(lowerings):
+        progress.step(k, lowering.spec)
         tool = _reader(lowering)
         if tool not in sources:
             try:
@@ -43,9 +61,6 @@ def check_file(path: str, lowerings: Sequence[Lowering], invariants: Sequence[st
             row[lowering.spec] = _unreadable(lowering.spec, str(source), invariants)
             continue
         row[lowering.spec] = _judge(source, lowering, invariants, runtime, timeout_ms)
-    if len(errors) == len(lowerings) and errors:
-        raise errors[0]
-    return written, row
 
 
 def check_text(written: str, name: str, lowering: Lowering, invariants: Sequence[str],
