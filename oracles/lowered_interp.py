@@ -56,6 +56,7 @@ from gpu_alloc_verify.oracles.llvm_values import (
     type_name,
 )
 from gpu_alloc_verify.oracles.mgpu_calls import (
+    NO_EFFECT,
     NormalizedCall,
     RawCall,
     UnknownCall,
@@ -256,6 +257,8 @@ class _Machine:
             if name == "malloc":
                 return self.set(op, self.rt.host_alloc(int(args[0] or 0)))
             self.rt.host_free(int(args[0] or 0))
+            return None
+        if name in NO_EFFECT:  # nothing observable; arguments may be aggregates
             return None
         kinds = "".join("p" if type_name(x.type) == "!llvm.ptr" else "i" for x in operands)
         loc = op_loc(op)

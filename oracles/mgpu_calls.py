@@ -37,6 +37,11 @@ SIMULATED = frozenset({
     "mgpuMemAlloc", "mgpuMemAllocAsync", "mgpuMemFree", "mgpuMemFreeAsync", "mgpuMemcpy",
     "mgpuMemset32", "mgpuMemset16", "mgpuMemset64",
 })
+# Runtime functions with nothing a one-device run can observe: choosing the
+# (only) device, and pinning host memory (the simulated memory is one space).
+NO_EFFECT = frozenset({"mgpuSetDefaultDevice", "mgpuMemHostRegisterMemRef",
+                       "mgpuMemHostUnregisterMemRef", "mgpuMemHostRegister",
+                       "mgpuMemHostUnregister"})
 CREATES = {"mgpuStreamCreate": "s", "mgpuEventCreate": "e", "mgpuMemAlloc": "m",
            "mgpuMemAllocAsync": "m"}
 
@@ -59,6 +64,8 @@ NormalizedCall = tuple[str, tuple[str | int, ...]]
 
 def dispatch(rt: Runtime, callee: str, args: Sequence[int], kinds: str) -> int | None:
     """Perform `callee(args)` on `rt`; the result for the calls that return one."""
+    if callee in NO_EFFECT:
+        return None
     if callee not in SIMULATED or kinds not in SIGNATURES[callee]:
         raise UnknownCall(f"@{callee} with argument kinds '{kinds}'")
     a = list(args)

@@ -151,7 +151,8 @@ def _kernel_arg(v: Any, t: Any) -> KernelArg:
 
 
 def run_noop(st: State, op: Operation, args: PythonValues) -> PythonValues:
-    """No effect a run can observe (`gpu.set_default_device` with one device)."""
+    """No effect a run can observe (`gpu.set_default_device` with one device,
+    `gpu.host_register` of memory every access here reaches anyway)."""
     return ()
 
 
@@ -163,6 +164,9 @@ RUNNERS: dict[str, Callable[[State, Operation, PythonValues], PythonValues]] = {
     "gpu.memcpy": run_memcpy,
     "gpu.launch_func": run_launch,
     "gpu.set_default_device": run_noop,
+    # Pinning host memory: buffers here are one memory space already.
+    "gpu.host_register": run_noop,
+    "gpu.host_unregister": run_noop,
 }
 
 

@@ -108,3 +108,29 @@ def test_a_dropped_memset_is_violated() -> None:
     result = check_module(MEMSET_READ, LOWERED.replace("{memset}", ""))["differential"]
     assert result.verdict == "violated", result
     assert "memset_read" in result.violations[0].detail
+
+
+def test_choosing_the_device_is_decided(tmp_path: Path) -> None:
+    """gpu.set_default_device changes nothing a one-device run observes: both
+    sides run it (mgpuSetDefaultDevice) as a no-op, and differential is
+    decided.  (gpu.host_register is a no-op too, but the lowered interpreter
+    cannot yet store the memref descriptor its call takes.)"""
+    need_mlir_opt(19)
+    f = tmp_path / "device.mlir"
+    f.write_text("""func.func @main(%v: f32) {
+  %c0 = arith.constant 0 : i32
+  gpu.set_default_device %c0
+  %b = gpu.alloc host_shared () : memref<16xf32>
+  %t0 = gpu.wait async
+  %t1 = gpu.memset async [%t0] %b, %v : memref<16xf32>, f32
+  gpu.wait [%t1]
+  gpu.dealloc %b : memref<16xf32>
+  return
+}
+""")
+    proc = subprocess.run([sys.executable, "-m", "gpu_alloc_verify", "check", str(f),
+                           "--lowering", "mlir-opt-19", "--invariant", "differential",
+                           "--json"], capture_output=True, text=True, timeout=300)
+    out = json.loads(proc.stdout)
+    counts = out["by_lowering"]["mlir-opt-19"]["differential"]
+    assert counts["holds"] + counts["violated"] == 1, out["unknown"]
