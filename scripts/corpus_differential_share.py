@@ -1,0 +1,63 @@
+"""How often `differential` is decided on tests/corpus (issue 27's figure).
+
+    .venv/bin/python scripts/corpus_differential_share.py [--lowering mlir-opt-19]
+
+Runs `check FILE --invariant differential --json` on every corpus file
+valid for the lowering (with the file's own pipeline), two at a time, and
+prints the verdict counts, then each undecided file with its reason.
+"""
+
+from __future__ import annotations
+
+import argparse
+import collections
+import json
+import re
+import subprocess
+import sys
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def judge(path: Path, spec: str) -> tuple[str, str, str]:
+    text = path.read_text()
+    valid = re.search(r"^// VALID: (.*)$", text, re.M)
+    if valid and spec not in valid.group(1).split():
+        return path.name, "invalid", ""
+    argv = [sys.executable, "-m", "gpu_alloc_verify", "check", str(path), "--lowering", spec,
+            "--invariant", "differential", "--json"]
+    pipeline = re.search(r"^// PIPELINE: (.*)$", text, re.M)
+    if pipeline:
+        argv += ["--pipeline", pipeline.group(1)]
+    proc = subprocess.run(argv, capture_output=True, text=True, timeout=900, cwd=ROOT)
+    try:
+        counts = json.loads(proc.stdout)["by_lowering"][spec]["differential"]
+        unknown = json.loads(proc.stdout).get("unknown") or []
+    except (ValueError, KeyError):
+        return path.name, "error", proc.stderr.strip()[-200:]
+    verdict = next((v for v, n in counts.items() if n), "none")
+    return path.name, verdict, (unknown[0]["reason"][:160] if unknown else "")
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--lowering", default="mlir-opt-19")
+    args = ap.parse_args()
+    files = sorted((ROOT / "tests" / "corpus").glob("*.mlir"))
+    with ThreadPoolExecutor(2) as pool:
+        rows = list(pool.map(lambda f: judge(f, args.lowering), files))
+    counts = collections.Counter(v for _, v, _ in rows)
+    runs = sum(n for v, n in counts.items() if v != "invalid")
+    decided = counts["holds"] + counts["violated"]
+    print(f"{args.lowering}: differential decided on {decided} of {runs} runs "
+          f"({100 * decided / max(runs, 1):.0f}%): {dict(counts)}")
+    for name, verdict, why in rows:
+        if verdict not in ("holds", "violated", "invalid"):
+            print(f"  {verdict:15} {name}: {why}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
