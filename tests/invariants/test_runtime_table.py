@@ -110,9 +110,11 @@ def test_llvm16_mgpu_mem_alloc_agrees_in_both_derived_tables() -> None:
 
 
 def test_the_oracles_still_refuse_calls_they_do_not_simulate() -> None:
-    assert "mgpuSetDefaultDevice" in mgpu_calls.SIGNATURES
-    with pytest.raises(mgpu_calls.UnknownCall, match="mgpuSetDefaultDevice"):
-        mgpu_calls.dispatch(None, "mgpuSetDefaultDevice", [0], "i")  # type: ignore[arg-type]
+    assert "mgpuCreateSparseEnv" in mgpu_calls.SIGNATURES
+    with pytest.raises(mgpu_calls.UnknownCall, match="mgpuCreateSparseEnv"):
+        mgpu_calls.dispatch(None, "mgpuCreateSparseEnv", [], "")  # type: ignore[arg-type]
+    # Choosing the (only) device is a call they run, as nothing to observe.
+    assert mgpu_calls.dispatch(None, "mgpuSetDefaultDevice", [0], "i") is None  # type: ignore[arg-type]
 
 
 def test_hip_table_has_its_own_functions() -> None:
