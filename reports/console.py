@@ -61,6 +61,16 @@ def quiet_exit_on_closed_pipe() -> int:
     return EXIT_CLOSED_PIPE
 
 
+def on_terminal(stream: TextIO, tty: bool | None = None) -> bool:
+    """Is `stream` a terminal (`tty` overrides)?  A closed or odd stream is not."""
+    if tty is not None:
+        return tty
+    try:
+        return stream.isatty()
+    except (AttributeError, ValueError):
+        return False
+
+
 def use_colour(stream: TextIO) -> bool:
     if os.environ.get("NO_COLOR") or os.environ.get("TERM") == "dumb":
         return False

@@ -9,17 +9,14 @@ import sys
 import time
 from typing import TextIO
 
-from gpu_alloc_verify.reports.console import columns, duration, fit
+from gpu_alloc_verify.reports.console import columns, duration, fit, on_terminal
 
 
 class ReportProgress:
     def __init__(self, stream: TextIO | None = None, every_s: float = 5.0,
                  tty: bool | None = None) -> None:
         self.stream = stream or sys.stderr
-        try:
-            self.tty = self.stream.isatty() if tty is None else tty
-        except (AttributeError, ValueError):
-            self.tty = False
+        self.tty = on_terminal(self.stream, tty)
         self.every_s = every_s
         self.start = time.monotonic()
         self._stage = ""

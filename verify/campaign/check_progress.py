@@ -12,7 +12,7 @@ import threading
 import time
 from typing import TextIO
 
-from gpu_alloc_verify.reports.console import columns, duration, fit
+from gpu_alloc_verify.reports.console import columns, duration, fit, on_terminal
 
 QUIET_S = 1.0  # a check done sooner prints no progress
 REDRAW_S = 0.5
@@ -22,10 +22,7 @@ class CheckProgress:
     def __init__(self, name: str, total: int, stream: TextIO | None = None,
                  tty: bool | None = None) -> None:
         self.stream = stream or sys.stderr
-        try:
-            self.tty = self.stream.isatty() if tty is None else tty
-        except (AttributeError, ValueError):
-            self.tty = False
+        self.tty = on_terminal(self.stream, tty)
         self.name, self.total = os.path.basename(name) or name, total  # fits 80 columns
         self.start = time.monotonic()
         self._done, self._spec = 0, ""

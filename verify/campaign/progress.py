@@ -12,7 +12,15 @@ import time
 from dataclasses import dataclass
 from typing import TextIO
 
-from gpu_alloc_verify.reports.console import RED, RESET, columns, duration, fit, use_colour
+from gpu_alloc_verify.reports.console import (
+    RED,
+    RESET,
+    columns,
+    duration,
+    fit,
+    on_terminal,
+    use_colour,
+)
 
 
 @dataclass
@@ -56,7 +64,7 @@ class ProgressPrinter:
     def __init__(self, stream: TextIO | None = None, every_s: float = 5.0,
                  tty: bool | None = None, colour: bool | None = None) -> None:
         self.stream = stream or sys.stderr
-        self.tty = self.stream.isatty() if tty is None else tty
+        self.tty = on_terminal(self.stream, tty)
         self.colour = (self.tty and use_colour(self.stream)) if colour is None else colour
         self.every_s = every_s
         self._last: float | None = None  # None: nothing printed yet, print the first
