@@ -94,8 +94,22 @@ class _Edge:
     earlier: SourceOp
     later: SourceOp
     cond: z3.BoolRef
-    why: str
+    # How `why` reads: "token" (the token `via`), "wait" (host wait `after`)
+    # or "host" (a synchronous op or host access); worded only for the few
+    # edges that reach the solver, since most are cut before.
+    kind: str
     after: str | None = None
+    via: str = ""
+
+    @property
+    def why(self) -> str:
+        x, y = self.earlier, self.later
+        if self.kind == "token":
+            return f"{y.describe()} depends on {self.via} of {x.describe()}"
+        if self.kind == "wait":
+            return f"host wait {self.after} awaits {x.describe()} before {y.describe()}"
+        what = "synchronous " if x.is_gpu else ""
+        return f"{what}{x.describe()} finishes before {y.describe()}"
 
 
 def _touch(a: SourceOp, b: SourceOp) -> bool:
@@ -153,8 +167,7 @@ class _Edges:
         for y in ops:
             for d in y.deps:
                 for x in self.behind(d):
-                    yield _Edge(x, y, fold.TRUE, f"{y.describe()} depends on {d} of "
-                                f"{x.describe()}")
+                    yield _Edge(x, y, fold.TRUE, "token", via=d)
         for w in ops:
             if w.kind == "wait" and w.token is None:
                 yield from self._host_wait(w, ops)
@@ -171,8 +184,7 @@ class _Edges:
             for d in w.deps:
                 for x in self.behind(d):
                     if x is not h:
-                        yield _Edge(x, h, guard, f"host wait {w.id} awaits {x.describe()} "
-                                    f"before {h.describe()}", w.id)
+                        yield _Edge(x, h, guard, "wait", w.id)
 
     def _host_op(self, y: SourceOp, ops: list[SourceOp]) -> Iterable[_Edge]:
         # A synchronous op finishes, and a host access happens, before what
@@ -186,9 +198,7 @@ class _Edges:
                 continue
             if y.is_host_access and h.is_host_access and "host.store" not in (y.kind, h.kind):
                 continue  # two reads: either order
-            what = "synchronous " if y.is_gpu else ""
-            yield _Edge(y, h, fold.TRUE, f"{what}{y.describe()} finishes before "
-                        f"{h.describe()}", y.id)
+            yield _Edge(y, h, fold.TRUE, "host", y.id)
 
 
 # Calls whose handle arguments order work without being work themselves.
@@ -259,7 +269,7 @@ def _pair(f: Findings, sch: Schedule, e: _Edge, a: Item, b: Item) -> list[_Pair]
     """What may break edge `e` between instances `a` and `b`: `b` starting
     before `a` ends, or either being work that never runs (its stream was
     destroyed before it was enqueued)."""
-    x, y, why = e.earlier, e.later, e.why
+    x, y = e.earlier, e.later
     if b.call.callee == "mgpuMemAlloc":
         # An allocation ignores its stream and touches no memory earlier
         # work could: running it early is unobservable.  What its token
@@ -270,8 +280,10 @@ def _pair(f: Findings, sch: Schedule, e: _Edge, a: Item, b: Item) -> list[_Pair]
         return []  # the two never run on one path
     # A chain of constraints proves `a` ends before `b` starts.
     ordered = sch.ordered(a.end, b.start, fold.atoms(path))
-    if ordered and (a.dead, b.dead) == (fold.FALSE, fold.FALSE) and not (a.doubt or b.doubt):
+    if ordered and fold.truth(a.dead) is False and fold.truth(b.dead) is False \
+            and not (a.doubt or b.doubt):
         return []
+    why = e.why  # worded only for an edge no chain proves
     unfollowed = [v for it in (a, b) if it.stream is not None
                   for v in unknown_vars(it.stream)]
     if unfollowed or a.doubt or b.doubt:

@@ -42,7 +42,7 @@ from gpu_alloc_verify.verify.model.runtime_api import (
     host_synchronous,
     is_work,
 )
-from gpu_alloc_verify.verify.model.values import HANDLE_BASE, unknown_vars
+from gpu_alloc_verify.verify.model.values import HANDLE_BASE, leaves, unknown_vars
 
 
 @dataclass
@@ -244,38 +244,77 @@ class _Lives:
         self.special = special
         self.destroys = [c for c in calls if c.args and (
             c.is_escape or (c.callee in DESTROYERS and len(c.args) == 1))]
+        # Per destroy, once: its handle's unfollowed values, and that the
+        # handle is none of the runtime's own streams (for stream destroys).
+        self._unknown = [unknown_vars(d.args[0]) for d in self.destroys]
+        self._not_special: dict[int, z3.BoolRef] = {}
+        self._doubted: set[int] = set()
+        self._pairs: set[tuple[int, int]] = set()  # (destroy, id of handle) doubted
 
     def alive(self, c: Call, handles: tuple[tuple[z3.ArithRef, str], ...]) -> Life:
         kills: list[z3.BoolRef] = []
         doubt = False
+        if fold.truth(c.guard) is False:
+            return fold.TRUE, False  # never runs: nothing ends its handles
         # A handle's own unfollowed values, once per call, not per destroy.
         own = [unknown_vars(handle) for handle, _ in handles]
-        for d in self.destroys:
+        for k, d in enumerate(self.destroys):
             if d.index >= c.index:
                 break
+            # `conj(d.guard, c.guard)` folds to false only where one of them
+            # is false: it is built below only where it becomes a kill.
+            if fold.truth(d.guard) is False:
+                continue
             for (handle, kind), handle_vars in zip(handles, own, strict=True):
                 if not d.is_escape and DESTROYERS[d.callee] != kind:
                     continue
                 if _distinct(d.args[0], handle):
                     continue  # another known handle: `same` would fold to false
+                # A destroy of the runtime's own stream (CU_STREAM_LEGACY) is
+                # refused: it ends nothing.
+                not_special = self._refusable(k) if kind == "stream" else fold.TRUE
+                if not_special is fold.FALSE:
+                    continue
+                about = self._unknown[k] + handle_vars if d.args[0] is not handle else []
+                if about and fold.value_of(d.args[0]) is None and fold.value_of(handle) is None:
+                    # Two symbolic terms, one unfollowed: their equality never
+                    # folds to a literal, so no term is built for it.  An
+                    # unfollowed value may be it.
+                    doubt = True
+                    self._doubt(k, handle, about)
+                    continue
                 same = fold.eq(d.args[0], handle)
-                if kind == "stream":
-                    # A destroy of the runtime's own stream (CU_STREAM_LEGACY)
-                    # is refused: it ends nothing.
-                    same = fold.conj(same, _not_special(d.args[0], self.special))
-                hit = fold.conj(d.guard, c.guard, same)
+                hit = fold.conj(d.guard, c.guard, same, not_special)
                 if hit is fold.FALSE:
                     continue
-                # unknown_vars of the equality, from its sides' (memoized) ones.
-                about = [] if fold.truth(same) is not None \
-                    else unknown_vars(d.args[0]) + handle_vars
+                if fold.truth(same) is not None:
+                    about = []
                 if d.is_escape or about:
                     # An escape may destroy it, an unfollowed value may be it.
                     doubt = True
-                    self.sch.doubts.extend(about + ([d.flags[0]] if d.flags else []))
+                    self._doubt(k, handle, about)
                     continue
                 kills.append(hit)
         return fold.neg(fold.disj(kills)), doubt
+
+    def _doubt(self, k: int, handle: z3.ArithRef, about: list[z3.ExprRef]) -> None:
+        """Destroy `k` may end `handle`: the values that hinge on, each listed
+        once (a loop's destroys name the same values for every call)."""
+        if (k, id(handle)) in self._pairs:
+            return
+        self._pairs.add((k, id(handle)))
+        d = self.destroys[k]
+        for v in about + ([d.flags[0]] if d.flags else []):
+            key = v.get_id()
+            if key not in self._doubted:
+                self._doubted.add(key)
+                self.sch.doubts.append(v)
+
+    def _refusable(self, k: int) -> z3.BoolRef:
+        term = self._not_special.get(k)
+        if term is None:
+            term = self._not_special[k] = _not_special(self.destroys[k].args[0], self.special)
+        return term
 
 
 def _not_special(value: z3.ArithRef, special: frozenset[int]) -> z3.BoolRef:
@@ -289,8 +328,17 @@ def _no_handle(stream: z3.ArithRef, special: frozenset[int]) -> z3.BoolRef:
     numbered from HANDLE_BASE): the wrapper rejects it and the work never
     runs.  Only for values the analysis follows; an unfollowed one may be any
     handle."""
+    known = fold.value_of(stream)
+    if known is not None and fold.width_of(stream) is None:
+        # A literal, decided here: Z3's simplifier costs a millisecond.
+        return fold.boolean(0 < known < HANDLE_BASE and known not in special)
     if unknown_vars(stream) or not z3.is_int(stream):
         return fold.FALSE
+    values = [fold.value_of(leaf) for leaf in leaves(stream)]
+    literals = [v for v in values if v is not None]
+    if len(literals) == len(values) and not any(0 < v < HANDLE_BASE and v not in special
+                                                   for v in literals):
+        return fold.FALSE  # each value it may take is a handle, null or the runtime's own
     bad = z3.simplify(z3.And(stream > 0, stream < HANDLE_BASE,
                              *(stream != k for k in sorted(special))))
     return fold.TRUE if z3.is_true(bad) else fold.FALSE if z3.is_false(bad) else bad
@@ -400,13 +448,21 @@ def _event_orders(sch: Schedule, calls: list[Call], work: list[Item], after: dic
     true = fold.TRUE
     records: list[_Record] = []
     waits: list[tuple[Call, z3.BoolRef, bool]] = []
+    replacing: dict[tuple[int, int], tuple[tuple[tuple[z3.BoolRef, z3.ArithRef, z3.ArithRef],
+                                                 ...], bool]] = {}
 
     def seen(r: _Record, c: Call, event: z3.ArithRef, live: Life, *guards: z3.BoolRef,
              same: tuple[tuple[z3.ArithRef, z3.ArithRef], ...], later: str) -> None:
         # `c` (alive where `live` says) sees record `r` of `event`: `later` after it.
         if any(_distinct(x, y) for x, y in ((r.call.args[0], event), *same)):
             return  # two different known handles: no order, and no terms to build
-        unless, doubt = _replaced(records, r, c.index, event)
+        # The records replacing `r` before `c` are those listed by then: the
+        # same for every work item `c` orders, so built once per pair.
+        key = (r.call.index, c.index)
+        replaced = replacing.get(key)
+        if replaced is None:
+            replaced = replacing[key] = _replaced(records, r, c.index, event)
+        unless, doubt = replaced
         sch.order_if_same((r.call.guard, c.guard, r.alive, live[0], *guards),
                           ((r.call.args[0], event), *same), r.t, later, unless,
                           doubt or r.doubt or live[1])

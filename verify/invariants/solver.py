@@ -85,10 +85,42 @@ def check_forall(formula: z3.BoolRef, hidden: list[z3.ExprRef],
     """Is there an assignment of the other variables under which `formula`
     holds for every value of `hidden` (values the analysis could not follow)?
     `sat` means the violation is shown whatever those values are."""
+    if hidden and _instance_refutes(formula, hidden):
+        return SatResult("unsat")
     solver = z3.Solver()
     solver.set("timeout", timeout_ms)
     solver.add(z3.ForAll(hidden, formula) if hidden else formula)
     return _outcome(solver)
+
+
+# A decimal literal of a formula's s-expression (not a name's digits, nor a
+# bit-vector's hex).
+_LITERAL_RE = re.compile(r"(?<=[\s(])(\d+)(?=[\s)])")
+_INSTANCES = 6  # literal values tried before the quantified query
+
+
+def _instance_refutes(formula: z3.BoolRef, hidden: list[z3.ExprRef]) -> bool:
+    """Does one instance of `ForAll(hidden, formula)` simplify to false?  Then
+    the quantified formula is unsatisfiable too (it implies each instance),
+    and the quantifier solver, milliseconds per query, is not asked.  The
+    values tried are 0 and the formula's own literals: an unfollowed value
+    asked to be none of the handles fails once it is one of them."""
+    text = formula.sexpr()
+    values = list(dict.fromkeys([0, *(int(n) for n in _LITERAL_RE.findall(text))]))
+    flags = [h for h in hidden if z3.is_bool(h)]
+    for value in values[:_INSTANCES]:
+        for flag in ((True, False) if flags else (True,)):
+            pairs: list[tuple[z3.ExprRef, z3.ExprRef]] = []
+            for h in hidden:
+                if z3.is_bool(h):
+                    pairs.append((h, z3.BoolVal(flag)))
+                elif z3.is_bv(h):
+                    pairs.append((h, z3.BitVecVal(value, h.size())))  # type: ignore[attr-defined]
+                elif z3.is_int(h):
+                    pairs.append((h, z3.IntVal(value)))
+            if z3.is_false(z3.simplify(z3.substitute(formula, *pairs))):
+                return True
+    return False
 
 
 def bool_assignment(model: z3.ModelRef, formula: z3.ExprRef) -> dict[str, bool | int]:
