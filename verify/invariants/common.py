@@ -45,6 +45,12 @@ class Findings:
             # the answer is unknown if the rest is satisfiable, without ForAll.
             self._unknown_if(rest, detail, bad, None)
             return False
+        if len(self.hidden) > SHOWN_REASONS and unknown_vars(bad) \
+                and solver.instance_refutes(bad, unknown_vars(bad)):
+            # No value of what is not followed shows it (an instance is
+            # false): at most one more hidden reason, and the verdict already
+            # says "and more".  The satisfiability query would add nothing.
+            return False
         answer = solver.check(bad, self.ctx.timeout_ms)
         if answer.status == "unknown":
             self.unknown.append(f"{detail}: {answer.reason}")

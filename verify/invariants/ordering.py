@@ -83,7 +83,7 @@ def _precedes(ka: Key, kb: Key, text_before: bool) -> bool:
     return text_before
 
 
-@dataclass(frozen=True)
+@dataclass(slots=True)
 class _Edge:
     """`earlier`'s work ends before `later` starts.  `after` names the op
     whose place in host order makes the edge (a host wait, a synchronous
@@ -150,6 +150,14 @@ class _Edges:
         return sorted({src.func_of[k] for k in self.items
                        if k in src.func_of and src.func_of[k] != func})
 
+    def matters(self, x: SourceOp, y: SourceOp) -> bool:
+        """Can an edge from `x` to `y` give a pair or an `unknown`?  Only where
+        both have lowered items, or one is a host access without any while
+        the other has some (`_lost_access`): the others are not built."""
+        has_x, has_y = x.id in self.items, y.id in self.items
+        return (has_x and has_y) or (not has_x and has_y and x.is_host_access) \
+            or (has_x and not has_y and y.is_host_access)
+
     def applies(self, e: _Edge, a: Item, b: Item) -> bool:
         """Does edge `e` order instance `a` of its earlier op before `b`?
         `a`'s iteration stands for that of `e.after` (a wait inside a loop
@@ -183,7 +191,7 @@ class _Edges:
                 continue
             for d in w.deps:
                 for x in self.behind(d):
-                    if x is not h:
+                    if x is not h and self.matters(x, h):
                         yield _Edge(x, h, guard, "wait", w.id)
 
     def _host_op(self, y: SourceOp, ops: list[SourceOp]) -> Iterable[_Edge]:
@@ -191,8 +199,10 @@ class _Edges:
         # the host does after it: host accesses and synchronous ops, and any
         # gpu op issued later (a host access: one on a buffer it touches, or
         # a host access of it where one of the two writes).
+        if y.id not in self.items and not y.is_host_access:
+            return  # no lowered work and no host access: no edge of it matters
         for h in ops:
-            if h is y or not (_host_ordered(h) or h.is_gpu):
+            if h is y or not (_host_ordered(h) or h.is_gpu) or not self.matters(y, h):
                 continue
             if y.is_host_access and not _touch(y, h):
                 continue

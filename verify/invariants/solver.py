@@ -85,7 +85,7 @@ def check_forall(formula: z3.BoolRef, hidden: list[z3.ExprRef],
     """Is there an assignment of the other variables under which `formula`
     holds for every value of `hidden` (values the analysis could not follow)?
     `sat` means the violation is shown whatever those values are."""
-    if hidden and _instance_refutes(formula, hidden):
+    if hidden and instance_refutes(formula, hidden):
         return SatResult("unsat")
     solver = z3.Solver()
     solver.set("timeout", timeout_ms)
@@ -99,7 +99,7 @@ _LITERAL_RE = re.compile(r"(?<=[\s(])(\d+)(?=[\s)])")
 _INSTANCES = 6  # literal values tried before the quantified query
 
 
-def _instance_refutes(formula: z3.BoolRef, hidden: list[z3.ExprRef]) -> bool:
+def instance_refutes(formula: z3.BoolRef, hidden: list[z3.ExprRef]) -> bool:
     """Does one instance of `ForAll(hidden, formula)` simplify to false?  Then
     the quantified formula is unsatisfiable too (it implies each instance),
     and the quantifier solver, milliseconds per query, is not asked.  The
