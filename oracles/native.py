@@ -45,7 +45,6 @@ from __future__ import annotations
 import os
 import re
 import shutil
-import subprocess
 import tempfile
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -54,6 +53,7 @@ from typing import Literal
 
 from gpu_alloc_verify.oracles.mgpu_calls import NormalizedCall, RawCall, normalize_trace
 from gpu_alloc_verify.verify.model.errors import EnvironmentProblem
+from gpu_alloc_verify.verify.tools.runner import ToolResult, ToolTimedOut, run_tool
 
 SHIM_SOURCE = Path(__file__).parent / "native" / "mgpu_shim.c"
 ENTRY = "__gav_entry"
@@ -151,10 +151,8 @@ class NativeToolchain:
 def build_shim(cc: str, directory: Path) -> Path:
     """Compile the shim into `directory`; returns the shared library's path."""
     lib = directory / "libmgpu_shim.so"
-    proc = subprocess.run(
-        [cc, "-shared", "-fPIC", "-O1", "-o", str(lib), str(SHIM_SOURCE)],
-        capture_output=True, text=True, timeout=120,
-    )
+    proc = run_tool([cc, "-shared", "-fPIC", "-O1", "-o", str(lib), str(SHIM_SOURCE)],
+                    timeout_s=120)
     if proc.returncode != 0:
         raise EnvironmentProblem(f"cannot compile {SHIM_SOURCE.name}: {proc.stderr.strip()}")
     return lib
@@ -271,9 +269,8 @@ class NativeRunner:
         self.close()
 
     def _run(self, cmd: list[str], stdin: str | None = None,
-             env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
-        return subprocess.run(cmd, input=stdin, capture_output=True, text=True,
-                              timeout=self.timeout_s, env=env)
+             env: dict[str, str] | None = None) -> ToolResult:
+        return run_tool(cmd, stdin=stdin, timeout_s=self.timeout_s, env=env)
 
     def kernel_problem(self) -> str | None:
         """Why this toolchain cannot run kernel programs (None: it can)."""
@@ -295,7 +292,7 @@ class NativeRunner:
                 if tr.returncode != 0 or "mgpuLaunchKernel" not in tr.stdout:
                     first = (tr.stderr.strip().splitlines() or ["no launch call"])[0]
                     return f"{self.tools.translate} does not lower gpu.launch_func: {first}"
-        except subprocess.TimeoutExpired:
+        except ToolTimedOut:
             return f"{name} timed out on the kernel probe"
         return None
 
@@ -311,8 +308,8 @@ class NativeRunner:
                 return NativeRun("unsupported", detail=problem)
         try:
             return self._run_in(work, add_entry(lowered, calls), kernels)
-        except subprocess.TimeoutExpired as e:
-            return NativeRun("timeout", detail=f"{e.cmd[0]} took over {self.timeout_s}s")
+        except ToolTimedOut as e:
+            return NativeRun("timeout", detail=f"{e.argv[0]} took over {self.timeout_s}s")
 
     def _run_in(self, work: Path, text: str, kernels: bool = False) -> NativeRun:
         if self.reprint_opt != self.tools.opt:

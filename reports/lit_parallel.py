@@ -4,9 +4,8 @@ of the report's time), so buckets go to a pool of worker processes."""
 
 from __future__ import annotations
 
-import multiprocessing
 from collections.abc import Callable
-from concurrent.futures import Future, ProcessPoolExecutor, as_completed
+from functools import partial
 from pathlib import Path
 
 from gpu_alloc_verify.reports.lit_export import (
@@ -17,6 +16,7 @@ from gpu_alloc_verify.reports.lit_export import (
     write_lit_config,
     write_provenance,
 )
+from gpu_alloc_verify.verify.tools.pool import each_on_workers
 from gpu_alloc_verify.verify.triage.buckets import Bucket
 
 Step = Callable[[int, int], None]
@@ -38,19 +38,18 @@ def export_buckets_parallel(buckets: list[Bucket], out_dir: str | Path,
             if step is not None:
                 step(k + 1, total)
     else:
-        # fork: the workers start with everything imported (lowerings, xDSL)
-        pool = ProcessPoolExecutor(min(jobs, total),
-                                   mp_context=multiprocessing.get_context("fork"))
-        try:
-            futures: dict[Future[LitTest], int] = {
-                pool.submit(export_bucket, b, out_dir, fixed, name=names[b.key]): k
-                for k, b in enumerate(buckets)}
-            for done, fut in enumerate(as_completed(futures), 1):
-                tests[futures[fut]] = fut.result()
-                if step is not None:
-                    step(done, total)
-        finally:
-            pool.shutdown(wait=True, cancel_futures=True)
+        # forked workers start with everything imported (lowerings, xDSL)
+        finished = 0
+
+        def done(k: int, test: LitTest) -> None:
+            nonlocal finished
+            tests[k] = test
+            finished += 1
+            if step is not None:
+                step(finished, total)
+
+        each_on_workers([partial(export_bucket, b, out_dir, fixed, name=names[b.key])
+                         for b in buckets], jobs, done)
     out = [t for t in tests if t is not None]
     default = next((b.example.get("lowering") for b in buckets if b.example), None)
     if any(t.written for t in out):

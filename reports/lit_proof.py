@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import os
 import re
-import subprocess
 import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -25,6 +24,7 @@ from gpu_alloc_verify.reports.lower_tool import lower_custom
 from gpu_alloc_verify.verify.lowerings.mlir_opt import MlirOptLowering
 from gpu_alloc_verify.verify.lowerings.registry import resolve
 from gpu_alloc_verify.verify.model.errors import EnvironmentProblem, GpuAllocVerifyError
+from gpu_alloc_verify.verify.tools.runner import ToolError, run_tool
 
 LOC_FLAGS = ("--mlir-print-debuginfo", "--mlir-print-local-scope")
 
@@ -62,10 +62,9 @@ def lower_for_test(spec: str, pipeline: str, source: str, debuginfo: bool = Fals
         cmd = [path, str(f), f"--pass-pipeline=builtin.module({pipeline})"]
         cmd += list(LOC_FLAGS) if debuginfo else []
         try:
-            proc = subprocess.run(cmd, capture_output=True, text=True, errors="replace",
-                                  timeout=120)
-        except (OSError, subprocess.TimeoutExpired) as e:
-            return Lowered(False, "", f"{spec}: {e}")
+            proc = run_tool(cmd, timeout_s=120)
+        except ToolError as e:  # not started or timed out: in the OS's words
+            return Lowered(False, "", f"{spec}: {e.detail}")
     if proc.returncode != 0:
         return Lowered(False, proc.stdout, proc.stderr.strip().splitlines()[0]
                        if proc.stderr.strip() else f"exit {proc.returncode}")
@@ -88,11 +87,10 @@ def run_filecheck(filecheck: str, test_text: str, input_text: str,
         f = Path(d) / "test.mlir"
         f.write_text(test_text, encoding="utf-8")
         try:
-            proc = subprocess.run([filecheck, str(f), f"--check-prefix={prefix}"],
-                                  input=input_text, capture_output=True, text=True,
-                                  errors="replace", timeout=60)
-        except (OSError, subprocess.TimeoutExpired) as e:
-            raise EnvironmentProblem(f"cannot run {filecheck}: {e}") from e
+            proc = run_tool([filecheck, str(f), f"--check-prefix={prefix}"],
+                            stdin=input_text, timeout_s=60)
+        except ToolError as e:
+            raise EnvironmentProblem(f"cannot run {filecheck}: {e.detail}") from e
     if proc.returncode == 0:
         return CheckRun(True)
     for line in proc.stderr.splitlines():

@@ -60,10 +60,9 @@ def host_passes(pipeline: str) -> list[str]:
 def before_gpu_to_llvm(text: str, pipeline: str, name: str) -> str:
     """`text` after the pipeline's host passes, by the newest mlir-opt found,
     locations kept (the text itself when there are none)."""
-    import subprocess
-
     from gpu_alloc_verify.verify.ir.tools import find_mlir_opt
     from gpu_alloc_verify.verify.model.errors import EnvironmentProblem, SourceParseError
+    from gpu_alloc_verify.verify.tools.runner import run_tool
 
     passes = host_passes(pipeline)
     if not passes:
@@ -72,9 +71,9 @@ def before_gpu_to_llvm(text: str, pipeline: str, name: str) -> str:
     if tool is None:
         raise EnvironmentProblem(f"running {', '.join(passes)} before the in-process "
                                  "gpu-to-llvm needs mlir-opt: apt-get install mlir-19-tools")
-    proc = subprocess.run([tool, f"--pass-pipeline=builtin.module({','.join(passes)})",
-                           "--mlir-print-debuginfo", "--mlir-print-local-scope", "-"],
-                          input=text, capture_output=True, text=True, timeout=120)
+    proc = run_tool([tool, f"--pass-pipeline=builtin.module({','.join(passes)})",
+                     "--mlir-print-debuginfo", "--mlir-print-local-scope", "-"],
+                    stdin=text, timeout_s=120)
     if proc.returncode != 0:
         first = (proc.stderr.strip().splitlines() or [f"exit {proc.returncode}"])[0]
         raise SourceParseError(f"{name}: {', '.join(passes)} failed: {first}")

@@ -14,13 +14,13 @@ dropped all the same.
 from __future__ import annotations
 
 import io
-import subprocess
 from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
 
 from gpu_alloc_verify.verify.ir.ir_lines import loc_id, parse_source, strip_locs
 from gpu_alloc_verify.verify.model.errors import GpuAllocVerifyError
+from gpu_alloc_verify.verify.tools.runner import ToolError, run_tool
 from gpu_alloc_verify.verify.triage.offending import offense
 
 Record = dict[str, Any]
@@ -41,9 +41,8 @@ def custom_form(lowered: str, lowering: str) -> str | None:
             return None
     for path in _tools(lowering):
         try:
-            proc = subprocess.run([path, *_PRINT, "-"], input=lowered, capture_output=True,
-                                  text=True, errors="replace", timeout=60)
-        except (OSError, subprocess.TimeoutExpired):
+            proc = run_tool([path, *_PRINT, "-"], stdin=lowered, timeout_s=60)
+        except ToolError:  # this printer is not at hand: try the next
             continue
         if proc.returncode == 0 and proc.stdout.strip():
             return proc.stdout

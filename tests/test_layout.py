@@ -13,7 +13,8 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
-STAGES = ("model", "ir", "extract", "lowerings", "invariants", "triage", "campaign")
+STAGES = ("model", "tools", "ir", "extract", "lowerings", "invariants", "triage",
+          "campaign")
 
 
 def test_the_import_contract_holds() -> None:
@@ -91,3 +92,59 @@ def test_the_package_list_follows_the_folders() -> None:
     for name in ("verify", "generators", "oracles", "reports"):
         link = ROOT / "gpu_alloc_verify" / name
         assert link.is_symlink() and link.resolve() == (ROOT / name).resolve(), name
+
+
+# The modules that may start a process (issue 30: "at most 3"): one runner
+# for every external tool, one owner of worker pools.
+PROCESS_STARTERS = {"verify/tools/runner.py", "verify/tools/pool.py"}
+_PROCESS_MODULES = ("subprocess", "multiprocessing", "pty", "concurrent.futures.process")
+_PROCESS_NAMES = {"ProcessPoolExecutor", "LocalCluster", "create_subprocess_exec",
+                  "create_subprocess_shell", "fork", "forkpty", "system", "popen",
+                  "posix_spawn", "posix_spawnp"}
+
+
+def _starts_processes(tree: ast.AST) -> list[str]:
+    """What in a module can start a process: an import of a process module
+    or of a pool class, or an `os.fork`/`os.exec*`/`os.spawn*`-like call."""
+    found: list[str] = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            found += [a.name for a in node.names
+                      if a.name.startswith(_PROCESS_MODULES)]
+        elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+            if node.module.startswith(_PROCESS_MODULES):
+                found.append(node.module)
+            found += [f"{node.module}.{a.name}" for a in node.names
+                      if a.name in _PROCESS_NAMES or a.name.startswith(_PROCESS_MODULES)]
+        elif isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and (
+                node.attr in _PROCESS_NAMES or node.attr.startswith(("exec", "spawn"))) \
+                and node.value.id in ("os", "asyncio", "distributed", "futures"):
+            found.append(f"{node.value.id}.{node.attr}")
+    return found
+
+
+def test_at_most_three_modules_start_processes() -> None:
+    starters: dict[str, list[str]] = {}
+    # gpu_alloc_verify/ links to the four folders: only its own files count there.
+    paths = [p for folder in ("verify", "oracles", "reports", "generators")
+             for p in (ROOT / folder).rglob("*.py")]
+    paths += (ROOT / "gpu_alloc_verify").glob("*.py")
+    for path in sorted(paths):
+        found = _starts_processes(ast.parse(path.read_text(encoding="utf-8")))
+        if found:
+            starters[str(path.relative_to(ROOT))] = found
+    assert set(starters) <= PROCESS_STARTERS, {k: v for k, v in starters.items()
+                                               if k not in PROCESS_STARTERS}
+    assert len(PROCESS_STARTERS) <= 3
+
+
+def test_the_process_check_sees_each_way_in() -> None:
+    for code in ("import subprocess", "from subprocess import run", "import multiprocessing.pool",
+                 "from concurrent.futures import ProcessPoolExecutor",
+                 "from concurrent.futures.process import BrokenProcessPool",
+                 "from distributed import Client, LocalCluster", "os.fork()",
+                 "os.execv('a', [])", "import asyncio\nasyncio.create_subprocess_exec('a')"):
+        assert _starts_processes(ast.parse(code)), code
+    for code in ("from concurrent.futures import ThreadPoolExecutor", "import os\nos.getpid()",
+                 "from distributed import Client"):
+        assert not _starts_processes(ast.parse(code)), code

@@ -27,7 +27,6 @@ worker module, and only when `--cluster` (or a `redis://` database) is given.
 
 from __future__ import annotations
 
-import logging
 import os
 import sys
 import time
@@ -53,6 +52,7 @@ from gpu_alloc_verify.verify.campaign.shards import (
 )
 from gpu_alloc_verify.verify.campaign.worker import ShardTask, run_shard
 from gpu_alloc_verify.verify.model.errors import EnvironmentProblem, GpuAllocVerifyError, UsageError
+from gpu_alloc_verify.verify.tools.pool import local_cluster
 
 WORKER_WAIT_S = 60.0  # a tcp cluster with no worker after this long is an error
 POLL_S = 0.05
@@ -97,14 +97,13 @@ def run_cluster(opts: FuzzOptions, copts: ClusterOptions) -> ClusterReport:
 def _connect(address: str) -> tuple[Any, Any]:
     """(client, cluster it started or None)."""
     try:
-        from distributed import Client, LocalCluster
+        from distributed import Client
     except ImportError as e:
         raise EnvironmentProblem(f"--cluster needs Dask distributed: pip install "
                                  f"'gpu-alloc-verify[cluster]' ({e})") from e
     if address == "local" or address.startswith("local:"):
         n = int(address.partition(":")[2] or os.cpu_count() or 1)
-        cluster = LocalCluster(n_workers=n, threads_per_worker=1, processes=True,
-                               dashboard_address=None, silence_logs=logging.ERROR)
+        cluster = local_cluster(n)
         return Client(cluster), cluster
     try:
         return Client(address, timeout="20s"), None

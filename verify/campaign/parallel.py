@@ -8,23 +8,17 @@ once per share, not once per program; each worker is its own process, so it
 builds its Z3 terms in its own context and keeps its own incremental solver.
 
 Workers are forked at first use: they inherit the imported harness, and
-nothing is pickled but programs, lowerings and verdicts.  The pool lives
-across calls (a campaign judges many batches) and is shut down at exit;
+nothing is pickled but programs, lowerings and verdicts.  The pool
+(`verify.tools.pool`) lives across calls (a campaign judges many batches)
+and is shut down at exit;
 `shutdown()` makes the next call fork afresh (after changing what workers
 should inherit).  Workers run Z3 without its Python-side argument asserts.
 """
 
 from __future__ import annotations
 
-import atexit
-import ctypes
-import multiprocessing
-import os
 import random
-import signal
 from collections.abc import Callable, Sequence
-from concurrent.futures import ProcessPoolExecutor
-from concurrent.futures.process import BrokenProcessPool
 from typing import Any, TypeVar
 
 import z3
@@ -35,6 +29,10 @@ from gpu_alloc_verify.verify.invariants.witness import TruthPolicy
 from gpu_alloc_verify.verify.lowerings.base import Lowering
 from gpu_alloc_verify.verify.model.machine import default_jobs
 from gpu_alloc_verify.verify.model.program import Program
+from gpu_alloc_verify.verify.tools import pool
+from gpu_alloc_verify.verify.tools.pool import shutdown
+
+__all__ = ["MIN_SHARE", "check_batch_parallel", "map_shares", "shares", "shutdown"]
 
 T = TypeVar("T")
 R = TypeVar("R")
@@ -43,51 +41,13 @@ R = TypeVar("R")
 # is never smaller than MIN_SHARE programs.
 MIN_SHARE = 50
 
-_pools: dict[int, ProcessPoolExecutor] = {}
-_PR_SET_PDEATHSIG = 1  # linux/prctl.h
-
-
-def _die_with_parent() -> None:
-    """Ask Linux to SIGKILL this worker when the campaign process dies, so a
-    killed campaign leaves no worker waiting on its queue forever (holding
-    the campaign's stdout open)."""
-    try:
-        libc = ctypes.CDLL(None, use_errno=True)
-        libc.prctl(_PR_SET_PDEATHSIG, signal.SIGKILL)
-    except (OSError, AttributeError):
-        pass  # not Linux: shutdown() at exit still stops the workers
-    if os.getppid() == 1:  # the parent died before prctl took effect
-        os._exit(1)
-
 
 def _worker_init() -> None:
-    _die_with_parent()
-    # Ctrl-C reaches the whole process group: the campaign process handles it
-    # (records what it has, shuts the pool down); workers finish their share.
-    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    pool.detach_worker()
     # Z3's Python API checks its arguments with `__debug__`-style asserts on
     # every call (off under `python -O`); the harness's terms are well-sorted
     # by construction, and the checks are ~20% of building them.
     z3.z3.Z3_DEBUG = False
-
-
-def _pool(jobs: int) -> ProcessPoolExecutor:
-    pool = _pools.get(jobs)
-    if pool is None:
-        ctx = multiprocessing.get_context("fork")
-        pool = _pools[jobs] = ProcessPoolExecutor(max_workers=jobs, mp_context=ctx,
-                                                  initializer=_worker_init)
-    return pool
-
-
-def shutdown() -> None:
-    """Stop the worker processes (they are started again when needed)."""
-    for pool in _pools.values():
-        pool.shutdown(wait=True, cancel_futures=True)
-    _pools.clear()
-
-
-atexit.register(shutdown)
 
 
 def shares(n: int, jobs: int) -> list[list[int]]:
@@ -127,13 +87,7 @@ def shares(n: int, jobs: int) -> list[list[int]]:
 def map_shares(func: Callable[[T], R], items: Sequence[T], jobs: int) -> list[R]:
     """`[func(x) for x in items]` on the worker pool (in this process when
     jobs is 1 or there is one item)."""
-    if jobs <= 1 or len(items) <= 1:
-        return [func(x) for x in items]
-    try:
-        return list(_pool(jobs).map(func, items))
-    except BrokenProcessPool:
-        _pools.pop(jobs, None)  # a worker died (killed, out of memory): start afresh next time
-        raise
+    return pool.map_on_workers(func, items, jobs, _worker_init)
 
 
 def _judge_share(args: tuple[Any, ...]) -> list[dict[str, Judgement]]:

@@ -23,8 +23,6 @@ from __future__ import annotations
 
 import random
 import re
-import shutil
-import subprocess
 import time
 from collections import Counter
 from dataclasses import dataclass, field
@@ -44,6 +42,7 @@ from gpu_alloc_verify.verify.invariants.truth_inputs import boundary_inputs, wit
 from gpu_alloc_verify.verify.ir.source_facts import SourceFacts, source_facts
 from gpu_alloc_verify.verify.lowerings.base import LoweringOutcome
 from gpu_alloc_verify.verify.model.program import Program
+from gpu_alloc_verify.verify.tools.runner import find_mlir_opt, run_tool
 
 DEFAULT_LOWERINGS = ("mlir-opt-19", "mlir-opt-22", "xdsl:split-api")
 KINDS = ("agree", "unsound", "imprecise", "undecided", "n/a")
@@ -115,15 +114,13 @@ class SelfcheckReport:
 
 def _validator(spec: str) -> str | None:
     m = re.fullmatch(r"mlir-opt-(\d+)", spec)
-    version = m.group(1) if m else "19"  # xDSL's output is read by mlir-opt-19
-    path = Path(f"/usr/lib/llvm-{version}/bin/mlir-opt")
-    return str(path) if path.exists() else shutil.which(f"mlir-opt-{version}")
+    version = int(m.group(1)) if m else 19  # xDSL's output is read by mlir-opt-19
+    return find_mlir_opt(version)
 
 
 def mlir_accepts(tool: str, text: str) -> bool:
     """Does the real MLIR parser (and verifier) read `text`?"""
-    run = subprocess.run([tool], input=text, capture_output=True, text=True, timeout=60)
-    return run.returncode == 0
+    return run_tool([tool], stdin=text, timeout_s=60).ok
 
 
 def _runnable(text: str) -> Any:

@@ -5,7 +5,6 @@ reader or xDSL with the gpu dialect unregistered (`parse_source`)."""
 from __future__ import annotations
 
 import re
-import subprocess
 from functools import lru_cache
 from pathlib import Path
 from typing import Any
@@ -13,10 +12,17 @@ from typing import Any
 from xdsl.parser import Parser
 
 from gpu_alloc_verify.verify.ir.xdsl_context import gpu_unregistered
-from gpu_alloc_verify.verify.model.errors import EnvironmentProblem, SourceParseError
+from gpu_alloc_verify.verify.model.errors import SourceParseError
+from gpu_alloc_verify.verify.tools.runner import (
+    GENERIC,
+    LOCATIONS,
+    UNREGISTERED,
+    ToolTimedOut,
+    run_tool,
+)
 
-_PRINT = ("--mlir-print-op-generic", "--mlir-print-debuginfo", "--mlir-print-local-scope",
-          "--allow-unregistered-dialect")
+_PRINT = (GENERIC, *LOCATIONS, UNREGISTERED)
+_READ_TIMEOUT_S = 120.0
 _DIAG = re.compile(r"^<stdin>:(\d+):(\d+): error: (.*)$")
 
 
@@ -24,14 +30,11 @@ _DIAG = re.compile(r"^<stdin>:(\d+):(\d+): error: (.*)$")
 def normalize(text: str, name: str, tool: str) -> str:
     """`text` in generic form with every location, as `tool` prints it, or
     SourceParseError with the tool's first diagnostic at `name:line:col`."""
-    try:
-        proc = subprocess.run([tool, *_PRINT, "-"], input=text, capture_output=True,
-                              text=True, errors="replace", timeout=120)
-    except OSError as e:
-        raise EnvironmentProblem(f"cannot run {tool}: {e}") from e
-    except subprocess.TimeoutExpired as e:
+    try:  # a tool that cannot start raises ToolNotStarted ("cannot run TOOL: ...")
+        proc = run_tool([tool, *_PRINT, "-"], stdin=text, timeout_s=_READ_TIMEOUT_S)
+    except ToolTimedOut as e:
         raise SourceParseError(f"{name}: {Path(tool).name} did not finish reading the file "
-                               "in 120 s") from e
+                               f"in {_READ_TIMEOUT_S:g} s") from e
     if proc.returncode != 0:
         lines = proc.stderr.splitlines()
         for ln in lines:

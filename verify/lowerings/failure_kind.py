@@ -28,15 +28,15 @@ after each pass.  Only the last is a defect of the lowering
 from __future__ import annotations
 
 import re
-import subprocess
 from collections.abc import Callable, Sequence
 from typing import Literal
 
 from gpu_alloc_verify.verify.lowerings.base import InvalidIR, LoweringOutcome
+from gpu_alloc_verify.verify.tools.runner import ToolResult
 
 Kind = Literal["input-error", "declined", "invalid-ir", "crash", "unsettled"]
 # Runs the failing program again with extra flags; None when it did not finish.
-Rerun = Callable[[Sequence[str]], "subprocess.CompletedProcess[str] | None"]
+Rerun = Callable[[Sequence[str]], ToolResult | None]
 
 CONFIRMED_BY_TOOL = "confirmed by the tool's own error"
 _UNRESOLVED = ("failed to legalize unresolved materialization",  # LLVM 17 on

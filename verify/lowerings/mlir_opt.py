@@ -12,17 +12,14 @@ violated.  Bisecting a hang costs about one timeout per halving.
 
 from __future__ import annotations
 
-import contextlib
 import os
 import re
 import signal
-import subprocess
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from gpu_alloc_verify.verify.ir.tools import find_mlir_opt, tool_version
 from gpu_alloc_verify.verify.lowerings.base import LoweringOutcome
 from gpu_alloc_verify.verify.lowerings.failure_kind import failure_outcome
 from gpu_alloc_verify.verify.lowerings.pass_pipeline import Pipeline, PipelineSyntaxError
@@ -30,6 +27,17 @@ from gpu_alloc_verify.verify.lowerings.pass_pipeline import parse as parse_pipel
 from gpu_alloc_verify.verify.lowerings.tool_passes import installed_passes, tool_passes
 from gpu_alloc_verify.verify.model.errors import EnvironmentProblem
 from gpu_alloc_verify.verify.model.program import Program
+from gpu_alloc_verify.verify.tools.runner import (
+    GENERIC,
+    LOCATIONS,
+    SPLIT_INPUT,
+    UNREGISTERED,
+    ToolResult,
+    ToolTimedOut,
+    find_mlir_opt,
+    run_tool,
+    tool_version,
+)
 
 if TYPE_CHECKING:
     from gpu_alloc_verify.verify.ir.source_module import SourceModule
@@ -51,11 +59,7 @@ _PIPELINE_ERRORS = (
     "Can't add pass",
 )
 _VALIDATE_TIMEOUT_S = 30.0
-_PRINT_FLAGS = (
-    "--mlir-print-op-generic",
-    "--mlir-print-debuginfo",
-    "--mlir-print-local-scope",
-)
+_PRINT_FLAGS = (GENERIC, *LOCATIONS)
 
 
 @dataclass
@@ -83,10 +87,10 @@ class MlirOptLowering:
         entry = ["--mlir-print-ir-before=gpu-to-llvm"] if self.rewrites_source() else []
         return [
             self.path,
-            "--split-input-file",
+            SPLIT_INPUT,
             # Wrapped exactly once, whether or not the user wrote builtin.module(...).
             f"--pass-pipeline={self.parsed().wrapped()}",
-            "--allow-unregistered-dialect",  # a user's file may hold such ops
+            UNREGISTERED,
             *entry,
             *_PRINT_FLAGS,
         ]
@@ -134,16 +138,12 @@ class MlirOptLowering:
             typos = [n for n in missing if n not in installed_passes()]
             return (f"'{typos[0]}' is a pass of neither {self.spec} nor any installed "
                     "mlir-opt-N (see mlir-opt --help)") if typos else None
-        try:
-            proc = subprocess.run(
-                [self.path, f"--pass-pipeline={self.parsed().wrapped()}"],
-                input="module {}\n", capture_output=True, text=True, errors="replace",
-                timeout=min(self.timeout_s, _VALIDATE_TIMEOUT_S),
-            )
-        except subprocess.TimeoutExpired:
+        try:  # a tool that cannot start raises ToolNotStarted ("cannot run PATH: ...")
+            proc = run_tool([self.path, f"--pass-pipeline={self.parsed().wrapped()}"],
+                            stdin="module {}\n",
+                            timeout_s=min(self.timeout_s, _VALIDATE_TIMEOUT_S))
+        except ToolTimedOut:
             return None
-        except OSError as e:
-            raise EnvironmentProblem(f"cannot run {self.path}: {e}") from e
         if proc.returncode != 1 or not any(m in proc.stderr for m in _PIPELINE_ERRORS):
             return None
         return _first_error(proc.stderr)
@@ -180,30 +180,14 @@ class MlirOptLowering:
                 outcome.entry = dumps.get(k, "")
         return outcomes
 
-    def _run(self, text: str, extra: Sequence[str] = ()
-             ) -> subprocess.CompletedProcess[str] | None:
+    def _run(self, text: str, extra: Sequence[str] = ()) -> ToolResult | None:
         """One process on `text` (`extra`: flags added to `command()`); None
-        when it did not finish within timeout_s.
-
-        The tool runs in a session of its own and the whole group is killed on
-        timeout: a wrapper script that hangs in a child holds the output pipes
-        open, and killing only the wrapper would leave us waiting forever."""
+        when it did not finish within timeout_s (the runner killed its process
+        group).  ToolNotStarted (an EnvironmentProblem) when it cannot start."""
         try:
-            popen = subprocess.Popen(
-                [*self.command(), *extra], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                stderr=subprocess.PIPE, text=True, errors="replace", start_new_session=True,
-            )
-        except OSError as e:
-            raise EnvironmentProblem(f"cannot run {self.path}: {e}") from e
-        try:
-            out, err = popen.communicate(text, timeout=self.timeout_s)
-        except subprocess.TimeoutExpired:
-            _kill_group(popen)
+            return run_tool([*self.command(), *extra], stdin=text, timeout_s=self.timeout_s)
+        except ToolTimedOut:
             return None
-        except BaseException:  # KeyboardInterrupt: do not leave the tool running
-            _kill_group(popen)
-            raise
-        return subprocess.CompletedProcess(popen.args, popen.returncode, out, err)
 
     def _bisect(self, items: list[tuple[int, Program | SourceModule]]
                 ) -> list[LoweringOutcome]:
@@ -279,18 +263,7 @@ def _diagnostics_for(k: int, stderr: str) -> str:
     return "\n".join(lines)
 
 
-def _kill_group(popen: subprocess.Popen[str]) -> None:
-    with contextlib.suppress(OSError):
-        os.killpg(popen.pid, signal.SIGKILL)
-    with contextlib.suppress(OSError):
-        popen.kill()
-    try:
-        popen.communicate(timeout=10)
-    except (subprocess.TimeoutExpired, OSError, ValueError):
-        pass
-
-
-def _crash_outcome(proc: subprocess.CompletedProcess[str], n_chunks: int = 1) -> LoweringOutcome:
+def _crash_outcome(proc: ToolResult, n_chunks: int = 1) -> LoweringOutcome:
     if proc.returncode < 0:
         try:
             name = signal.Signals(-proc.returncode).name

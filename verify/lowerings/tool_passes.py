@@ -12,9 +12,8 @@ from __future__ import annotations
 
 import functools
 import re
-import subprocess
 
-from gpu_alloc_verify.verify.ir.tools import KNOWN_VERSIONS, find_mlir_opt
+from gpu_alloc_verify.verify.tools.runner import KNOWN_VERSIONS, ToolError, find_mlir_opt, run_tool
 
 _HELP_TIMEOUT_S = 30.0
 _SECTION = re.compile(r"^ {4}(Passes|Pass Pipelines):\s*$")
@@ -26,10 +25,8 @@ _ENTRY = re.compile(r"^ {6}--([A-Za-z0-9][-A-Za-z0-9_.]*)")
 def tool_passes(path: str, timeout_s: float = _HELP_TIMEOUT_S) -> frozenset[str] | None:
     """The pass and pass-pipeline names `path --help` lists, or None."""
     try:
-        proc = subprocess.run([path, "--help"], stdin=subprocess.DEVNULL,
-                              capture_output=True, text=True, errors="replace",
-                              timeout=timeout_s)
-    except (OSError, subprocess.TimeoutExpired):
+        proc = run_tool([path, "--help"], timeout_s=timeout_s)
+    except ToolError:  # not started or hung: the tool's own diagnostics decide
         return None
     if proc.returncode != 0:
         return None

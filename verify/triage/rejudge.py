@@ -8,7 +8,6 @@ does, under the settings of the campaign that recorded them.
 
 from __future__ import annotations
 
-import subprocess
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -20,6 +19,7 @@ from gpu_alloc_verify.verify.lowerings.base import Lowering
 from gpu_alloc_verify.verify.lowerings.mlir_opt import MlirOptLowering
 from gpu_alloc_verify.verify.lowerings.registry import resolve
 from gpu_alloc_verify.verify.model.errors import EnvironmentProblem
+from gpu_alloc_verify.verify.tools.runner import ToolTimedOut, run_tool
 
 Record = dict[str, Any]
 SPLIT = "// -----"
@@ -43,12 +43,9 @@ def normalize_batch(texts: Sequence[str], tool: str, timeout_s: float = 120.0
     if not texts:
         return []
     joined = f"\n{SPLIT}\n".join(t.rstrip("\n") for t in texts) + "\n"
-    try:
-        proc = subprocess.run([tool, *_PRINT, "-"], input=joined, capture_output=True,
-                              text=True, errors="replace", timeout=timeout_s)
-    except OSError as e:
-        raise EnvironmentProblem(f"cannot run {tool}: {e}") from e
-    except subprocess.TimeoutExpired:
+    try:  # a tool that cannot start raises ToolNotStarted ("cannot run TOOL: ...")
+        proc = run_tool([tool, *_PRINT, "-"], stdin=joined, timeout_s=timeout_s)
+    except ToolTimedOut:
         return [None] * len(texts)
     chunks = proc.stdout.split(f"{SPLIT}\n")
     if len(chunks) != len(texts) or proc.returncode not in (0, 1):

@@ -1,0 +1,13 @@
+"""Every process the harness starts (stage: tools, under every other stage but
+the model).
+
+- `runner`: external programs (`mlir-opt`, `mlir-translate`, the runners,
+  FileCheck, the C compiler): where they are, how they are started, their
+  timeouts, and their failures as one typed result or `ToolError`.
+- `pool`: worker processes (forked process pools, Dask's local cluster),
+  for the campaign's parallel judging and the report's lit proofs.
+
+Nothing else imports `subprocess` or `multiprocessing`
+(`tests/test_layout.py` counts), so a timeout, a hung child or a Ctrl-C is
+handled in one place.
+"""
