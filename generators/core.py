@@ -107,13 +107,13 @@ class GenConfig:
     scalar_args: bool = True
     results: bool = True
     memory_spaces: bool = True
-    # Off by default: it adds draws, so default campaigns and their seeds
-    # would otherwise generate other programs.
+    # Off by default (`fuzz --alloc-spaces`): it adds draws, so default
+    # campaigns and their seeds would otherwise generate other programs.
     alloc_spaces: bool = False
     # Tokens that cross control flow: an `scf.if` yielding a token, an
     # `scf.for` carrying one in `iter_args`, loop bodies using outer tokens.
-    # Off by default: the source runner (`oracles.source_interp`) and the
-    # in-process reference lowerings carry no token through `scf.yield` yet.
+    # Off by default (`fuzz --cf-tokens`): it adds draws, and the in-process
+    # xDSL lowerings carry no token through `scf.yield`; the source runner does.
     cf_tokens: bool = False
 
     def linear(self) -> GenConfig:

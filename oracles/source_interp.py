@@ -192,6 +192,15 @@ class _Interp:
         self.covers[token] = inst
         self.implied[inst] = tuple(self.covers[d] for d in deps)
 
+    def bind(self, names: tuple[str, ...], values: tuple[str, ...]) -> None:
+        """`scf.yield` / `iter_args`: each name now stands for the completion
+        its value stands for (no new event: a yielded token is the same fact).
+        All values are read before any name is bound, as block arguments are."""
+        got = [(self.events[v], self.covers[v]) for v in values]
+        for name, (event, inst) in zip(names, got, strict=True):
+            self.events[name] = event
+            self.covers[name] = inst
+
     def host_wait(self, deps: tuple[str, ...]) -> None:
         for d in deps:
             self.rt.event_synchronize(self.events[d])
@@ -262,10 +271,16 @@ class _Interp:
             buf = self.buffers[op.memref]
             self.rt.host_read(buf.ptr, ELEM_BYTES[op.type.elem])
         elif isinstance(op, If):
-            self.run(op.then if self.arg(op.cond) else op.orelse)
+            taken = bool(self.arg(op.cond))
+            self.run(op.then if taken else op.orelse)
+            self.bind(op.results, op.then_yield if taken else op.else_yield)
         elif isinstance(op, For):
+            carried = tuple(a for a, _ in op.iter_args)
+            self.bind(carried, tuple(init for _, init in op.iter_args))
             for _ in range(op.trip_count):
                 self.run(op.body)
+                self.bind(carried, op.yields)
+            self.bind(op.results, carried)  # zero trips: the initial tokens
         elif isinstance(op, Dim):  # reads the descriptor only: nothing a runtime sees
             self.values[op.result] = self.buffers[op.memref].sizes[op.index]
         else:  # pragma: no cover - the Op union is closed

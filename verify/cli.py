@@ -281,6 +281,12 @@ def _fuzz_arguments(fz: argparse.ArgumentParser) -> None:
                     help="ops per function, at most")
     fz.add_argument("--linear-tokens", action="store_true",
                     help="each token used once, as gpu-async-region produces")
+    fz.add_argument("--cf-tokens", action="store_true",
+                    help="also tokens that cross control flow: scf.if yielding a token, "
+                    "scf.for carrying one in iter_args (upstream's token-as-event defect)")
+    fz.add_argument("--alloc-spaces", action="store_true",
+                    help="also gpu.alloc and memref.alloc in memory space 1 (19 and 22 "
+                    "emit invalid IR for such an async gpu.alloc)")
     fz.add_argument("--supported", type=int, metavar="VERSION",
                     help="generate only what upstream gpu-to-llvm of this LLVM version "
                     "lowers (16, 19, 22...), to tell 'breaks' from 'rejects' (default: "
@@ -751,7 +757,9 @@ def _new_options(args: argparse.Namespace, results: str | None) -> Any:
     from gpu_alloc_verify.verify.campaign.fuzz import FuzzOptions
     from gpu_alloc_verify.verify.model.machine import resolve_jobs
 
-    gen = GenConfig(max_ops=args.max_ops)
+    # Opt-in: each adds draws, so default campaigns and their seeds stay as they were.
+    gen = GenConfig(max_ops=args.max_ops, cf_tokens=args.cf_tokens,
+                    alloc_spaces=args.alloc_spaces)
     if args.linear_tokens:
         gen = gen.linear()
     if args.supported is not None:

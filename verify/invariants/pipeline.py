@@ -21,7 +21,7 @@ from gpu_alloc_verify.verify.ir.source_text import parse_source
 from gpu_alloc_verify.verify.lowerings.base import Lowering, LoweringOutcome, Status
 from gpu_alloc_verify.verify.lowerings.failure_kind import CONFIRMED_BY_TOOL
 from gpu_alloc_verify.verify.model.errors import SourceParseError
-from gpu_alloc_verify.verify.model.program import Program, crosses_control_flow
+from gpu_alloc_verify.verify.model.program import Program
 from gpu_alloc_verify.verify.model.verdicts import VERDICTS, CheckResult, Violation
 
 NO_CRASH = "lowering-no-crash"
@@ -118,10 +118,6 @@ def judge(program: Program | SourceModule, outcome: LoweringOutcome, spec: str,
     if outcome.module is not None:
         module = outcome.module  # checkers see the in-process lowering's own module
     model = program if isinstance(program, Program) else program.program()
-    if model is not None and crosses_control_flow(model):
-        # The source runner carries no token through scf.yield: run the
-        # lowered code alone, as for a file outside the model.
-        model = None
     ctx = CheckContext(model, src, facts, module, outcome.lowered, runtime, timeout_ms)
     if isinstance(program, SourceModule):  # what `differential` runs outside the model
         ctx.source_text = program.text
