@@ -29,7 +29,7 @@ from gpu_alloc_verify.verify.lowerings.mlir_opt import DEFAULT_PIPELINE
 from gpu_alloc_verify.verify.model.errors import GpuAllocVerifyError, UsageError
 from gpu_alloc_verify.verify.model.results import read_records
 from gpu_alloc_verify.verify.model.verdicts import INVARIANTS
-from gpu_alloc_verify.verify.triage.causes import organize
+from gpu_alloc_verify.verify.triage.causes import organize, program_text
 from gpu_alloc_verify.verify.triage.kinds import DEFECT, KNOCK_ON, LIMITATION, SEVERITY
 from gpu_alloc_verify.verify.triage.rejudge import Settings, lowering_for, rejudge
 from gpu_alloc_verify.verify.triage.signature import Signature, family, signature_of
@@ -260,11 +260,11 @@ class _Builder:
         spec = str(rec.get("lowering") or "")
         if spec and spec not in b.lowerings:
             b.lowerings.append(spec)
-        size = _size(rec)
+        gpu_ops, length = _size(rec)
         if shrunk_id is not None:
-            size = (size[0] - 1, size[1])  # a shrunk record is preferred at equal size
+            gpu_ops -= 1  # a shrunk record is preferred at equal size
         # A program that shows the cause alone is the better reproducer.
-        size = (1 if others else 0, *size)
+        size = (1 if others else 0, gpu_ops, length)
         if len(b.smallest) < EXAMPLES_KEPT or size < b.smallest[-1][0]:
             kept = dict(rec, program_id=program_id) if program_id else dict(rec)
             b.smallest.append((size, kept))
@@ -339,7 +339,10 @@ def _add_shrunk(builder: _Builder, camp: _Campaign, progress: Progress | None) -
                         unconverted if found is not None else None)
 
 
-def triage_records(records: list[Record], progress: Progress | None = None) -> Triage:
+def triage_records(records: list[Record], progress: Progress | None = None,
+                   reduce: bool = True) -> Triage:
+    """`reduce`: reduce each defect's example with the campaign's lowering (its
+    reproducer, and whether a knock-on candidate stands alone)."""
     camps = _campaigns(records)
     order = [c.id for c in camps]
     builder = _Builder(order)
@@ -393,8 +396,10 @@ def triage_records(records: list[Record], progress: Progress | None = None) -> T
     if unreproduced:
         notes.append(f"{unreproduced} violated verdict(s) did not show again when judged "
                      "again (a different tool build, or a solver timeout)")
-    return Triage(organize(buckets), order, latest, previous, programs, builder.occurrences,
-                  unreproduced, notes)
+    if reduce and progress is not None and buckets:
+        progress(f"triage: reducing the examples of {len(buckets)} bucket(s)' defects")
+    return Triage(organize(buckets, reduce), order, latest, previous, programs,
+                  builder.occurrences, unreproduced, notes)
 
 
 _CACHE: dict[tuple[str, int, int], Triage] = {}
@@ -451,10 +456,10 @@ def format_triage(t: Triage, limit: int | None = None) -> str:
     shown = t.buckets if limit is None else t.buckets[:limit]
     for k, b in enumerate(shown, 1):
         lines += _bucket_lines(b, f"{k:>2}.")
-        program = str((b.example or {}).get("program") or "").rstrip()
+        program = program_text(b)
         if b.kind == DEFECT and program:
-            lines.append("    minimal reproducer:")
-            lines += ["      " + ln for ln in _strip_locs(program).splitlines()]
+            lines.append("    minimal reproducer" + (" (reduced):" if b.reduced else ":"))
+            lines += ["      " + ln for ln in program.splitlines()]
         for j, knock in enumerate(b.knock_ons, 1):
             lines += _bucket_lines(knock, f"    {k}.{j}", "        ")
     if limit is not None and len(t.buckets) > limit:
@@ -462,8 +467,3 @@ def format_triage(t: Triage, limit: int | None = None) -> str:
     lines += [f"\nnote: {n}" for n in t.notes]
     return "\n".join(lines) + "\n"
 
-
-def _strip_locs(text: str) -> str:
-    from gpu_alloc_verify.verify.triage.causes import program_text
-
-    return program_text(Bucket(Signature("", "", "", ""), smallest=[((0,), {"program": text})]))

@@ -1,7 +1,8 @@
 """From buckets to root causes: each gets a kind, a severity, the pass at
 fault and its upstream status; knock-ons are listed under their parent;
-buckets whose minimal programs are the same text are one; the order is
-defects by severity, then limitations.
+buckets whose minimal programs are the same text are one, and so are
+defects that match one upstream cause; the order is defects by severity,
+then limitations.
 
 A bucket is a knock-on when every program that shows it also leaves an op
 unconverted (a differential or leak violation there is what the unconverted
@@ -16,14 +17,15 @@ import re
 from typing import TYPE_CHECKING
 
 from gpu_alloc_verify.verify.triage.kinds import (
+    DEFECT,
     KIND_ORDER,
     KNOCK_ON,
     UNKNOWN,
     base_kind,
     pass_at_fault,
 )
-from gpu_alloc_verify.verify.triage.knockon import standalone_reduction
-from gpu_alloc_verify.verify.triage.upstream import upstream_of
+from gpu_alloc_verify.verify.triage.knockon import reduce_bucket
+from gpu_alloc_verify.verify.triage.upstream import cause_id, upstream_of
 
 if TYPE_CHECKING:
     from gpu_alloc_verify.verify.triage.buckets import Bucket
@@ -32,9 +34,10 @@ _LOC = re.compile(r'\s*loc\("[^"]*"\)')
 
 
 def program_text(b: Bucket) -> str:
-    """A bucket's minimal program, without locations or trailing spaces."""
+    """A bucket's minimal program (its reduced one when triage reduced it),
+    without locations or trailing spaces."""
     example = b.example or {}
-    text = _LOC.sub("", str(example.get("program") or ""))
+    text = _LOC.sub("", str(b.reduced or example.get("program") or ""))
     return "\n".join(line.rstrip() for line in text.strip().splitlines())
 
 
@@ -42,18 +45,11 @@ def rank(b: Bucket) -> tuple[int, int, int, str]:
     return (KIND_ORDER.get(b.kind, 9), b.severity, -b.count, b.key)
 
 
-def _stands_alone(b: Bucket, reduce: bool) -> bool:
-    """Its reduced example shows it with no op left unconverted: a defect."""
-    if not reduce or b.signature.invariant == "lowering-complete":
-        return False
-    b.reduced = standalone_reduction(b)
-    return b.reduced is not None
-
-
 def organize(buckets: list[Bucket], reduce: bool = False) -> list[Bucket]:
     """The root causes in report order, knock-ons and duplicates nested.
-    `reduce`: decide knock-ons by reducing their examples (runs the lowering;
-    off until the reducer stops accepting candidates that lost their body)."""
+    `reduce`: reduce each defect's example (runs the lowering): the reduced
+    program is its reproducer, and a knock-on candidate whose reduced program
+    leaves no op unconverted is a defect of its own."""
     by_sig = {b.signature: b for b in buckets}
     for b in buckets:
         sig = b.signature
@@ -61,14 +57,20 @@ def organize(buckets: list[Bucket], reduce: bool = False) -> list[Bucket]:
         b.pass_name = pass_at_fault(sig.invariant, sig.focus, sig.family)
         parents = [(n, p) for p, n in b.unconverted.items() if p in by_sig]
         follows = sig.invariant != "lowering-complete" or sig.focus == UNKNOWN
+        alone = False
+        if reduce and b.kind == DEFECT:
+            found = reduce_bucket(b)
+            b.reduced = found.text if found is not None else None
+            alone = found is not None and found.alone
         if b.kind != KNOCK_ON and follows and b.seen and b.seen_unconverted == b.seen \
-                and parents and not _stands_alone(b, reduce):
+                and parents and not alone:
             b.kind = KNOCK_ON
             # A precondition of its own before a knock-on unconverted op.
             b.parent = by_sig[max(parents, key=lambda np: (np[1].focus != UNKNOWN, np[0],
                                                            np[1].key))[1]].key
         b.upstream = upstream_of(sig, b.kind, b.pass_name)
     final = _merge_same_program(buckets)
+    _merge_same_cause(buckets, final)
     top = [b for b in buckets if final[b.key] is b and b.kind != KNOCK_ON]
     for b in buckets:
         if final[b.key] is b and b.kind == KNOCK_ON and b.parent is not None:
@@ -80,15 +82,38 @@ def organize(buckets: list[Bucket], reduce: bool = False) -> list[Bucket]:
     return sorted(top, key=rank)
 
 
+def _merge_same_cause(buckets: list[Bucket], final: dict[str, Bucket]) -> None:
+    """Defects of one lowering family that match one upstream cause
+    (`upstream_status.json`) are one root cause: the structural and the
+    execution view of a token taken for an event, say, are one bug."""
+    groups: dict[tuple[str, str], list[Bucket]] = {}
+    for b in buckets:
+        cid = cause_id(b.signature, b.kind, b.pass_name)
+        if final[b.key] is b and b.kind == DEFECT and cid is not None:
+            groups.setdefault((b.signature.family, cid), []).append(b)
+    for group in groups.values():
+        lead, *rest = sorted(group, key=rank)
+        for b in rest:
+            lead.merged += [b, *b.merged]
+            b.merged = []
+            lead.confirmed = lead.confirmed or b.confirmed
+            for key, where in final.items():
+                if where is b:
+                    final[key] = lead
+
+
 def _merge_same_program(buckets: list[Bucket]) -> dict[str, Bucket]:
     """Bucket key -> the bucket it lives in: buckets of one lowering family
     whose minimal programs are the same text are one cause, kept under the
     best ranked of them."""
     groups: dict[tuple[str, str], list[Bucket]] = {}
+    final: dict[str, Bucket] = {}
     for b in buckets:  # per pipeline: the catalogue joins pipelines itself
+        if b.kind == KNOCK_ON:  # listed under its parent, whatever its program
+            final[b.key] = b
+            continue
         text = program_text(b)
         groups.setdefault((b.signature.family, text or b.key), []).append(b)
-    final: dict[str, Bucket] = {}
     for group in groups.values():
         lead, *rest = sorted(group, key=rank)
         final[lead.key] = lead

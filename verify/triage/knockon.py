@@ -11,6 +11,7 @@ the bucket is a defect of its own.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from gpu_alloc_verify.verify.lowerings.mlir_opt import DEFAULT_PIPELINE
@@ -27,10 +28,15 @@ COMPLETE = "lowering-complete"
 ROUNDS = 12
 
 
-def standalone_reduction(b: Bucket) -> str | None:
-    """The reduced program of `b` that shows its violation with no op left
-    unconverted, or None (keep it a knock-on) when there is none or it cannot
-    be judged again."""
+@dataclass(frozen=True)
+class Reduction:
+    text: str  # the reduced program, still showing the bucket's violation
+    alone: bool  # and leaving no op unconverted: not a knock-on
+
+
+def reduce_bucket(b: Bucket) -> Reduction | None:
+    """`b`'s example reduced while its violation keeps its signature, or None
+    when it cannot be judged again (a tool that is gone) or loses it."""
     ex = b.example or {}
     text, spec = ex.get("program"), ex.get("lowering")
     if not isinstance(text, str) or not isinstance(spec, str):
@@ -51,5 +57,13 @@ def standalone_reduction(b: Bucket) -> str | None:
         return None
     kept = any(v["invariant"] == seen_by
                and signature_of(v, settings.pipeline).key == b.key for v in found)
-    unconverted = any(v["invariant"] == COMPLETE for v in found)
-    return reduced if kept and not unconverted else None
+    if not kept:
+        return None
+    return Reduction(reduced, not any(v["invariant"] == COMPLETE for v in found))
+
+
+def standalone_reduction(b: Bucket) -> str | None:
+    """The reduced program of `b` that shows its violation with no op left
+    unconverted, or None (keep it a knock-on)."""
+    r = reduce_bucket(b)
+    return r.text if r is not None and r.alone else None

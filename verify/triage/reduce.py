@@ -80,12 +80,28 @@ def candidates(lines: list[str]) -> list[Edit]:
         if "{" in stripped or stripped.startswith("}"):
             continue
         out.append(Edit(frozenset({i})))
+        out.extend(_fewer_deps(line, i))
     if not any("gpu.module" in ln for ln in lines):
         for i, line in enumerate(lines):
             if "attributes {gpu.container_module}" in line:
                 out.append(Edit(frozenset(), ((i, line.replace(
                     " attributes {gpu.container_module}", "")),)))
     return out
+
+
+_DEPS = re.compile(r"^(.*\b(?:async|gpu\.wait)\s*\[)([^\]]*)(\].*)$")
+
+
+def _fewer_deps(line: str, i: int) -> list[Edit]:
+    """The op with one token of its dependency list dropped: which of two
+    tokens a bug needs (an outer one, or one carried by a loop) tells causes apart."""
+    m = _DEPS.match(line)
+    deps = split_list(m.group(2)) if m else []
+    if m is None or len(deps) < 2:
+        return []
+    return [Edit(frozenset(), ((i, m.group(1) + ", ".join(d for j, d in enumerate(deps)
+                                                          if j != k) + m.group(3)),))
+            for k in range(len(deps))]
 
 
 def _unwrap(lines: list[str], start: int, end: int) -> list[Edit]:

@@ -45,6 +45,12 @@ _SHORT = {
 }
 _DESTROY_FROM = re.compile(r"\bdestroy(?:ed)? (?:from|by) (\S+?)[ ,)]")
 _USE_FROM = re.compile(r"\buse from (\S+?)[ ,)]")
+_AS_EVENT = "is given a stream where an event is expected"
+_INVALID = re.compile(r"fails verification on a valid program: (.*?)(?: \(at \"?([^\")]+)\"?\))?$",
+                      re.M)
+_QUOTED = re.compile(r"'![^']*'")
+_OP_NAME = re.compile(r"\b([a-z_]+\.[a-z_.]+)\b")
+_SPACE = re.compile(r"memref<[^>]*,\s*\d+\s*>")
 _NUMBERS = re.compile(r"\b(?:op\d+|p\d+/op\d+|\S+\.mlir:\d+:\d+|%\w+|\d+)\b")
 
 
@@ -67,6 +73,12 @@ class Signature:
         head = _SHORT.get(self.invariant, self.invariant)
         if self.invariant == "lowering-complete" and self.focus in PRECONDITIONS:
             return self.focus if self.focus == REGION_SHARED else f"{head}-{self.focus}"
+        if self.invariant == "lowering-no-crash" and self.focus:
+            return "invalid-ir-" + op_words(self.focus.replace(" in memory space", "")
+                                            ).split("-")[0] + (
+                "-memory-space" if "memory space" in self.focus else "")
+        if self.invariant == "runtime-contract" and self.focus == "stream handle":
+            return "stream-as-event"
         if self.invariant == "stream-no-use-after-destroy":
             kind = "event" if self.calls.startswith("event") else "stream"
             twice = self.calls.endswith("destroyed again")
@@ -171,9 +183,12 @@ def signature_of(record: Record, pipeline: str | None = None) -> Signature:
     cex = record.get("counterexample")
     cex = cex if isinstance(cex, dict) else {}
     if invariant == "lowering-no-crash":
-        first = str(cex.get("diagnostics") or record.get("detail") or "").strip().splitlines()
-        reason = _NUMBERS.sub("N", first[0])[:120] if first else "?"
-        return Signature(invariant, "?", reason, fam)
+        return _crash(record, cex, src, fam)
+    if invariant == "runtime-contract" and _AS_EVENT in str(record.get("detail") or ""):
+        # Whichever op awaits it, the cause is one: a token that is a stream
+        # reaches an event call (a token carried through control flow).
+        return Signature(invariant, "any stream handle", "stream given to an event call",
+                         fam, "stream handle")
     if invariant == "differential" and isinstance(cex.get("differences"), list):
         diffs = ", ".join(sorted(str(d) for d in cex["differences"]))
         return Signature(invariant, "?", f"lowered outcome differs in {diffs}", fam,
@@ -194,6 +209,38 @@ def signature_of(record: Record, pipeline: str | None = None) -> Signature:
         calls = [_NUMBERS.sub("N", str(record.get("detail") or ""))[:120]]
     focus = forms[0] if invariant != "async-order" else forms[-1]
     return Signature(invariant, " -> ".join(forms), " -> ".join(calls) or "none", fam, focus)
+
+
+def _crash(record: Record, cex: Record, src: Source, fam: str) -> Signature:
+    """Invalid IR is named after the verifier's complaint (types and numbers
+    dropped) and the op it is at; a crash or hang, after its first line."""
+    detail = str(record.get("detail") or "")
+    m = _INVALID.search(detail)
+    if m is not None:
+        reason = _NUMBERS.sub("N", _QUOTED.sub("'T'", m.group(1)))[:120]
+        op = src.by_id(m.group(2)) if m.group(2) else None
+        if (op is None or op.name != "gpu.alloc") and "ptr<" in m.group(1):
+            # A pointer of another address space in the complaint: the alloc
+            # whose descriptor it is (a location in a split batch may not map).
+            op = next((o for o in src.ops if o.name == "gpu.alloc" and _SPACE.search(o.text)),
+                      op)
+        line = op.text if op is not None else _line_of(str(record.get("program") or ""),
+                                                       m.group(2) or "")
+        name = op.name if op is not None else _OP_NAME.search(line)
+        form = name if isinstance(name, str) else name.group(1) if name else "?"
+        if _SPACE.search(line):
+            form += " in memory space"
+        return Signature("lowering-no-crash", form, reason, fam, form)
+    first = str(cex.get("diagnostics") or detail).strip().splitlines()
+    reason = _NUMBERS.sub("N", first[0])[:120] if first else "?"
+    return Signature("lowering-no-crash", "?", reason, fam)
+
+
+def _line_of(text: str, loc: str) -> str:
+    """The line of `text` carrying `loc("<loc>")` (the reader of gpu ops does
+    not keep a host op such as memref.dealloc), or ""."""
+    tag = f'loc("{loc}")'
+    return next((ln for ln in text.splitlines() if tag in ln), "") if loc else ""
 
 
 def _unconverted(src: Source, off: Offense, pipeline: str, fam: str) -> Signature:
