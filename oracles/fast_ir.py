@@ -88,6 +88,17 @@ def field_offset(t: str, index: int) -> tuple[int, str] | None:
     return index * layout(m.group(2))[0], m.group(2)
 
 
+def members(t: str) -> list[str] | None:
+    """The field types of a struct type, the element types of an array
+    type (one per element); None for any other type."""
+    body = _body(t)
+    fields = _struct_fields(body)
+    if fields is not None:
+        return fields
+    m = _ARRAY.fullmatch(body)
+    return [m.group(2)] * int(m.group(1)) if m is not None else None
+
+
 def memref_element(t: str) -> str:
     """The element type of `memref<4x?xf32, ...>`."""
     parsed = memref_text(t)

@@ -63,6 +63,7 @@ from xdsl.dialects.builtin import (
 from xdsl.ir import Attribute, Block, Operation, SSAValue
 from xdsl.parser import Parser
 
+from gpu_alloc_verify.oracles import kernel_math
 from gpu_alloc_verify.oracles.kernel_api import (
     ELEM_BYTES,
     DeviceMemory,
@@ -307,6 +308,8 @@ _HELPERS: dict[str, Any] = {
     "_INF": _INF, "_NAN": math.nan, "_fb": int.from_bytes, "_NaN": _NaN,
     "_uf32": _F32.unpack, "_pf32": _F32.pack, "_uf16": _F16.unpack, "_pf16": _F16.pack,
     "_uf64": _F64.unpack, "_pf64": _F64.pack, "_math": math,
+    "_mu": kernel_math.UNARY, "_mb": kernel_math.BINARY, "_mi": kernel_math.INTEGER,
+    "_fma": kernel_math.fma,
 }
 
 
@@ -695,6 +698,8 @@ class _Compiler:
                 handler = _Compiler.binary
             elif name in _CASTS:
                 handler = _Compiler.cast
+            elif name in _MATH:
+                handler = _Compiler.h_math
             else:
                 raise self.unsupported(name)
         handler(self, op, name, out, ind, hoist)
@@ -755,6 +760,35 @@ class _Compiler:
     def h_negf(self, op: Operation, name: str, out: list[str], ind: int, hoist: bool) -> None:
         a = self.val(op.operands[0])
         self.emit(op, f"-{a.expr}", a.level, out, ind, hoist)
+
+    def h_math(self, op: Operation, name: str, out: list[str], ind: int, hoist: bool) -> None:
+        """A `kernel_math` op: pure, so hoisted with its operands."""
+        args = [self.val(o) for o in op.operands]
+        a = args[0]
+        if name in kernel_math.INTEGER:
+            if a.kind != "int" or a.width == 0:
+                raise self.unsupported(f"{name} on {op.operands[0].type}")
+            self.emit(op, f"_mi[{name!r}]({a.expr}, {a.width})", a.level, out, ind, hoist)
+            return
+        if any(x.kind != "float" for x in args):
+            raise self.unsupported(f"{name} on {op.operands[0].type}")
+        exprs = [x.expr for x in args]
+        if name == "math.sincos":
+            calls = [f"_mu['math.sin']({a.expr})", f"_mu['math.cos']({a.expr})"]
+        elif name == "math.fma":
+            calls = [f"_fma({', '.join(exprs)}, {a.ftype!r})"]
+        elif name in kernel_math.BINARY:
+            calls = [f"_mb[{name!r}]({exprs[0]}, {exprs[1]})"]
+        else:
+            calls = [f"_mu[{name!r}]({a.expr})"]
+        for k, call in enumerate(calls):
+            expr = call if a.ftype == "f64" else f"_r_{a.ftype}({call})"
+            self.emit(op, expr, self.level(*args), out, ind, hoist, result=k)
+
+    def h_printf(self, op: Operation, name: str, out: list[str], ind: int,
+                 hoist: bool) -> None:
+        """No effect on any buffer: the text goes to the device's stdout,
+        which neither side of `differential` observes."""
 
     def h_cmpi(self, op: Operation, name: str, out: list[str], ind: int, hoist: bool) -> None:
         a, b = (self.val(o) for o in op.operands)
@@ -956,8 +990,11 @@ _HANDLERS: dict[str, Callable[[_Compiler, Operation, str, list[str], int, bool],
     "scf.if": _Compiler.h_if,
     "scf.for": _Compiler.h_for,
     "scf.while": _Compiler.h_while,
+    "gpu.printf": _Compiler.h_printf,
     **{name: _Compiler.h_id for name in _IDS},
 }
+_MATH = frozenset({*kernel_math.UNARY, *kernel_math.BINARY, *kernel_math.INTEGER,
+                   "math.sincos", "math.fma"})
 
 
 def _accesses(func: Operation) -> tuple[frozenset[int], frozenset[int]]:
@@ -1039,17 +1076,21 @@ def load_kernel(func_text: str, symbol: str) -> Kernel:
     `ValueError` when the text has no such function."""
     func = _func_part(symbol)
     name = symbol.replace("@", "").replace('"', "")
-    op = _parse(func_text, func)
-    compiler = _Compiler(name, op)
-    launch = compiler.compile()
-    reads, writes = _accesses(op)
-    kernel = InterpretedKernel(name, tuple(compiler.params), reads, writes, launch)
+    kernel = kernel_of_func(name, _parse(func_text, func))
     ref = catalogue_ref(func)
     if ref is not None and _signature(kernel) == _catalogue_signature(ref):
         from gpu_alloc_verify.oracles.kernel_cuda import cuda_source
 
         kernel.cuda = cuda_source(ref)
     return kernel
+
+
+def kernel_of_func(name: str, op: Operation) -> InterpretedKernel:
+    """The kernel of a parsed (or built) `gpu.func` op."""
+    compiler = _Compiler(name, op)
+    launch = compiler.compile()
+    reads, writes = _accesses(op)
+    return InterpretedKernel(name, tuple(compiler.params), reads, writes, launch)
 
 
 def _signature(kernel: InterpretedKernel) -> tuple[tuple[Param, ...], str]:

@@ -133,7 +133,28 @@ def bf16_value(bits: int) -> float:
     return float(struct.unpack("<f", ((bits & 0xFFFF) << 16).to_bytes(4, "little"))[0])
 
 
+def members(t: Attribute | str) -> list[Any] | None:
+    """The field types of a struct, one element type per element of an
+    array; None for a scalar type."""
+    if isinstance(t, str):
+        return fast_ir.members(t)
+    types = getattr(t, "types", None)
+    if types is not None:
+        return list(types.data)
+    elem, count = getattr(t, "type", None), getattr(t, "size", None)
+    if elem is not None and count is not None:
+        return [elem] * int(getattr(count, "data", count))
+    return None
+
+
 def decode(data: bytes, t: Attribute | str) -> Any:
+    fields = members(t)
+    if fields is not None:  # an aggregate: each member from its own bytes
+        out = Agg()
+        for k, ft in enumerate(fields):
+            off = field_offset(t, k)[0]
+            out = out.insert((k,), decode(data[off:off + layout(ft)[0]], ft))
+        return out
     name = type_name(t)
     if name == "bf16":
         return bf16_value(int.from_bytes(data, "little"))
@@ -143,12 +164,23 @@ def decode(data: bytes, t: Attribute | str) -> Any:
 
 
 def encode(value: Any, t: Attribute | str) -> bytes:
+    fields = members(t)
+    if fields is not None:  # an aggregate (a memref descriptor stored for a call)
+        out = bytearray(layout(t)[0])  # padding and undef members are zero bytes
+        for k, ft in enumerate(fields):
+            part = value.extract((k,)) if isinstance(value, Agg) else None
+            off = field_offset(t, k)[0]
+            data = encode(part, ft)
+            out[off:off + len(data)] = data
+        return bytes(out)
+    if isinstance(value, Agg):
+        raise Unsupported(f"an aggregate value stored as {type_name(t)}")
     name = type_name(t)
     if name == "bf16":
         bits = bf16_bits(value) if isinstance(value, float) else int(value or 0)
         return (bits & 0xFFFF).to_bytes(2, "little")
     if name in FLOAT_FMT:
-        return struct.pack(FLOAT_FMT[name], float(value))
+        return struct.pack(FLOAT_FMT[name], float(value or 0.0))
     n = layout(t)[0]
     return (int(value or 0) & ((1 << (8 * n)) - 1)).to_bytes(n, "little")
 

@@ -31,7 +31,7 @@ from math import prod
 from typing import TYPE_CHECKING, Any
 
 from gpu_alloc_verify.oracles.kernel_api import ELEM_BYTES, Kernel, KernelArg, MemRefView, Param
-from gpu_alloc_verify.oracles.llvm_values import Agg, Unsupported, prop, type_name
+from gpu_alloc_verify.oracles.llvm_values import Agg, Unsupported, prop, signed, type_name
 from gpu_alloc_verify.oracles.mgpu_calls import RawCall
 from gpu_alloc_verify.oracles.runtime import memset_pattern
 from gpu_alloc_verify.oracles.source_interp import element_bytes, row_major_strides
@@ -41,6 +41,9 @@ from gpu_alloc_verify.verify.ir.types import memref_text
 if TYPE_CHECKING:
     from gpu_alloc_verify.oracles.lowered_interp import _Machine
 
+
+
+MAX_THREADS = 1 << 20  # threads one launch may run (sizes are unsigned here)
 
 
 @dataclass(frozen=True)
@@ -116,11 +119,19 @@ def _sizes(m: _Machine, parts: LaunchOperands) -> list[int]:
 
 
 def _kernel(m: _Machine, op: Any) -> Kernel:
-    symbol = str(prop(op, "kernel")).rsplit("@", 1)[-1].strip('"')
-    kernel = m.kernels.get(symbol)
+    full = full_symbol(op)
+    symbol = full.rsplit("::", 1)[-1]
+    # By module and function first: outlining names every kernel function
+    # after its host function, in modules of their own.
+    kernel = m.kernels.get(full) or m.kernels.get(symbol)
     if kernel is None:
         raise Unsupported(f"kernel @{symbol} is not one the interpreter was given")
     return kernel
+
+
+def full_symbol(op: Any) -> str:
+    """"module::function" of the kernel a launch names."""
+    return str(prop(op, "kernel")).replace("@", "").replace('"', "")
 
 
 def _token_type(v: Any) -> bool:
@@ -154,8 +165,13 @@ def launch_func(m: _Machine, op: Any) -> None:
 
 def _launch(m: _Machine, kernel: Kernel, sizes: list[int], args: list[KernelArg],
             stream: int, loc: str | None) -> None:
+    # mgpuLaunchKernel takes intptr_t sizes: a negative one stays negative (the
+    # runtime refuses it, as it refuses the source's).
+    sizes = [signed(n, 64) for n in sizes]
     grid = (sizes[0], sizes[1], sizes[2])
     block = (sizes[3], sizes[4], sizes[5])
+    if prod(max(n, 0) for n in sizes) > MAX_THREADS:  # each thread is interpreted in Python
+        raise Unsupported(f"a launch of {prod(sizes)} threads (past {MAX_THREADS})")
     m.rt.launch(kernel, grid, block, args, stream)
     m.raw.append(RawCall("launch", (*grid, *block, stream), "iiiiiip", None, loc))
 

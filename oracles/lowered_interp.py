@@ -33,7 +33,7 @@ from xdsl.dialects.builtin import ModuleOp
 from xdsl.ir import Attribute, Block, Operation, Region, SSAValue
 from xdsl.parser import Parser
 
-from gpu_alloc_verify.oracles import fast_ir, lowered_gpu
+from gpu_alloc_verify.oracles import fast_ir, lowered_gpu, lowered_host
 from gpu_alloc_verify.oracles.kernel_api import Kernel, KernelUnsupported
 from gpu_alloc_verify.oracles.llvm_values import (
     ARITH_BINARY,
@@ -260,6 +260,10 @@ class _Machine:
             return None
         if name in NO_EFFECT:  # nothing observable; arguments may be aggregates
             return None
+        if name in lowered_host.PRINTERS:  # a body of its own was called above
+            lowered_host.print_memref(name, [int(a or 0) for a in args],
+                                      lambda addr, n: self.read_bytes(op, addr, n))
+            return None
         kinds = "".join("p" if type_name(x.type) == "!llvm.ptr" else "i" for x in operands)
         loc = op_loc(op)
         self.rt.set_location(loc)
@@ -326,6 +330,32 @@ class _Machine:
             return None
         self.rt.set_location(op_loc(op))
         self.rt.host_write(addr, data)
+        return None
+
+    def read_bytes(self, op: Operation, addr: int, n: int) -> bytes | None:
+        """n bytes at addr, from a stack slot or the runtime (None: refused)."""
+        off = self._slot(addr, n)
+        if off is not None:
+            return bytes(self.stack[off:off + n])
+        self.rt.set_location(op_loc(op))
+        return self.rt.host_read(addr, n)
+
+    def memcpy(self, op: Operation) -> _Flow:
+        """`llvm.intr.memcpy(dst, src, len)` (LLVM 16 adds an i1 isVolatile
+        operand): the bytes read whole, then written, each through the stack
+        or the runtime as a load and a store go."""
+        dst, src, n = (int(self.v(x) or 0) for x in op.operands[:3])
+        if n == 0:
+            return None
+        data = self.read_bytes(op, src, n)
+        if data is None:  # refused: the runtime has recorded why
+            return None
+        off = self._slot(dst, n)
+        if off is not None:
+            self.stack[off:off + n] = data
+            return None
+        self.rt.set_location(op_loc(op))
+        self.rt.host_write(dst, data)
         return None
 
     def memref_address(self, op: Operation, mref: SSAValue, idx: Sequence[SSAValue]) -> int:
@@ -493,6 +523,7 @@ _HANDLERS: dict[str, Callable[[_Machine, Operation], _Flow]] = {
     "llvm.mlir.addressof": _Machine.address_of,
     "llvm.load": _Machine.load,
     "llvm.store": _Machine.store,
+    "llvm.intr.memcpy": _Machine.memcpy,
     "memref.load": _Machine.memref_load,
     "memref.store": _Machine.memref_store,
     "llvm.call": _Machine.call,

@@ -4,7 +4,10 @@
 
 Runs `check FILE --invariant differential --json` on every corpus file
 valid for the lowering (with the file's own pipeline), two at a time, and
-prints the verdict counts, then each undecided file with its reason.
+prints the verdict counts, then each undecided file with its reason, then
+each violation with the file's `// DIFFERENTIAL mlir-opt-N: violated ...`
+line that explains it (at the end of the file, so that the header's POINTS
+line numbers stay; "NOT EXPLAINED" where there is none).
 """
 
 from __future__ import annotations
@@ -38,6 +41,12 @@ def judge(path: Path, spec: str) -> tuple[str, str, str]:
     except (ValueError, KeyError):
         return path.name, "error", proc.stderr.strip()[-200:]
     verdict = next((v for v, n in counts.items() if n), "none")
+    if verdict == "violated":
+        why = re.search(rf"^// DIFFERENTIAL {re.escape(spec)}: violated(.*)$", text, re.M)
+        detail = next((v["detail"] for v in json.loads(proc.stdout).get("violations", [])
+                       if v.get("invariant") == "differential"), "")
+        return path.name, verdict, (f"explained:{why.group(1)}" if why else
+                                    f"NOT EXPLAINED: {detail[:160]}")
     return path.name, verdict, (unknown[0]["reason"][:160] if unknown else "")
 
 
@@ -56,6 +65,9 @@ def main() -> int:
     for name, verdict, why in rows:
         if verdict not in ("holds", "violated", "invalid"):
             print(f"  {verdict:15} {name}: {why}")
+    for name, verdict, why in rows:
+        if verdict == "violated":
+            print(f"  violated        {name}: {why}")
     return 0
 
 

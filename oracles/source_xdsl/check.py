@@ -14,8 +14,11 @@ from xdsl.dialects.builtin import ModuleOp
 
 from gpu_alloc_verify.oracles.differential import RuntimeFactory, outcome_differences
 from gpu_alloc_verify.oracles.kernel_api import Kernel, KernelUnsupported, MemRefView
+from gpu_alloc_verify.oracles.llvm_values import prop, type_name
+from gpu_alloc_verify.oracles.lowered_gpu import full_symbol
 from gpu_alloc_verify.oracles.lowered_interp import (
     LoweredRun,
+    op_loc,
     parse_module,
     read_fast,
     run_function,
@@ -23,18 +26,21 @@ from gpu_alloc_verify.oracles.lowered_interp import (
 from gpu_alloc_verify.oracles.mismatch import observables
 from gpu_alloc_verify.oracles.runtime import DEVICE_RACE, HOST_RACE
 from gpu_alloc_verify.oracles.source_xdsl.inputs import Input, inputs
+from gpu_alloc_verify.oracles.source_xdsl.launch import lowered_signature
 from gpu_alloc_verify.oracles.source_xdsl.machine import (
     XRun,
     argument_kind,
     bind,
     functions,
     kernels_of,
+    launch_sites,
     parse,
     run,
     unmodelled_externals,
 )
 from gpu_alloc_verify.oracles.source_xdsl.values import Unmodelled
 from gpu_alloc_verify.verify.ir import fastparse
+from gpu_alloc_verify.verify.ir.lowered_ir import op_name
 from gpu_alloc_verify.verify.model.verdicts import CheckResult, Violation
 
 INV = "differential"
@@ -75,6 +81,10 @@ def _check(source: str, lowered: str, factory: RuntimeFactory) -> CheckResult:
             lowered_module = parse_module(lowered)
         except Exception as e:  # noqa: BLE001 - a bad module is a verdict, not a crash
             return _unknown(f"unparsable lowered module: {e}")
+    try:
+        kernels = _with_outlined(kernels, launch_sites(module), lowered_module)
+    except KernelUnsupported as e:
+        return _unknown(str(e))
     runs = skipped = 0
     for fn in fns:
         try:
@@ -85,6 +95,7 @@ def _check(source: str, lowered: str, factory: RuntimeFactory) -> CheckResult:
             result = _one(module, fn, inp, factory, kernels, lowered_module)
             if isinstance(result, tuple):  # the fast reader declined: xDSL's parse
                 lowered_module = parse_module(lowered)
+                kernels = _with_outlined(kernels, launch_sites(module), lowered_module)
                 result = _one(module, fn, inp, factory, kernels, lowered_module)
             if result == "skipped":
                 skipped += 1
@@ -93,11 +104,13 @@ def _check(source: str, lowered: str, factory: RuntimeFactory) -> CheckResult:
             else:
                 runs += 1
     if runs == 0:
-        return _unknown(f"every input ({skipped}) is past the interpreters' budgets")
+        return _unknown(f"every input ({skipped}) is past the interpreters' budgets or "
+                        f"breaks an op's precondition")
     return CheckResult(INV, "holds", coverage=(
         f"{runs} input(s) over {len(fns)} function(s): every i1 assignment, sizes and "
         f"integers 0, 1, 3, 5 and integer boundaries within 16 per function; lazy "
-        f"schedule stands for every schedule{f'; {skipped} skipped (budgets)' if skipped else ''}"))
+        f"schedule stands for every schedule"
+        f"{f'; {skipped} skipped (budgets, preconditions)' if skipped else ''}"))
 
 
 def _one(module: ModuleOp, fn: func.FuncOp, inp: Input, factory: RuntimeFactory,
@@ -142,6 +155,45 @@ def _one(module: ModuleOp, fn: func.FuncOp, inp: Input, factory: RuntimeFactory,
             if shown else ", ".join(found["differences"]))
     return CheckResult(INV, "violated", [Violation(
         INV, f"@{name} with {inp.show(names)}, lazy schedule: {what}", found)])
+
+
+def _with_outlined(kernels: dict[str, Kernel], sites: dict[str, str],
+                   lowered: Any) -> dict[str, Kernel]:
+    """`kernels` and, under the symbol of each lowered `gpu.launch_func` that
+    carries an un-outlined launch's location, that launch's kernel.  Where
+    the lowered module still holds the outlined kernel's LLVM function, its
+    parameters must be the ones outlining's order gives (KernelUnsupported
+    otherwise: the two sides would pass different values)."""
+    if not sites:
+        return kernels
+    out = dict(kernels)
+    funcs: dict[str, list[str]] = {}  # "module::function" -> its argument types
+    for mod in lowered.walk():
+        if op_name(mod) != "gpu.module":
+            continue
+        outer = getattr(prop(mod, "sym_name"), "data", None)
+        for op in mod.walk():
+            if op_name(op) in ("llvm.func", "gpu.func") and op.regions and \
+                    op.regions[0].blocks:
+                sym = getattr(prop(op, "sym_name"), "data", None)
+                if isinstance(sym, str):
+                    funcs[f"{outer}::{sym}"] = [type_name(a.type)
+                                                for a in op.regions[0].blocks[0].args]
+    for op in lowered.walk():
+        key = op_loc(op) if op_name(op) == "gpu.launch_func" else None
+        if key is None or key not in sites:
+            continue
+        symbol = full_symbol(op)
+        kernel = kernels[sites[key]]
+        got, want = funcs.get(symbol), lowered_signature(kernel)
+        if got is not None and got != want:
+            raise KernelUnsupported(
+                f"the outlined kernel @{symbol} takes ({', '.join(got)}), not the "
+                f"({', '.join(want)}) upstream's outlining order gives the gpu.launch at {key}")
+        if out.get(symbol, kernel) is not kernel:
+            raise KernelUnsupported(f"kernel @{symbol} names two kernels")
+        out[symbol] = kernel
+    return out
 
 
 def _lowered_args(views: list[MemRefView | None], inp: Input) -> list[Any]:

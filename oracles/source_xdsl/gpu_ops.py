@@ -31,6 +31,8 @@ from gpu_alloc_verify.oracles.runtime import memset_pattern
 from gpu_alloc_verify.oracles.source_xdsl.host_ops import fresh_view, nbytes, view
 from gpu_alloc_verify.oracles.source_xdsl.state import State, state
 from gpu_alloc_verify.oracles.source_xdsl.values import (
+    TooLarge,
+    Undefined,
     Unmodelled,
     address,
     as_int,
@@ -41,6 +43,16 @@ from gpu_alloc_verify.verify.ir.attrs import attr_of, launch_operands
 from gpu_alloc_verify.verify.ir.xdsl_context import gpu_unregistered
 
 _Impl = Callable[[Any, Interpreter, Operation, PythonValues], PythonValues]
+# Threads one launch may run here: each is interpreted in Python, and an
+# argument-sized grid given a boundary integer would run for hours.
+MAX_THREADS = 1 << 18
+
+
+def _grid(sizes: list[int]) -> tuple[tuple[int, int, int], tuple[int, int, int]]:
+    """(grid, block) of the six launch sizes; TooLarge past `MAX_THREADS`."""
+    if prod(max(n, 0) for n in sizes) > MAX_THREADS:
+        raise TooLarge(f"a launch of {prod(sizes)} threads")
+    return (sizes[0], sizes[1], sizes[2]), (sizes[3], sizes[4], sizes[5])
 
 
 def is_token(v: Any) -> bool:
@@ -114,6 +126,8 @@ def run_memcpy(st: State, op: Operation, args: PythonValues) -> PythonValues:
     dst, src = view(rest[0]), view(rest[1])
     if not (contiguous(dst) and contiguous(src)):
         raise Unmodelled("gpu.memcpy of a strided view")
+    if dst.sizes != src.sizes:  # the op requires equal shapes; a lowering may copy either's
+        raise Undefined(f"gpu.memcpy of shape {src.sizes} into {dst.sizes}")
     st.at(op)
     s = st.stream_after(deps)
     st.rt.memcpy(address(dst, [0] * len(dst.sizes)), address(src, [0] * len(src.sizes)),
@@ -139,10 +153,40 @@ def run_launch(st: State, op: Operation, args: PythonValues) -> PythonValues:
     if kernel is None:
         raise Unmodelled(f"kernel @{kernel_symbol(op)} has no gpu.func to run")
     kargs: list[KernelArg] = [_kernel_arg(value[x], x.type) for x in parts.operands]
+    grid, block = _grid(sizes)
     st.at(op)
     s = st.stream_after(deps)
-    st.rt.launch(kernel, (sizes[0], sizes[1], sizes[2]), (sizes[3], sizes[4], sizes[5]),
-                 kargs, s)
+    st.rt.launch(kernel, grid, block, kargs, s)
+    return _result(st, op, s, deps, any(is_token(r) for r in op.results))
+
+
+def launch_key(op: Operation) -> str:
+    """The key of an un-outlined launch's kernel in `State.kernels` (the
+    module is parsed once, so the op object stands for itself)."""
+    return f"gpu.launch@{id(op):x}"
+
+
+def run_gpu_launch(st: State, op: Operation, args: PythonValues) -> PythonValues:
+    """An un-outlined `gpu.launch`: its body as outlining makes it a kernel
+    (`launch`), passed the values it uses from above, in outlining's order."""
+    from gpu_alloc_verify.oracles.source_xdsl.launch import plan, segments
+
+    dep_values, size_values = segments(op)
+    value = dict(zip(op.operands, args, strict=True))
+    deps = [value[d] for d in dep_values]
+    sizes = [as_int(value[s]) for s in size_values]
+    kernel = st.kernels.get(launch_key(op))
+    if kernel is None:
+        raise Unmodelled("a gpu.launch whose kernel was not built")
+    if id(op) not in st.launch_args:
+        st.launch_args[id(op)] = plan(op)
+    captured = st.launch_args[id(op)]
+    kargs = [_kernel_arg(v, x.type)
+             for v, x in zip(st.interpreter.get_values(captured), captured, strict=True)]
+    grid, block = _grid(sizes)
+    st.at(op)
+    s = st.stream_after(deps)
+    st.rt.launch(kernel, grid, block, kargs, s)
     return _result(st, op, s, deps, any(is_token(r) for r in op.results))
 
 
@@ -163,6 +207,7 @@ RUNNERS: dict[str, Callable[[State, Operation, PythonValues], PythonValues]] = {
     "gpu.memset": run_memset,
     "gpu.memcpy": run_memcpy,
     "gpu.launch_func": run_launch,
+    "gpu.launch": run_gpu_launch,
     "gpu.set_default_device": run_noop,
     # Pinning host memory: buffers here are one memory space already.
     "gpu.host_register": run_noop,

@@ -30,6 +30,7 @@ from gpu_alloc_verify.oracles.source_interp import row_major_strides
 from gpu_alloc_verify.oracles.source_xdsl.state import MAX_BYTES, state
 from gpu_alloc_verify.oracles.source_xdsl.values import (
     TooLarge,
+    Undefined,
     Unmodelled,
     address,
     as_int,
@@ -129,6 +130,8 @@ class HostFunctions(InterpreterFunctions):
         src, dst = view(args[0]), view(args[1])
         if not (contiguous(src) and contiguous(dst)):
             raise Unmodelled("memref.copy of a strided view")
+        if src.sizes != dst.sizes:
+            raise Undefined(f"memref.copy of shape {src.sizes} into {dst.sizes}")
         st.at(op)
         n = prod(src.sizes) * ELEM_BYTES[src.elem]
         data = st.rt.host_read(address(src, [0] * len(src.sizes)), n)
@@ -141,7 +144,7 @@ class HostFunctions(InterpreterFunctions):
         v = view(args[0])
         if not contiguous(v):
             raise Unmodelled("printing a strided view")
-        st.at(op)
+        st.at(st.current if st.current is not None else op)  # the call, as lowered code keys it
         n = prod(v.sizes) * ELEM_BYTES[v.elem]
         data = st.rt.host_read(address(v, [0] * len(v.sizes)), n) if n else b""
         st.prints.append(f"{v.sizes}: {data.hex() if data is not None else 'refused'}")

@@ -28,11 +28,12 @@ from gpu_alloc_verify.oracles.kernel_interp import encode_element, load_kernel
 from gpu_alloc_verify.oracles.runtime import Outcome, Runtime
 from gpu_alloc_verify.oracles.source_interp import row_major_strides
 from gpu_alloc_verify.oracles.source_xdsl.arith_extra import ArithExtraFunctions
-from gpu_alloc_verify.oracles.source_xdsl.gpu_ops import gpu_functions, kernel_symbol
+from gpu_alloc_verify.oracles.source_xdsl.gpu_ops import gpu_functions, kernel_symbol, launch_key
 from gpu_alloc_verify.oracles.source_xdsl.host_ops import PRINTERS, HostFunctions
 from gpu_alloc_verify.oracles.source_xdsl.state import State, attach
 from gpu_alloc_verify.oracles.source_xdsl.values import INDEX_BITS, TooLarge, Unmodelled, scalar
 from gpu_alloc_verify.verify.ir.attrs import attr_of
+from gpu_alloc_verify.verify.ir.locations import source_key
 from gpu_alloc_verify.verify.ir.lowered_ir import op_name
 from gpu_alloc_verify.verify.ir.xdsl_context import gpu_unregistered
 
@@ -58,13 +59,15 @@ class XRun:
 
 
 class _Steps(Interpreter.Listener):
-    def __init__(self) -> None:
+    def __init__(self, st: State) -> None:
+        self.st = st
         self.count = 0
         self.last = ""  # the op about to run: names one without an implementation
         self.deadline = time.monotonic() + TIME_LIMIT_S
 
     def will_interpret_op(self, op: Operation, args: PythonValues) -> None:
         self.count += 1
+        self.st.current = op  # an external call's reads belong to the call, not the callee
         self.last = str(getattr(getattr(op, "op_name", None), "data", op.name))
         if self.count > STEP_LIMIT:
             raise TooLarge(f"more than {STEP_LIMIT} ops interpreted")
@@ -94,9 +97,22 @@ def unmodelled_externals(module: ModuleOp) -> list[str]:
 
 def kernels_of(text: str, module: ModuleOp) -> dict[str, Kernel]:
     """The kernel each launch names, by function name, loaded from its own
-    `gpu.func` (raises KernelUnsupported naming what is not modelled)."""
+    `gpu.func`, and each un-outlined `gpu.launch`'s, by `launch_key`
+    (raises KernelUnsupported naming what is not modelled)."""
+    from gpu_alloc_verify.oracles.source_xdsl.launch import launch_kernel
+
     out: dict[str, Kernel] = {}
     for op in module.walk():
+        if op_name(op) == "gpu.launch":
+            where = source_key(getattr(op, "location", None)) or "?"
+            parent = op.parent_op()
+            while parent is not None and not isinstance(parent, func.FuncOp):
+                parent = parent.parent_op()
+            name = f"{parent.sym_name.data if parent else 'launch'}_kernel"
+            try:
+                out[launch_key(op)] = launch_kernel(op, name)[0]
+            except KernelUnsupported as e:
+                raise KernelUnsupported(f"the gpu.launch at {where}: {e}") from e
         if op_name(op) == "gpu.launch_func":
             name = kernel_symbol(op)
             if name not in out:
@@ -105,6 +121,18 @@ def kernels_of(text: str, module: ModuleOp) -> dict[str, Kernel]:
                     out[name] = load_kernel(text, full)
                 except ValueError as e:
                     raise KernelUnsupported(f"kernel @{full}: {e}") from e
+    return out
+
+
+def launch_sites(module: ModuleOp) -> dict[str, str]:
+    """Each un-outlined launch's location key -> its `launch_key`: the
+    lowered `gpu.launch_func` outlining made of it carries the same location."""
+    out: dict[str, str] = {}
+    for op in module.walk():
+        if op_name(op) == "gpu.launch":
+            key = source_key(getattr(op, "location", None))
+            if key is not None:
+                out[key] = launch_key(op)
     return out
 
 
@@ -149,7 +177,7 @@ def run(module: ModuleOp, fn: func.FuncOp, scalars: Mapping[int, int | float],
         kernels: Mapping[str, Kernel]) -> XRun:
     """`fn` with `scalars` (by argument position) and the bound `buffers`."""
     st = State(rt, kernels)
-    steps = _Steps()
+    steps = _Steps(st)
     interp = Interpreter(module, index_bitwidth=INDEX_BITS, listeners=(steps,))
     for impls in (ArithFunctions(), ArithExtraFunctions(), AffineFunctions(), MathFunctions(),
                   BuiltinFunctions(), CfFunctions(), FuncFunctions(), ScfFunctions(),

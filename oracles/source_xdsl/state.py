@@ -28,6 +28,9 @@ class State:
     produced: dict[int, str] = field(default_factory=dict)  # token instance -> op key
     awaited: set[int] = field(default_factory=set)
     prints: list[str] = field(default_factory=list)
+    current: Any = None  # the op being interpreted (set by the run's listener)
+    interpreter: Any = None  # for values an op uses from above (gpu.launch's body)
+    launch_args: dict[int, Any] = field(default_factory=dict)  # gpu.launch -> what it passes
 
     def at(self, op: Any) -> None:
         """Calls that follow come from `op` (its location's key, as lowered ops carry it)."""
@@ -78,6 +81,7 @@ _KEY = "gpu_alloc_verify.oracles.source_xdsl.state"
 
 
 def attach(interpreter: Interpreter, st: State) -> None:
+    st.interpreter = interpreter
     interpreter.set_data(InterpreterFunctions, _KEY, st)
 
 

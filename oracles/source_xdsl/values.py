@@ -24,6 +24,12 @@ class TooLarge(Exception):
     """One input drives the run past a budget (steps, bytes): that input is skipped."""
 
 
+class Undefined(TooLarge):
+    """One input breaks an op's precondition (a copy between shapes that
+    differ): the program has no behaviour to compare there, so that input is
+    skipped, as one past a budget is."""
+
+
 @dataclass(frozen=True)
 class Token:
     """A completion fact: the event recorded after the op, and the token

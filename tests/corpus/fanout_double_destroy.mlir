@@ -21,3 +21,5 @@ func.func @replicate(%replica0: memref<128xf32>, %replica1: memref<128xf32>, %we
   gpu.wait [%t0, %t1]
   return
 }
+// DIFFERENTIAL mlir-opt-19: violated: the lowered code destroys one stream twice (double-destroy), as stream-no-use-after-destroy=violated says; the source destroys each once
+// DIFFERENTIAL mlir-opt-22: violated: the lowered code destroys one stream twice (double-destroy), as stream-no-use-after-destroy=violated says; the source destroys each once

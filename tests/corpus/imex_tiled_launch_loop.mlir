@@ -40,3 +40,5 @@ module @eltwise attributes {gpu.container_module} {
     }
   }
 }
+// DIFFERENTIAL mlir-opt-19: violated: the token out of the unconverted scf.for is a stream the final gpu.wait destroys as an event (invalid-handle): the control-flow token defect of DESIGN.md
+// DIFFERENTIAL mlir-opt-22: violated: the token out of the unconverted scf.for is a stream the final gpu.wait destroys as an event (invalid-handle): the control-flow token defect of DESIGN.md

@@ -43,3 +43,5 @@ module attributes {gpu.container_module} {
     return
   }
 }
+// DIFFERENTIAL mlir-opt-19: violated: a stream the lowered code creates stays live at exit, as stream-no-leak=violated says
+// DIFFERENTIAL mlir-opt-22: violated: a stream the lowered code creates stays live at exit, as stream-no-leak=violated says

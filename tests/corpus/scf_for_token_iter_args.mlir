@@ -27,3 +27,5 @@ func.func @repeat_copy(%n: index, %dst: memref<64xi32>, %src: memref<64xi32>) {
   gpu.wait [%done]
   return
 }
+// DIFFERENTIAL mlir-opt-19: violated: a token through scf.for is a stream the final gpu.wait destroys as an event (invalid-handle), as runtime-contract=violated says
+// DIFFERENTIAL mlir-opt-22: violated: a token through scf.for is a stream the final gpu.wait destroys as an event (invalid-handle), as runtime-contract=violated says

@@ -58,3 +58,5 @@ module attributes {gpu.container_module} {
     return
   }
 }
+// DIFFERENTIAL mlir-opt-19: violated: tokens through scf.for/scf.if are streams the final gpu.wait destroys as events (invalid-handle), as runtime-contract=violated says
+// DIFFERENTIAL mlir-opt-22: violated: tokens through scf.for/scf.if are streams the final gpu.wait destroys as events (invalid-handle), as runtime-contract=violated says

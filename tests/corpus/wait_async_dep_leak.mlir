@@ -21,3 +21,5 @@ func.func @stage(%src: memref<512xf32>, %dst: memref<512xf32>) {
   gpu.wait [%t5]
   return
 }
+// DIFFERENTIAL mlir-opt-19: violated: gpu.wait async [%t] never destroys %t's stream: live at exit, as stream-no-leak=violated says
+// DIFFERENTIAL mlir-opt-22: violated: gpu.wait async [%t] never destroys %t's stream: live at exit, as stream-no-leak=violated says

@@ -1,0 +1,51 @@
+"""Host externals of MLIR's runner utils, as the lowered code calls them.
+
+`printMemrefF32(rank, descriptor*)` (the unranked memref `func-to-llvm`
+passes: its rank and a pointer to the ranked descriptor) reads the whole
+buffer on the host, as `oracles.source_xdsl.host_ops` does on the source
+side, so the read is an observable both sides record at the call's source
+op.  The text printed is not compared (the runtime records the bytes read).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from math import prod
+
+from gpu_alloc_verify.oracles.llvm_values import Unsupported
+
+# Printer -> element bytes (`mlir/lib/ExecutionEngine/RunnerUtils.cpp`).
+PRINTERS = {"printMemrefF32": 4, "printMemrefF64": 8, "printMemrefI32": 4,
+            "printMemrefI64": 8}
+
+ReadBytes = Callable[[int, int], bytes | None]
+
+
+def print_memref(name: str, args: Sequence[int], read: ReadBytes) -> None:
+    """Read what `name(rank, descriptor*)` prints; `read(addr, n)` reads host
+    bytes (stack or runtime), None where the runtime refused."""
+    if len(args) != 2:
+        raise Unsupported(f"@{name} with {len(args)} argument(s)")
+    rank, desc = int(args[0]), int(args[1])
+    if not 0 <= rank <= 8:
+        raise Unsupported(f"@{name} of rank {rank}")
+    raw = read(desc, 8 * (3 + 2 * rank))
+    if raw is None:
+        return
+    words = [int.from_bytes(raw[k:k + 8], "little") for k in range(0, len(raw), 8)]
+    aligned, offset = words[1], words[2]
+    sizes, strides = words[3:3 + rank], words[3 + rank:]
+    if not _contiguous(sizes, strides):
+        raise Unsupported(f"@{name} of a strided view")  # as the source side declines
+    n = prod(sizes) * PRINTERS[name]
+    if n:
+        read((aligned + offset * PRINTERS[name]) & ((1 << 64) - 1), n)
+
+
+def _contiguous(sizes: Sequence[int], strides: Sequence[int]) -> bool:
+    step = 1
+    for size, stride in zip(reversed(sizes), reversed(strides), strict=True):
+        if size > 1 and stride != step:
+            return False
+        step *= size
+    return True
