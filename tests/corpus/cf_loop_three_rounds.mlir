@@ -1,10 +1,10 @@
-// EXPECT mlir-opt-16: lowering-no-crash=holds sync-alloc-no-stream=not-applicable stream-no-leak=holds stream-no-use-after-destroy=holds event-no-leak=holds host-shared-flag=not-applicable async-order=holds runtime-contract=holds lowering-complete=holds
-// EXPECT mlir-opt-19: lowering-no-crash=holds sync-alloc-no-stream=not-applicable stream-no-leak=holds stream-no-use-after-destroy=holds event-no-leak=holds host-shared-flag=not-applicable async-order=holds runtime-contract=holds lowering-complete=holds
-// EXPECT mlir-opt-22: lowering-no-crash=holds sync-alloc-no-stream=not-applicable stream-no-leak=holds stream-no-use-after-destroy=holds event-no-leak=holds host-shared-flag=not-applicable async-order=holds runtime-contract=holds lowering-complete=holds
+// EXPECT mlir-opt-16: lowering-no-crash=holds sync-alloc-no-stream=not-applicable stream-no-leak=holds stream-no-use-after-destroy=holds event-no-leak=holds host-shared-flag=not-applicable async-order=unknown runtime-contract=holds lowering-complete=holds
+// EXPECT mlir-opt-19: lowering-no-crash=holds sync-alloc-no-stream=not-applicable stream-no-leak=holds stream-no-use-after-destroy=holds event-no-leak=holds host-shared-flag=not-applicable async-order=unknown runtime-contract=holds lowering-complete=holds
+// EXPECT mlir-opt-22: lowering-no-crash=holds sync-alloc-no-stream=not-applicable stream-no-leak=holds stream-no-use-after-destroy=holds event-no-leak=holds host-shared-flag=not-applicable async-order=unknown runtime-contract=holds lowering-complete=holds
 // PIPELINE: gpu.module(convert-gpu-to-nvvm),gpu-to-llvm
 // VALID: mlir-opt-16 mlir-opt-19 mlir-opt-22
 // WHY: cf.br/cf.cond_br loop (llvm.br after lowering) with constant trip count 3: unrolled
-// WHY: within the bound; each round's stream is created and destroyed once.
+// WHY: within the bound; each stream made and destroyed once. async-order: a source cf loop is not folded (unknown).
 // Three rounds of copy-and-clear written as an unstructured cf loop, the
 // form left after --convert-scf-to-cf.
 func.func @rounds(%a: memref<32xf32>, %b: memref<32xf32>) {

@@ -1,10 +1,10 @@
 // EXPECT mlir-opt-16: *=rejected lowering-no-crash=holds
-// EXPECT mlir-opt-19: lowering-no-crash=holds stream-no-leak=unknown
-// EXPECT mlir-opt-22: lowering-no-crash=holds stream-no-leak=unknown
+// EXPECT mlir-opt-19: lowering-no-crash=holds stream-no-leak=holds
+// EXPECT mlir-opt-22: lowering-no-crash=holds stream-no-leak=holds
 // PIPELINE: gpu.module(convert-gpu-to-nvvm),gpu-to-llvm
 // VALID: mlir-opt-16 mlir-opt-19 mlir-opt-22
-// WHY: A data-dependent scf.while creates a stream per iteration: past the loop bound the
-// WHY: paths are cuts, so stream-no-leak is unknown. 16 rejects the sync host_shared alloc.
+// WHY: A data-dependent scf.while makes and destroys a stream per iteration: summarized, holds;
+// WHY: async-order unknown (order across iterations). 16 rejects the sync host_shared alloc.
 // Jacobi-style iteration: launch, wait, read a host_shared residual flag,
 // repeat until it converges.
 module attributes {gpu.container_module} {

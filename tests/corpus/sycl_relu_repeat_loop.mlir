@@ -1,8 +1,8 @@
 // EXPECT mlir-opt-16: lowering-no-crash=holds sync-alloc-no-stream=rejected stream-no-leak=rejected stream-no-use-after-destroy=rejected event-no-leak=rejected host-shared-flag=rejected async-order=rejected runtime-contract=rejected lowering-complete=rejected
-// EXPECT mlir-opt-19: lowering-no-crash=holds sync-alloc-no-stream=not-applicable stream-no-leak=unknown stream-no-use-after-destroy=unknown event-no-leak=unknown host-shared-flag=unknown async-order=unknown runtime-contract=unknown lowering-complete=holds
-// EXPECT mlir-opt-22: lowering-no-crash=holds sync-alloc-no-stream=not-applicable stream-no-leak=unknown stream-no-use-after-destroy=unknown event-no-leak=unknown host-shared-flag=unknown async-order=unknown runtime-contract=unknown lowering-complete=holds
+// EXPECT mlir-opt-19: lowering-no-crash=holds sync-alloc-no-stream=not-applicable stream-no-leak=holds stream-no-use-after-destroy=holds event-no-leak=holds host-shared-flag=holds async-order=unknown runtime-contract=holds lowering-complete=holds
+// EXPECT mlir-opt-22: lowering-no-crash=holds sync-alloc-no-stream=not-applicable stream-no-leak=holds stream-no-use-after-destroy=holds event-no-leak=holds host-shared-flag=holds async-order=unknown runtime-contract=holds lowering-complete=holds
 // WHY: Lowered cleanly where a version checks it; no violation. 16 rejects un-serialized kernels (gpu.binary needed).
-// WHY: Unknowns: loops past the 4-iteration bound, host calls after the last wait, calls into helpers (see report).
+// WHY: The 100-round loop is closed (each stream dies in its round): summarized; async-order unknown (across iterations).
 // PIPELINE: func.func(gpu-async-region),gpu.module(convert-gpu-to-nvvm),gpu-to-llvm{use-bare-pointers-for-kernels=true}
 // VALID: mlir-opt-16 mlir-opt-19 mlir-opt-22
 // SHAPE: LLVM SYCL integration test (mlir/test/Integration/GPU/SYCL/gpu-reluf32-to-spirv.mlir): main repeats a sync alloc/copy/launch/free helper 100 times

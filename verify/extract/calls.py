@@ -323,6 +323,18 @@ class _Extractor(ControlFlow, Memory, Integers):
                 self.not_modelled(op, guard, f"call to @{callee} ({why})")
             else:
                 self.not_modelled(op, guard, f"call to @{callee} (external function)")
+                loc = source_loc(op)
+                if self.inlining and callee == f"_mlir_ciface_{self.inlining[-1]}":
+                    # The C-interface wrapper of a declaration: it carries the
+                    # declaration's location, the call is its caller's.
+                    loc = self.call_sites[-1]
+                if loc is not None:
+                    # Host code given the source call's buffers reads and
+                    # writes them while it runs: one point in host order,
+                    # paired with the source's call (`source_read`).
+                    self.facts.calls.append(Call(len(self.facts.calls), self.func,
+                                                 "host.store", (), guard, loc,
+                                                 iters=self.iters))
             return
         from gpu_alloc_verify.verify.model.runtime_api import roles
 
@@ -371,9 +383,11 @@ class _Extractor(ControlFlow, Memory, Integers):
             if arg in self.structs:
                 self.structs[param] = self.structs[arg]
         self.inlining.append(func_name(target))
+        self.call_sites.append(source_loc(op))
         self.returns.append([])
         self.region(target.regions[0], guard)
         rets = self.returns.pop()
+        self.call_sites.pop()
         self.inlining.pop()
         for i, r in enumerate(op.results):
             vals = [(g, v[i], c[i]) for g, v, c in rets if i < len(v)]

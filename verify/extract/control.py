@@ -57,8 +57,10 @@ class ControlFlow(LoopSummaries):
             return {}
         bodies = loops[1]
         position = {b: i for i, b in enumerate(blocks)}
+        # Every loop: an effect-free one or a closed one (its handles live and
+        # die in one iteration) may be summarized; the trial walk decides.
         candidates = {h: sorted(body, key=lambda b: position.get(b, 0))
-                      for h, body in bodies.items() if self.loop_is_candidate(body)}
+                      for h, body in bodies.items()}
         if not candidates:
             return self.walk_plan(blocks, succ, guard, scope, {})  # type: ignore[no-any-return]
         snap = self.snapshot()

@@ -81,6 +81,10 @@ class LoweredFacts:
     # Calls through a pointer the analysis could not resolve: they may create
     # streams and events it does not see (so no leak verdict `holds`).
     hidden_creates: list[Cut] = field(default_factory=list)
+    # Loops with runtime calls summarized by one iteration whose handles
+    # live and die in it (`verify.extract.summary`): every invariant but
+    # async-order is decided on it; the order across iterations is not.
+    order_cuts: list[Cut] = field(default_factory=list)
     _explored: z3.BoolRef | None = None
 
     @property

@@ -35,7 +35,8 @@ from gpu_alloc_verify.verify.extract.state import WalkerState, int_width
 from gpu_alloc_verify.verify.ir.attrs import callee_name, has_body, pointer_like, type_text
 from gpu_alloc_verify.verify.ir.lowered_ir import op_name
 from gpu_alloc_verify.verify.model import fold
-from gpu_alloc_verify.verify.model.values import may_be_handle
+from gpu_alloc_verify.verify.model.runtime_api import DESTROYERS
+from gpu_alloc_verify.verify.model.values import leaves, literal, may_be_handle
 
 # Functions outside the module a body may call: the C allocator lowered
 # memrefs use, and the runner's copy utility (a host access, not a handle).
@@ -105,6 +106,7 @@ class Snapshot:
     calls: int
     cuts: int
     hidden: int
+    order_cuts: int
     handles: int
     returns: list[int]
 
@@ -126,7 +128,7 @@ class Slicing(WalkerState):
                  for k, v in vars(self).items() if k not in ("facts", "mem", "pure_memo")}
         f = self.facts
         return Snapshot(state, {s: dict(c) for s, c in self.mem.items()}, len(f.calls),
-                        len(f.cuts), len(f.hidden_creates), len(f.handles),
+                        len(f.cuts), len(f.hidden_creates), len(f.order_cuts), len(f.handles),
                         [len(r) for r in self.returns])
 
     def restore(self, snap: Snapshot) -> None:
@@ -139,6 +141,7 @@ class Slicing(WalkerState):
         del f.calls[snap.calls:]
         del f.cuts[snap.cuts:]
         del f.hidden_creates[snap.hidden:]
+        del f.order_cuts[snap.order_cuts:]
         for h in list(f.handles)[snap.handles:]:
             del f.handles[h]
         f._explored = None
@@ -160,6 +163,48 @@ class Slicing(WalkerState):
         if self.escaped_slots != snap.state["escaped_slots"]:
             return "a stack slot let go in its body"
         for s, cells in self.mem.items():
+            old = snap.mem.get(s, {})
+            if cells.keys() != old.keys() or any(cells[o] is not old[o] for o in cells):
+                return "a store to a tracked stack slot"
+        return None
+
+    def closed_effects(self, snap: Snapshot, out: Iterable[Any]) -> str | None:
+        """Why the walk since `snap` is not one iteration of a *closed* loop,
+        or None: runtime calls are allowed, but every handle it makes is
+        destroyed, if at all, by itself and reaches no value `out` of it
+        (yielded, carried, read after the loop), it destroys no handle made
+        before it, and it escapes, stores and leaves out nothing.  Then
+        every iteration does to the handles what the walked one does (its
+        inputs are havoc'd), and no iteration sees another's handles."""
+        f = self.facts
+        new = set(list(f.handles)[snap.handles:])
+        for c in f.calls[snap.calls:]:
+            if c.is_escape:
+                return f"a handle passed on at {c.source_op}"
+            if c.callee in DESTROYERS and c.args and any(
+                    literal(leaf) not in new for leaf in leaves(c.args[0])):
+                return f"{c.callee} of a handle made before it"
+        # Slots the body allocates are its own (an `llvm.alloca` in a loop
+        # is new memory each iteration), as long as no pointer to one leaves.
+        own = (self.slots - snap.state["slots"]) | {
+            d for d, (base, _) in self.derived.items() if base not in snap.state["slots"]}
+        for v in out:
+            terms = [self.env.get(v), *(t for t in (self.structs.get(v) or {}).values()
+                                         if not isinstance(t, str))]
+            if any(literal(leaf) in new | own for t in terms if t is not None
+                   for leaf in leaves(t)):
+                return "a handle or a stack slot of its own carried out of its body"
+        if len(f.cuts) > snap.cuts or len(f.hidden_creates) > snap.hidden:
+            return "code in its body the analysis did not follow"
+        if any(len(r) > n for r, n in zip(self.returns, snap.returns, strict=False)):
+            return "a return in its body"
+        # A slot the body allocates may be let go (a descriptor handed to a
+        # printer): a handle in it would have escaped, which is refused above.
+        if self.escaped_slots - snap.state["escaped_slots"] - own:
+            return "a stack slot let go in its body"
+        for s, cells in self.mem.items():
+            if s in own:
+                continue
             old = snap.mem.get(s, {})
             if cells.keys() != old.keys() or any(cells[o] is not old[o] for o in cells):
                 return "a store to a tracked stack slot"

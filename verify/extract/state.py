@@ -80,6 +80,8 @@ class WalkerState:
         self.func = ""
         self.iters: tuple[int, ...] = ()
         self.inlining: list[str] = []
+        # The source location of each call being inlined (innermost last).
+        self.call_sites: list[str | None] = []
         self.returns: list[list[tuple[z3.BoolRef, list[z3.ArithRef], list[z3.BoolRef]]]] = []
         self.true = fold.TRUE
 

@@ -9,6 +9,7 @@ from typing import Any
 
 import z3
 
+from gpu_alloc_verify.verify.extract.facts import Cut
 from gpu_alloc_verify.verify.extract.slicing import Slicing, defined_in, used_by
 from gpu_alloc_verify.verify.ir.attrs import where
 from gpu_alloc_verify.verify.ir.lowered_ir import op_name
@@ -28,8 +29,11 @@ class LoopSummaries(Slicing):
         with nothing changed, when it must be unrolled."""
         blocks = [b for r in op.regions for b in r.blocks]
         carried = op.operands[3:] if op_name(op) == "scf.for" else op.operands
-        if not self.loop_is_candidate(blocks) or self.carries_handle(carried):
+        if self.carries_handle(carried):
             return False
+        # Effect-free, or else closed (`Slicing.closed_effects`): then
+        # async-order is left undecided (`facts.order_cuts`).
+        pure = self.loop_is_candidate(blocks)
         snap = self.snapshot()
         why = f"a value of the loop at {where(op)}, summarized"
         first = op.regions[0].blocks[0]
@@ -37,13 +41,18 @@ class LoopSummaries(Slicing):
         for a in first.args:  # the induction variable and carried values
             self.havoc(a, g, why)
         yielded = self.block_ops(first, g) or []
+        out = list(yielded)
         if len(op.regions) > 1:  # scf.while: the after region runs while `c`
             c = self.cond(yielded[0]) if yielded else self.loop_branch()
             after = op.regions[1].blocks[0]
             for a in after.args:
                 self.havoc(a, conj(g, c), why)
-            self.block_ops(after, conj(g, c))
-        if self.effects_since(snap) is not None:
+            out += self.block_ops(after, conj(g, c)) or []
+        if pure and self.effects_since(snap) is None:
+            pass
+        elif len(self.facts.calls) > snap.calls and self.closed_effects(snap, out) is None:
+            self.facts.order_cuts.append(Cut(g, f"loop at {where(op)} summarized"))
+        else:
             self.restore(snap)
             return False
         for r in op.results:
@@ -65,14 +74,21 @@ class LoopSummaries(Slicing):
         back = _Back()  # the next iteration: the one walked stands for it
         inner = {b: [back if s is header else s for s in succ.get(b, [])] for b in body}
         exits = self.walk_cfg(body, inner, guard, scope)
-        if self.effects_since(snap) is not None:
-            return None
         out = [(e, ops, t) for t, edges in exits.items() if t is not back
                for e, ops in edges if e is not fold.FALSE]
         members = set(body)
         later = used_by(b for b in scope if b not in members)
         for _, ops, _ in out:
             later.update(ops)
+        if self.effects_since(snap) is not None:
+            # Closed (`Slicing.closed_effects`): what goes round the back
+            # edge or out of the loop holds none of its handles.
+            carried = [v for edges in exits.values() for _, ops in edges for v in ops]
+            if len(self.facts.calls) == snap.calls or self.closed_effects(
+                    snap, carried + sorted(defined_in(body) & later, key=id)) is not None:
+                return None
+            self.facts.order_cuts.append(
+                Cut(guard, f"loop at {where(list(header.ops)[-1])} summarized"))
         for v in defined_in(body) & later:
             self.havoc(v, guard, why)
         # The loop ends (it has no effect to see, real host loops do): by

@@ -49,6 +49,10 @@ from gpu_alloc_verify.verify.ir.types import memref_text
 from gpu_alloc_verify.verify.model import fold
 from gpu_alloc_verify.verify.model.values import source_unknown
 
+# Iterations `verify.extract` unrolls (its default bound): a source loop
+# that may run more with gpu work inside is one whose order across
+# iterations is not decided.
+UNROLLED = 4
 GPU_KINDS = ("wait", "alloc", "dealloc", "memset", "memcpy", "launch")
 HOST_KINDS = ("host.load", "host.store")
 
@@ -269,7 +273,13 @@ class _Reader:
             lowered += lowered_labels(label, type_text(arg))
         self.facts.arg_names[self.func] = labels
         self.facts.lowered_arg_names[self.func] = lowered
-        for k, b in enumerate(fn.regions[0].blocks):
+        blocks = list(fn.regions[0].blocks)
+        for k, b in enumerate(blocks):
+            term = list(b.ops)[-1] if list(b.ops) else None
+            back = [s for s in (term.successors if term is not None else ())
+                    if s in blocks[:k + 1]]
+            if back and self.gpu_work(blocks[blocks.index(back[0]):k + 1]):
+                self.loop_order_unknown(term)
             self.block(b, fold.TRUE if k == 0 else
                        self.unknown(f"block {k} of @{self.func} (cf branches)"))
 
@@ -320,6 +330,8 @@ class _Reader:
                 self.alias(r, op.operands[0])
             return
         if name == "func.call" and self.call(op):
+            return
+        if name == "func.call" and self.external_host_call(op, guard):
             return
         if name == "func.return" and id(op) in self.returned:
             return
@@ -397,6 +409,8 @@ class _Reader:
             return  # device code: not host code
         if not op.regions:
             return
+        if name == "scf.while" and self.gpu_work(b for r in op.regions for b in r.blocks):
+            self.loop_order_unknown(op)
         self.inside += 1
         for region in op.regions:
             self.region(region, fold.conj(guard, self.unknown(f"regions of {place}")),
@@ -464,6 +478,56 @@ class _Reader:
             self.alias(r, v)
         return True
 
+    def gpu_work(self, blocks: Iterable[Any]) -> bool:
+        """Do `blocks` (nested regions and the module functions they call
+        included) hold a gpu or async op, or a call of code not seen here?"""
+        todo, seen = list(blocks), set()
+        while todo:
+            b = todo.pop()
+            for op in _walk_ops(b):
+                name = op_name(op)
+                if name.startswith(("gpu.", "async.")):
+                    return True
+                if name == "func.call":
+                    callee = callee_name(op) or ""
+                    target = self.funcs.get(callee)
+                    if target is None:
+                        if any(_pointer_like(r) for r in op.results):
+                            return True  # it may hand back a token or handle
+                    elif callee not in seen:
+                        seen.add(callee)
+                        todo.extend(target.regions[0].blocks)
+        return False
+
+    def loop_order_unknown(self, op: Any) -> None:
+        """A loop with gpu work that the analysis may summarize (one iteration
+        stands for all, `verify.extract.slicing`): the order of one
+        iteration's work against another's is not decided."""
+        self.order_unknown(f"the order across iterations of the loop at {where(op)} "
+                           f"(gpu work, more than {UNROLLED} iterations)")
+
+    def external_host_call(self, op: Any, guard: z3.BoolRef) -> bool:
+        """A call of a function declared, not defined, here (`printMemrefF32`,
+        a checker) given buffers: host code that reads and writes them while
+        it runs, one point in host order like `memref.copy` (the lowered
+        call keeps its location, `verify.extract.calls` lists it there).
+        False, and left to `other`, when it takes or returns anything the
+        reader would lose track of: a token, an async value, or a memref or
+        pointer result that may alias a buffer."""
+        callee = callee_name(op)
+        if callee is None or callee in self.funcs:
+            return False
+        if any(_is_token(v) or "async." in type_text(v) for v in op.operands):
+            return False
+        if any(_pointer_like(r) for r in op.results):
+            return False
+        bufs = tuple(dict.fromkeys(self.name(v, "m") for v in op.operands
+                                   if "memref" in type_text(v)))
+        if not bufs:
+            return False
+        self.record(op, "host.store", guard, buffers=bufs)
+        return True
+
     def scf_for(self, op: Any, guard: z3.BoolRef) -> None:
         lb, ub, step = (self.consts.get(v) for v in op.operands[:3])
         if lb is not None and ub is not None and step:
@@ -482,6 +546,9 @@ class _Reader:
                 self.alias(arg, init)
                 self.alias(res, init)
                 self.order_unknown(f"a token is carried by {place}")
+        trips = -(-(ub - lb) // step) if lb is not None and ub is not None and step else None
+        if (trips is None or trips > UNROLLED) and self.gpu_work(op.regions[0].blocks):
+            self.loop_order_unknown(op)
         self.region(op.regions[0], fold.conj(guard, runs), f"scf.for at {where(op)}")
         term = next((o for o in body.ops if op_name(o) == "scf.yield"), None)
         for v in (term.operands if term is not None else ()):
@@ -596,6 +663,12 @@ GPU_OPS = {
 
 def _is_token(value: Any) -> bool:
     return "gpu.async.token" in type_text(value) and "async.value" not in type_text(value)
+
+
+def _pointer_like(value: Any) -> bool:
+    """May `value` point at memory (a buffer, through another descriptor)?"""
+    t = type_text(value)
+    return any(k in t for k in ("memref", "ptr", "tensor", "gpu.", "async.", "!"))
 
 
 def _walk_ops(block: Any) -> Iterable[Any]:
