@@ -156,3 +156,20 @@ def test_handle_carried_to_the_next_iteration_is_not_summarized() -> None:
     r = check_module(LOOP_SRC, src)
     assert r["stream-no-leak"].verdict != "holds"
     assert r["stream-no-leak"].verdict != "violated" or "4" in str(r["stream-no-leak"])
+
+
+STRAIGHT_SRC = """func.func @main() {
+  %t = gpu.wait async
+  gpu.wait [%t]
+  return
+}
+"""
+
+
+def test_summarized_loop_without_a_source_loop_leaves_order_unknown() -> None:
+    """A lowering that wraps straight-line work in a loop: no source reason
+    marks the order across its iterations, so the summary's own cut must."""
+    for cf in (False, True):
+        r = check_module(STRAIGHT_SRC, _loop(CREATE + SYNC + DESTROY, cf))
+        assert r["async-order"].verdict == "unknown", (cf, r["async-order"])
+        assert "summarized" in (r["async-order"].reason or ""), cf

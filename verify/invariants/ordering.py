@@ -382,6 +382,11 @@ def check_async_order(ctx: CheckContext) -> CheckResult:
     any_edge = False
     for func, reasons in ctx.source.order_unknown.items():
         f.unknown.extend(f"order in @{func} not decided: {r}" for r in reasons)
+    for cut in ctx.lowered.order_cuts:
+        # A loop summarized by one iteration: the order across its
+        # iterations is not in the calls, whatever the source says of it.
+        if solver.check(cut.guard, ctx.timeout_ms).status != "unsat":
+            f.unknown.append(f"order not decided: {cut.reason}")
     for func in funcs:
         calls = [c for c in ctx.lowered.calls if c.func == func]
         sch = encode(calls, PROFILES[ctx.runtime].special_streams)
