@@ -19,7 +19,7 @@ def fuzz(path: str, **kw) -> dict:
     return {inv: f for (_, inv), f in report.found.items()}
 
 
-@pytest.mark.slow  # a 40 s campaign: nightly (`pytest -m slow`), not CI
+@pytest.mark.nightly  # a 40 s campaign: nightly (`pytest -m nightly`), not CI
 def test_dropped_stream_destroy_is_found_and_shrunk(mutant) -> None:
     found = fuzz(mutant("drop-stream-destroy"), max_examples=200)
     assert "stream-no-leak" in found
@@ -28,7 +28,7 @@ def test_dropped_stream_destroy_is_found_and_shrunk(mutant) -> None:
     assert "mgpuStreamCreate" in f.judgement.lowered
 
 
-@pytest.mark.slow  # a 25 s campaign: nightly (`pytest -m slow`), not CI
+@pytest.mark.nightly  # a 25 s campaign: nightly (`pytest -m nightly`), not CI
 def test_stream_created_for_sync_alloc_is_found(mutant) -> None:
     found = fuzz(mutant("sync-alloc-stream"), max_examples=200)
     assert "sync-alloc-no-stream" in found

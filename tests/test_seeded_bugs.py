@@ -32,11 +32,11 @@ BUGS = {
 }
 
 
-# The two that shrink longest (15-35 s each) run nightly (`pytest -m slow`).
+# The two that shrink longest (15-35 s each) run nightly (`pytest -m nightly`).
 SLOW_BUGS = ("destroy-before-sync", "drop-synchronize")
 
 
-@pytest.mark.parametrize("bug", [pytest.param(b, marks=pytest.mark.slow) if b in SLOW_BUGS
+@pytest.mark.parametrize("bug", [pytest.param(b, marks=pytest.mark.nightly) if b in SLOW_BUGS
                                  else b for b in sorted(BUGS)])
 def test_seeded_bug_found_within_300_and_shrunk(bug: str, mutant) -> None:
     real = need_mlir_opt(19)

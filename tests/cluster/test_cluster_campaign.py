@@ -84,7 +84,7 @@ def test_a_one_shard_campaign_draws_what_a_local_campaign_draws(
     jsonschema.Draft202012Validator(schema).validate(on_cluster)
 
 
-@pytest.mark.slow  # a campaign of about 9 s: nightly (`pytest -m slow`), not CI
+@pytest.mark.nightly  # a campaign of about 9 s: nightly (`pytest -m nightly`), not CI
 def test_a_worker_killed_mid_shard_loses_and_duplicates_nothing(
         dask_cluster: DaskCluster, tmp_path: Path) -> None:
     results = tmp_path / "r.jsonl"
@@ -128,7 +128,7 @@ def test_a_worker_killed_mid_shard_loses_and_duplicates_nothing(
     assert recorded <= alone <= {r["program"] for r in of_kind(records, "program")}
 
 
-@pytest.mark.slow  # a campaign of about 9 s: nightly (`pytest -m slow`), not CI
+@pytest.mark.nightly  # a campaign of about 9 s: nightly (`pytest -m nightly`), not CI
 def test_a_killed_driver_resumes_only_unfinished_shards(
         dask_cluster: DaskCluster, tmp_path: Path) -> None:
     results = tmp_path / "r.jsonl"

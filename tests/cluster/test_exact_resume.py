@@ -86,7 +86,7 @@ def _kill_after_first_shard(results: Path, argv: list[str]) -> None:
         proc.wait(10)
 
 
-@pytest.mark.slow  # three campaigns with shrinking, about 30 s: nightly (`pytest -m slow`)
+@pytest.mark.nightly  # three campaigns with shrinking, about 30 s: nightly (`pytest -m nightly`)
 def test_a_killed_cluster_campaign_resumes_from_each_shards_progress(
         dask_cluster: DaskCluster, tmp_path: Path) -> None:
     n = 120

@@ -132,7 +132,7 @@ def test_ctrl_c_exits_130_with_a_resumable_file(tmp_path: Path) -> None:
     assert not any(r["kind"] == "campaign-end" for r in records)
 
 
-@pytest.mark.slow  # a campaign of about 13 s: nightly (`pytest -m slow`), not CI
+@pytest.mark.nightly  # a campaign of about 13 s: nightly (`pytest -m nightly`), not CI
 def test_time_budget_stops_cleanly_with_end_record_and_report(tmp_path: Path) -> None:
     report = tmp_path / "report"
     t0 = time.monotonic()

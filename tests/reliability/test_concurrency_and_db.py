@@ -17,7 +17,7 @@ from tests.reliability.conftest import ROOT, cli
 LOWERING = "xdsl:pr69969"
 
 
-@pytest.mark.slow  # two concurrent campaigns, 17 s: nightly, not CI
+@pytest.mark.nightly  # two concurrent campaigns, 17 s: nightly, not CI
 def test_two_campaigns_append_to_one_file_without_corrupting_it(tmp_path: Path) -> None:
     results = tmp_path / "shared.jsonl"
     procs = [subprocess.Popen(

@@ -92,7 +92,7 @@ def test_campaign_goes_on_past_a_crashing_lowering(faulty, tmp_path: Path) -> No
     assert records[-1]["kind"] == "campaign-end"
 
 
-@pytest.mark.slow  # a campaign of about 15 s: nightly (`pytest -m slow`), not CI
+@pytest.mark.nightly  # a campaign of about 15 s: nightly (`pytest -m nightly`), not CI
 def test_cli_lowering_timeout_bounds_a_hang_and_shrinks_it(faulty, tmp_path: Path) -> None:
     path = faulty("hang", marker="gpu.memset")
     t0 = time.monotonic()
