@@ -40,6 +40,7 @@ import z3
 
 from gpu_alloc_verify.verify.extract.control import ControlFlow
 from gpu_alloc_verify.verify.extract.facts import (
+    EXTERNAL_CALL,
     GPU_RUNTIME_OPS,
     HANDLE_CREATORS,
     HOST_ACCESS,
@@ -334,7 +335,8 @@ class _Extractor(ControlFlow, Memory, Integers):
                     # paired with the source's call (`source_read`).
                     self.facts.calls.append(Call(len(self.facts.calls), self.func,
                                                  "host.store", (), guard, loc,
-                                                 iters=self.iters))
+                                                 iters=self.iters,
+                                                 note=f"{EXTERNAL_CALL} @{callee}"))
             return
         from gpu_alloc_verify.verify.model.runtime_api import roles
 

@@ -30,6 +30,11 @@ HOST_ACCESS = ("host.load", "host.store")
 
 
 
+# The note of a host access made by a call of a declared-only function: a
+# host access only where its source op is one (a call of the same function).
+EXTERNAL_CALL = "external call"
+
+
 @dataclass
 class Call:
     index: int

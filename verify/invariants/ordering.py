@@ -26,6 +26,7 @@ from dataclasses import dataclass
 import z3
 
 from gpu_alloc_verify.verify.extract.calls import Call
+from gpu_alloc_verify.verify.extract.facts import EXTERNAL_CALL
 from gpu_alloc_verify.verify.invariants import solver
 from gpu_alloc_verify.verify.invariants.common import Findings, describe_path
 from gpu_alloc_verify.verify.invariants.context import CheckContext
@@ -122,6 +123,10 @@ class _Edges:
         self.items: dict[str, list[Item]] = {}
         for it in sch.items.values():
             if it.call.func == func and it.call.source_op:
+                op = ctx.source.ops.get(it.call.source_op)
+                if op is not None and not op.is_host_access \
+                        and it.call.note.startswith(EXTERNAL_CALL):
+                    continue  # an opaque call at another op's location: no access of it
                 self.items.setdefault(it.call.source_op, []).append(it)
         self.producer = {op.token: op for op in ctx.source.ops.values()
                          if op.is_gpu and op.token}
