@@ -116,6 +116,8 @@ def _unobservable(entry: Mapping[str, Any] | None) -> bool:
     if entry is None:
         return True
     contents = entry["contents"] or ""
+    if contents == "empty":  # zero bytes (`encode_contents`): nothing to observe
+        return bool(entry["live"])
     return bool(entry["live"]) and all(
         run.split("*")[0].strip("?") == "" for run in contents.split(",")
     )

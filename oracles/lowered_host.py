@@ -18,6 +18,12 @@ from gpu_alloc_verify.oracles.llvm_values import Unsupported
 PRINTERS = {"printMemrefF32": 4, "printMemrefF64": 8, "printMemrefI32": 4,
             "printMemrefI64": 8}
 
+# ROCm's `mgpuMemGetDeviceMemRef1d*(allocated, aligned, offset, size,
+# stride)` (RocmRuntimeWrappers.cpp) returns {dev, dev, offset, {size},
+# {stride}} with dev = hipHostGetDevicePointer(aligned): the device's name
+# for the same memory.  One address space here, so dev is aligned itself.
+DEVICE_MEMREF = {"mgpuMemGetDeviceMemRef1dFloat": "f32", "mgpuMemGetDeviceMemRef1dInt32": "i32"}
+
 ReadBytes = Callable[[int, int], bytes | None]
 
 

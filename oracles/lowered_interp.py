@@ -24,17 +24,25 @@ the op named; no input crashes the harness.
 
 from __future__ import annotations
 
+import json
+import re
 import struct
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
+from functools import lru_cache
+from itertools import product
+from math import prod
 from typing import Any, Literal
 
-from xdsl.dialects.builtin import ModuleOp
+from xdsl.dialects.builtin import AffineMapAttr, ModuleOp
 from xdsl.ir import Attribute, Block, Operation, Region, SSAValue
+from xdsl.ir.affine import AffineMap
 from xdsl.parser import Parser
 
-from gpu_alloc_verify.oracles import fast_ir, lowered_gpu, lowered_host
+from gpu_alloc_verify.oracles import fast_ir, lowered_gpu, lowered_host, strided
+from gpu_alloc_verify.oracles.dense_init import dense_bytes
 from gpu_alloc_verify.oracles.kernel_api import Kernel, KernelUnsupported
+from gpu_alloc_verify.oracles.kernel_interp import ROUND, _fdiv, _frem
 from gpu_alloc_verify.oracles.llvm_values import (
     ARITH_BINARY,
     BINARY,
@@ -137,7 +145,16 @@ class _Machine:
         self.addresses: dict[int, str] = {}  # function address -> symbol
         self.declared: set[str] = set()  # every llvm.func/func.func, bodies or not
         self.funcs: dict[str, Operation] = {}
-        for op in module.walk():
+        # Host globals (top level only: a gpu.module's are the kernel's) and
+        # the buffer each got at its first `llvm.mlir.addressof`.
+        self.globals: dict[str, Operation] = {}
+        self.global_ptrs: dict[str, int] = {}
+        for op in module.regions[0].blocks[0].ops:
+            if op_name(op) == "llvm.mlir.global":
+                sym = getattr(prop(op, "sym_name"), "data", None)
+                if isinstance(sym, str):
+                    self.globals[sym] = op
+        for op in _host_ops(module):
             if op_name(op) in ("llvm.func", "func.func"):
                 sym = getattr(prop(op, "sym_name"), "data", None)  # either model's string
                 if isinstance(sym, str):
@@ -232,11 +249,37 @@ class _Machine:
     def address_of(self, op: Operation) -> _Flow:
         ref = prop(op, "global_name")
         name = getattr(getattr(ref, "root_reference", ref), "data", None)
+        if isinstance(name, str) and name in self.globals:
+            return self.set(op, self.global_buffer(name))
         if not isinstance(name, str) or name not in self.declared:
             raise Unsupported(f"llvm.mlir.addressof of global @{name}")
         address = FUNCTION_BASE + sorted(self.declared).index(name)
         self.addresses[address] = name
         return self.set(op, address)
+
+    def global_buffer(self, name: str) -> int:
+        """The host buffer of global @name, made and initialized at its first
+        use and labelled by the global's location, as the source side does
+        at its first `memref.get_global`."""
+        if name in self.global_ptrs:
+            return self.global_ptrs[name]
+        glob = self.globals[name]
+        size = layout(fast_ir.type_of(prop(glob, "global_type")))[0]
+        value = prop(glob, "value")
+        data: bytes | None = None
+        if value is not None:
+            data = dense_bytes(str(value))
+            if len(data) != size:
+                raise Unsupported(f"global @{name}: {len(data)} initial bytes for {size}")
+        elif [op_name(o) for r in glob.regions for b in r.blocks for o in b.ops] not in (
+                [], ["llvm.mlir.undef", "llvm.return"]):
+            raise Unsupported(f"global @{name} with an initializer region")
+        self.rt.set_location(op_loc(glob))
+        ptr = self.rt.host_alloc(size)
+        if data is not None:
+            self.rt.initialize(ptr, data)
+        self.global_ptrs[name] = ptr
+        return ptr
 
     def call(self, op: Operation) -> _Flow:
         root = getattr(prop(op, "callee"), "root_reference", None)  # either model's ref
@@ -259,6 +302,21 @@ class _Machine:
             self.rt.host_free(int(args[0] or 0))
             return None
         if name in NO_EFFECT:  # nothing observable; arguments may be aggregates
+            return None
+        if name in lowered_host.DEVICE_MEMREF and len(args) == 5:
+            _, aligned, offset, size, stride = (int(a or 0) for a in args)
+            return self.set(op, Agg({(0,): aligned, (1,): aligned, (2,): offset,
+                                     (3, 0): size, (4, 0): stride}))
+        if name.startswith("_mlir_ciface_") and name[13:] in lowered_host.PRINTERS \
+                and len(args) == 1:
+            # The C interface passes the unranked memref {rank, descriptor*}
+            # through a pointer (`llvm.emit_c_interface`).
+            raw = self.read_bytes(op, int(args[0] or 0), 16)
+            if raw is not None:
+                lowered_host.print_memref(
+                    name[13:], [int.from_bytes(raw[:8], "little"),
+                                int.from_bytes(raw[8:], "little")],
+                    lambda addr, n: self.read_bytes(op, addr, n))
             return None
         if name in lowered_host.PRINTERS:  # a body of its own was called above
             lowered_host.print_memref(name, [int(a or 0) for a in args],
@@ -437,6 +495,98 @@ class _Machine:
             i = (i + st) & ((1 << w) - 1)
         return self.set(op, *carried)
 
+    def scf_while(self, op: Operation) -> _Flow:
+        """`before` ends in scf.condition(c, values): `after` takes the values
+        and yields the next round's, until c is false; the op's results are
+        then the values."""
+        carried = [self.v(x) for x in op.operands]
+        while True:
+            _, passed = self.run_region(op.regions[0], carried)
+            if not passed:
+                raise Unsupported("scf.while whose before region ends without scf.condition")
+            if not passed[0]:
+                return self.set(op, *passed[1:])
+            _, carried = self.run_region(op.regions[1], passed[1:])
+
+    def memref_subview(self, op: Operation) -> _Flow:
+        desc = self.v(op.operands[0])
+        if not isinstance(desc, Agg):
+            raise Unsupported("memref.subview of a value that is no descriptor")
+        dims, _ = lowered_gpu.memref_shape(op.operands[0].type)
+        result_dims, _ = lowered_gpu.memref_shape(op.results[0].type)
+        rank = len(dims)
+        segments = list(ints(prop(op, "operandSegmentSizes")))
+        if len(segments) != 4:
+            raise Unsupported("memref.subview without operand segments")
+        dynamic = [int(self.v(x)) for x in op.operands[1:]]
+        n_off, n_size = segments[1], segments[2]
+        offsets = strided.mixed(ints(prop(op, "static_offsets")), dynamic[:n_off])
+        sizes = strided.mixed(ints(prop(op, "static_sizes")), dynamic[n_off:n_off + n_size])
+        steps = strided.mixed(ints(prop(op, "static_strides")), dynamic[n_off + n_size:])
+        src = (int(desc.extract((2,)) or 0),
+               tuple(int(desc.extract((3, d)) or 0) for d in range(rank)),
+               tuple(int(desc.extract((4, d)) or 0) for d in range(rank)))
+        offset, shape, strides = strided.subview(
+            src, [signed(x, 64) for x in offsets], [signed(x, 64) for x in sizes],
+            [signed(x, 64) for x in steps], [-1 if d is None else d for d in result_dims])
+        items: dict[tuple[int, ...], Any] = {(0,): desc.extract((0,)), (1,): desc.extract((1,)),
+                                             (2,): offset}
+        for d, (n, st) in enumerate(zip(shape, strides, strict=True)):
+            items[(3, d)], items[(4, d)] = n, st & ((1 << 64) - 1)
+        return self.set(op, Agg(items))
+
+    def memref_collapse_shape(self, op: Operation) -> _Flow:
+        """Each group's sizes multiply and its stride is its innermost one
+        (a group is contiguous: the op's verifier requires it)."""
+        desc = self.v(op.operands[0])
+        if not isinstance(desc, Agg):
+            raise Unsupported("memref.collapse_shape of a value that is no descriptor")
+        text = re.sub(r"\s*:\s*i64", "", str(prop(op, "reassociation")))
+        try:
+            groups = json.loads(text)
+        except ValueError:
+            raise Unsupported(f"memref.collapse_shape reassociation {text}") from None
+        items: dict[tuple[int, ...], Any] = {
+            (0,): desc.extract((0,)), (1,): desc.extract((1,)), (2,): desc.extract((2,))}
+        for k, group in enumerate(groups):
+            items[(3, k)] = prod(int(desc.extract((3, d)) or 0) for d in group)
+            items[(4, k)] = int(desc.extract((4, group[-1])) or 0) if group else 1
+        return self.set(op, Agg(items))
+
+    def linalg_fill(self, op: Operation) -> _Flow:
+        """Host writes of the value, element by element in row-major order
+        (what the source side does; an unconverted fill on a host buffer)."""
+        if len(op.operands) != 2 or op.results:
+            raise Unsupported("linalg.fill on a tensor")
+        body = op.regions[0].blocks[0]
+        inner = list(body.ops)
+        if len(inner) != 1 or list(inner[0].operands) != [body.args[0]]:
+            raise Unsupported("a linalg.fill whose body converts the value")
+        dims, elem = lowered_gpu.memref_shape(op.operands[1].type)
+        desc = self.v(op.operands[1])
+        if not isinstance(desc, Agg):
+            raise Unsupported("linalg.fill of a value that is no descriptor")
+        sizes = [int(desc.extract((3, d)) or 0) for d in range(len(dims))]
+        strides = [int(desc.extract((4, d)) or 0) for d in range(len(dims))]
+        base, offset = int(desc.extract((1,)) or 0), int(desc.extract((2,)) or 0)
+        data = encode(self.v(op.operands[0]), op.operands[0].type)
+        if len(data) != layout(elem)[0]:
+            raise Unsupported(f"linalg.fill of a {type_name(op.operands[0].type)} into {elem}")
+        self.rt.set_location(op_loc(op))
+        for idx in product(*(range(n) for n in sizes)):
+            linear = offset + sum(i * st for i, st in zip(idx, strides, strict=True))
+            self.rt.host_write((base + linear * len(data)) & ((1 << 64) - 1), data)
+        return None
+
+    def affine_apply(self, op: Operation) -> _Flow:
+        amap = _affine_map(prop(op, "map"))
+        values = [signed(self.v(x), 64) for x in op.operands]  # index: two's complement
+        try:
+            (result,) = amap.eval(values[: amap.num_dims], values[amap.num_dims :])
+        except ZeroDivisionError:
+            raise Unsupported("affine.apply dividing by zero") from None
+        return self.set(op, result & ((1 << 64) - 1))
+
     def branch(self, op: Operation) -> _Flow:
         return "br", (op.successors[0], [self.v(x) for x in op.operands])
 
@@ -453,6 +603,51 @@ class _Machine:
         taken = 0 if self.v(op.operands[0]) else 1
         chosen = then_args if taken == 0 else else_args
         return "br", (op.successors[taken], [self.v(x) for x in chosen])
+
+
+def _host_ops(op: Any) -> Iterator[Any]:
+    """`op` and the ops it nests, but not a gpu.module's: a kernel may share
+    a host function's name, and the host never calls it."""
+    yield op
+    for region in op.regions:
+        for block in region.blocks:
+            for inner in block.ops:
+                if op_name(inner) != "gpu.module":
+                    yield from _host_ops(inner)
+
+
+@lru_cache(maxsize=256)
+def _map_of_text(text: str) -> AffineMap:
+    attr = Parser(all_dialects(), text).parse_attribute()
+    if not isinstance(attr, AffineMapAttr):
+        raise Unsupported(f"affine.apply with map {text}")
+    return attr.data
+
+
+def _affine_map(attr: Any) -> AffineMap:
+    """An affine.apply's map, from xDSL's attribute or the fast reader's text."""
+    amap = attr.data if isinstance(attr, AffineMapAttr) else _map_of_text(str(attr))
+    if len(amap.results) != 1:
+        raise Unsupported(f"affine.apply with {len(amap.results)} results")
+    return amap
+
+
+# Float arithmetic, rounded once to the result type as the kernel
+# interpreter and xDSL's FloatAttr round (IEEE: one correctly rounded op).
+_FLOAT_BINARY: dict[str, Callable[[float, float], float]] = {
+    "add": lambda a, b: a + b, "sub": lambda a, b: a - b, "mul": lambda a, b: a * b,
+    "div": _fdiv, "rem": _frem,
+}
+
+
+def _float_binary(kind: str) -> Callable[[_Machine, Operation], _Flow]:
+    def run(m: _Machine, op: Operation) -> _Flow:
+        t = type_name(op.results[0].type)
+        if t not in ROUND:
+            raise Unsupported(f"{op_name(op)} on {t}")
+        a, b = (float(m.v(x)) for x in op.operands[:2])
+        return m.set(op, ROUND[t](_FLOAT_BINARY[kind](a, b)))
+    return run
 
 
 def _constant(m: _Machine, op: Operation) -> _Flow:
@@ -488,6 +683,10 @@ def _select(m: _Machine, op: Operation) -> _Flow:
 
 
 _HANDLERS: dict[str, Callable[[_Machine, Operation], _Flow]] = {
+    **{f"llvm.f{k}": _float_binary(k) for k in _FLOAT_BINARY},
+    **{f"arith.{k}f": _float_binary(k) for k in _FLOAT_BINARY},
+    "llvm.fneg": lambda m, op: m.set(op, -float(m.v(op.operands[0]))),
+    "arith.negf": lambda m, op: m.set(op, -float(m.v(op.operands[0]))),
     "llvm.mlir.constant": _constant,
     "arith.constant": _constant,
     "llvm.mlir.zero": _zero,
@@ -531,6 +730,12 @@ _HANDLERS: dict[str, Callable[[_Machine, Operation], _Flow]] = {
     "builtin.unrealized_conversion_cast": _Machine.cast,
     "scf.if": _Machine.scf_if,
     "scf.for": _Machine.scf_for,
+    "scf.while": _Machine.scf_while,
+    "scf.condition": lambda m, op: ("yield", [m.v(x) for x in op.operands]),
+    "affine.apply": _Machine.affine_apply,
+    "memref.subview": _Machine.memref_subview,
+    "linalg.fill": _Machine.linalg_fill,
+    "memref.collapse_shape": _Machine.memref_collapse_shape,
     "cf.br": _Machine.branch,
     "llvm.br": _Machine.branch,
     "cf.cond_br": _Machine.cond_branch,

@@ -14,7 +14,7 @@ from math import prod
 from typing import Any
 
 from xdsl.dialects import memref
-from xdsl.dialects.builtin import MemRefType, NoneAttr
+from xdsl.dialects.builtin import MemRefType, NoneAttr, UnitAttr
 from xdsl.interpreter import (
     Interpreter,
     InterpreterFunctions,
@@ -23,9 +23,12 @@ from xdsl.interpreter import (
     impl_external,
     register_impls,
 )
+from xdsl.ir import Attribute, Operation
 
+from gpu_alloc_verify.oracles.dense_init import dense_bytes
 from gpu_alloc_verify.oracles.kernel_api import ELEM_BYTES, MemRefView
 from gpu_alloc_verify.oracles.kernel_interp import decode_element, encode_element
+from gpu_alloc_verify.oracles.lowered_host import DEVICE_MEMREF
 from gpu_alloc_verify.oracles.source_interp import row_major_strides
 from gpu_alloc_verify.oracles.source_xdsl.state import MAX_BYTES, state
 from gpu_alloc_verify.oracles.source_xdsl.values import (
@@ -42,6 +45,8 @@ from gpu_alloc_verify.oracles.source_xdsl.values import (
 # The printers of MLIR's runner utils (`mlir/lib/ExecutionEngine/RunnerUtils.cpp`).
 # (the declaration is the op the external gets: its own location keys the reads)
 PRINTERS = frozenset({"printMemrefF32", "printMemrefF64", "printMemrefI32", "printMemrefI64"})
+# The externals modelled here: the printers and ROCm's device-pointer helpers.
+MODELLED = PRINTERS | frozenset(DEVICE_MEMREF)
 
 
 def view(v: Any) -> MemRefView:
@@ -65,6 +70,34 @@ def nbytes(t: MemRefType, dyn: list[int]) -> int:
     if n < 0 or n > MAX_BYTES:
         raise TooLarge(f"an allocation of {n} bytes")
     return n
+
+
+def _global(op: Operation, name: str) -> memref.GlobalOp:
+    module = op
+    while module.parent_op() is not None:
+        module = module.parent_op()  # type: ignore[assignment]
+    for g in module.walk():
+        if isinstance(g, memref.GlobalOp) and g.sym_name.data == name:
+            return g
+    raise Unmodelled(f"memref.get_global of @{name}, no memref.global")
+
+
+def load_at(interpreter: Interpreter, op: Operation, v: MemRefView, idx: list[int],
+            t: Attribute) -> Any:
+    """A host load of element `idx` of `v`, as a value of type `t`."""
+    st = state(interpreter)
+    st.at(op)
+    data = st.rt.host_read(address(v, idx), ELEM_BYTES[v.elem])
+    return scalar(decode_element(data, v.elem) if data is not None else 0, t)
+
+
+def store_at(interpreter: Interpreter, op: Operation, value: Any, v: MemRefView,
+             idx: list[int]) -> None:
+    st = state(interpreter)
+    raw: int | float = float(value.value.data) if v.elem.startswith(("f", "bf")) \
+        else as_int(value)
+    st.at(op)
+    st.rt.host_write(address(v, idx), encode_element(raw, v.elem))
 
 
 def _indices(view_: MemRefView, args: PythonValues) -> list[int]:
@@ -95,22 +128,14 @@ class HostFunctions(InterpreterFunctions):
     @impl(memref.LoadOp)
     def run_load(self, interpreter: Interpreter, op: memref.LoadOp,
                  args: PythonValues) -> PythonValues:
-        st = state(interpreter)
         v = view(args[0])
-        st.at(op)
-        data = st.rt.host_read(address(v, _indices(v, args[1:])), ELEM_BYTES[v.elem])
-        value = decode_element(data, v.elem) if data is not None else 0
-        return (scalar(value, op.res.type),)
+        return (load_at(interpreter, op, v, _indices(v, args[1:]), op.res.type),)
 
     @impl(memref.StoreOp)
     def run_store(self, interpreter: Interpreter, op: memref.StoreOp,
                   args: PythonValues) -> PythonValues:
-        st = state(interpreter)
-        value, v = args[0], view(args[1])
-        raw: int | float = float(value.value.data) if v.elem.startswith(("f", "bf")) \
-            else as_int(value)
-        st.at(op)
-        st.rt.host_write(address(v, _indices(v, args[2:])), encode_element(raw, v.elem))
+        v = view(args[1])
+        store_at(interpreter, op, args[0], v, _indices(v, args[2:]))
         return ()
 
     @impl(memref.DimOp)
@@ -122,6 +147,24 @@ class HostFunctions(InterpreterFunctions):
     def run_cast(self, interpreter: Interpreter, op: memref.CastOp,
                  args: PythonValues) -> PythonValues:
         return (args[0],)  # the same buffer; a static shape is the program's promise
+
+    @impl(memref.GetGlobalOp)
+    def run_get_global(self, interpreter: Interpreter, op: memref.GetGlobalOp,
+                       args: PythonValues) -> PythonValues:
+        # One host buffer per global, made at its first use and labelled by
+        # the global's location: the lowered side's `llvm.mlir.global`
+        # carries the same one, so both sides name the buffer alike.
+        st = state(interpreter)
+        name = op.name_.root_reference.data
+        if name not in st.globals:
+            glob = _global(op, name)
+            t = glob.type
+            st.at(glob)
+            ptr = st.rt.host_alloc(nbytes(t, []))
+            if not isinstance(glob.initial_value, UnitAttr):  # unit: uninitialized
+                st.rt.initialize(ptr, dense_bytes(str(glob.initial_value)))
+            st.globals[name] = fresh_view(ptr, t, [])
+        return (st.globals[name],)
 
     @impl(memref.CopyOp)
     def run_copy(self, interpreter: Interpreter, op: memref.CopyOp,
@@ -165,3 +208,20 @@ class HostFunctions(InterpreterFunctions):
     @impl_external("printMemrefI64")
     def print_i64(self, interpreter: Interpreter, op: Any, args: PythonValues) -> PythonValues:
         return self._print(interpreter, op, args)
+
+    def _device_memref(self, name: str, args: PythonValues) -> PythonValues:
+        # The same memory under the device's name (`lowered_host.DEVICE_MEMREF`).
+        v = view(args[0])
+        if v.elem != DEVICE_MEMREF[name] or len(v.sizes) != 1:
+            raise Unmodelled(f"@{name} of a {v.elem} buffer of rank {len(v.sizes)}")
+        return (MemRefView(v.ptr, v.offset, v.sizes, v.strides, v.elem),)
+
+    @impl_external("mgpuMemGetDeviceMemRef1dFloat")
+    def device_memref_f32(self, interpreter: Interpreter, op: Any,
+                          args: PythonValues) -> PythonValues:
+        return self._device_memref("mgpuMemGetDeviceMemRef1dFloat", args)
+
+    @impl_external("mgpuMemGetDeviceMemRef1dInt32")
+    def device_memref_i32(self, interpreter: Interpreter, op: Any,
+                          args: PythonValues) -> PythonValues:
+        return self._device_memref("mgpuMemGetDeviceMemRef1dInt32", args)

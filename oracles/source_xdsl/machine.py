@@ -27,11 +27,13 @@ from gpu_alloc_verify.oracles.kernel_api import ELEM_BYTES, Kernel, KernelUnsupp
 from gpu_alloc_verify.oracles.kernel_interp import encode_element, load_kernel
 from gpu_alloc_verify.oracles.runtime import Outcome, Runtime
 from gpu_alloc_verify.oracles.source_interp import row_major_strides
+from gpu_alloc_verify.oracles.source_xdsl.affine_ops import AffineMemFunctions
 from gpu_alloc_verify.oracles.source_xdsl.arith_extra import ArithExtraFunctions
 from gpu_alloc_verify.oracles.source_xdsl.gpu_ops import gpu_functions, kernel_symbol, launch_key
-from gpu_alloc_verify.oracles.source_xdsl.host_ops import PRINTERS, HostFunctions
+from gpu_alloc_verify.oracles.source_xdsl.host_ops import MODELLED, HostFunctions
 from gpu_alloc_verify.oracles.source_xdsl.state import State, attach
 from gpu_alloc_verify.oracles.source_xdsl.values import INDEX_BITS, TooLarge, Unmodelled, scalar
+from gpu_alloc_verify.oracles.source_xdsl.view_ops import ViewFunctions
 from gpu_alloc_verify.verify.ir.attrs import attr_of
 from gpu_alloc_verify.verify.ir.locations import source_key
 from gpu_alloc_verify.verify.ir.lowered_ir import op_name
@@ -92,7 +94,7 @@ def unmodelled_externals(module: ModuleOp) -> list[str]:
                 if isinstance(op, func.FuncOp) and not op.body.blocks}
     called = {op.callee.root_reference.data for op in module.walk()
               if isinstance(op, func.CallOp)}
-    return sorted((declared & called) - PRINTERS)
+    return sorted((declared & called) - MODELLED)
 
 
 def kernels_of(text: str, module: ModuleOp) -> dict[str, Kernel]:
@@ -181,8 +183,9 @@ def run(module: ModuleOp, fn: func.FuncOp, scalars: Mapping[int, int | float],
     interp = Interpreter(module, index_bitwidth=INDEX_BITS, listeners=(steps,))
     for impls in (ArithFunctions(), ArithExtraFunctions(), AffineFunctions(), MathFunctions(),
                   BuiltinFunctions(), CfFunctions(), FuncFunctions(), ScfFunctions(),
-                  HostFunctions(), gpu_functions()):
+                  HostFunctions(), ViewFunctions(), gpu_functions()):
         interp.register_implementations(impls)
+    interp.register_implementations(AffineMemFunctions(), override=True)  # runtime memory
     attach(interp, st)
     args = [buffers[k] if buffers[k] is not None else scalar(scalars[k], t)
             for k, t in enumerate(fn.function_type.inputs.data)]

@@ -31,6 +31,7 @@ class State:
     current: Any = None  # the op being interpreted (set by the run's listener)
     interpreter: Any = None  # for values an op uses from above (gpu.launch's body)
     launch_args: dict[int, Any] = field(default_factory=dict)  # gpu.launch -> what it passes
+    globals: dict[str, Any] = field(default_factory=dict)  # memref.global name -> its view
 
     def at(self, op: Any) -> None:
         """Calls that follow come from `op` (its location's key, as lowered ops carry it)."""

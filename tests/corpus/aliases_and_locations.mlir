@@ -27,3 +27,5 @@ func.func @residual(%b: !vec, %x: !vec, %r: !vec, %n: index) -> index {
   return %tiles : index
 }
 #l_stream = loc("solver.py":42:5)
+// DIFFERENTIAL mlir-opt-19: violated: the stream of gpu.wait async [%t2] (solver.py:45:5) stays live at exit, as stream-no-leak=violated says; the source leaves none
+// DIFFERENTIAL mlir-opt-22: violated: the stream of gpu.wait async [%t2] (solver.py:45:5) stays live at exit, as stream-no-leak=violated says; the source leaves none

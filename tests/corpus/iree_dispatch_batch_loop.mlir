@@ -79,3 +79,5 @@ module attributes {gpu.container_module} {
     return
   }
 }
+// DIFFERENTIAL mlir-opt-19: violated: the body's gpu.wait [%a4] (67:7) synchronizes a stream as an event (invalid-handle), so the host copy into %ys (69:7) reads %hy before the device copy lands, as async-order=violated and runtime-contract=violated say
+// DIFFERENTIAL mlir-opt-22: violated: the body's gpu.wait [%a4] (67:7) synchronizes a stream as an event (invalid-handle), so the host copy into %ys (69:7) reads %hy before the device copy lands, as async-order=violated and runtime-contract=violated say

@@ -29,3 +29,5 @@ func.func @upload(%dev: memref<256xf32>, %host: memref<256xf32>) {
   call @finish(%t) : (!gpu.async.token) -> ()
   return
 }
+// DIFFERENTIAL mlir-opt-19: violated: in @finish the token is a block argument, so gpu.wait (23:3) synchronizes and destroys the stream created at 17:8 as an event (invalid-handle), as runtime-contract=violated says
+// DIFFERENTIAL mlir-opt-22: violated: in @finish the token is a block argument, so gpu.wait (23:3) synchronizes and destroys the stream created at 17:8 as an event (invalid-handle), as runtime-contract=violated says
