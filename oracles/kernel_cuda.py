@@ -26,8 +26,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
+from gpu_alloc_verify.oracles.floats import FLOAT_BITS, ROUND, float_bits
 from gpu_alloc_verify.oracles.kernel_api import ELEM_BYTES, KernelArg, MemRefView, Param
-from gpu_alloc_verify.oracles.kernel_interp import FLOAT_BITS, ROUND, float_bits
 from gpu_alloc_verify.verify.model.kernels import SHAPES
 from gpu_alloc_verify.verify.model.program import KernelRef
 

@@ -44,7 +44,6 @@ from __future__ import annotations
 import copy
 import math
 import re
-import struct
 from collections.abc import Callable, Sequence
 from functools import lru_cache
 from typing import Any
@@ -64,6 +63,30 @@ from xdsl.ir import Attribute, Block, Operation, SSAValue
 from xdsl.parser import Parser
 
 from gpu_alloc_verify.oracles import kernel_math
+from gpu_alloc_verify.oracles.floats import (
+    F16 as _F16,
+)
+from gpu_alloc_verify.oracles.floats import (
+    F32 as _F32,
+)
+from gpu_alloc_verify.oracles.floats import (
+    F64 as _F64,
+)
+from gpu_alloc_verify.oracles.floats import (
+    FLOAT_BITS,
+    ROUND,
+    bits_float,
+    float_bits,
+    round_bf16,
+    round_f16,
+    round_f32,
+)
+from gpu_alloc_verify.oracles.floats import (
+    INF as _INF,
+)
+from gpu_alloc_verify.oracles.floats import (
+    StoredNaN as _NaN,
+)
 from gpu_alloc_verify.oracles.kernel_api import (
     ELEM_BYTES,
     DeviceMemory,
@@ -83,90 +106,6 @@ from gpu_alloc_verify.verify.model.program import KernelRef
 
 STEP_LIMIT = 1_000_000  # loop iterations one thread may run
 M64 = (1 << 64) - 1
-
-# -- floats -------------------------------------------------------------------
-_F16 = struct.Struct("<e")
-_F32 = struct.Struct("<f")
-_F64 = struct.Struct("<d")
-_U16 = struct.Struct("<H")
-_U32 = struct.Struct("<I")
-_U64 = struct.Struct("<Q")
-_INF = math.inf
-_BF16_MAX = math.ldexp(255, 120)  # (2 - 2**-7) * 2**127
-CANONICAL_NAN = {"f16": 0x7FFF, "bf16": 0x7FFF, "f32": 0x7FFFFFFF, "f64": 0x7FFFFFFFFFFFFFFF}
-FLOAT_BITS = {"f16": 16, "bf16": 16, "f32": 32, "f64": 64}
-
-
-class _NaN(float):
-    """A NaN read from memory: it keeps its bits until an op makes a new value."""
-
-    bits: int
-    ftype: str
-
-    def __new__(cls, bits: int, ftype: str) -> _NaN:
-        self = super().__new__(cls, math.nan)
-        self.bits = bits
-        self.ftype = ftype
-        return self
-
-
-def round_f32(x: float) -> float:
-    try:
-        return float(_F32.unpack(_F32.pack(x))[0])
-    except OverflowError:
-        return math.copysign(_INF, x)
-
-
-def round_f16(x: float) -> float:
-    try:
-        return float(_F16.unpack(_F16.pack(x))[0])
-    except OverflowError:
-        return math.copysign(_INF, x)
-
-
-def round_bf16(x: float) -> float:
-    """The nearest bf16 (ties to even), computed from the double exactly."""
-    if x != x or x == 0.0 or x in (_INF, -_INF):
-        return x
-    e = math.frexp(x)[1]
-    if e > 128:
-        return math.copysign(_INF, x)
-    q = max(e, -125) - 8  # the unit in the last place of the result (subnormals: 2**-133)
-    k = abs(round(math.ldexp(x, -q)))  # exact scaling; round() ties to even
-    r = math.ldexp(k, q)
-    return math.copysign(r if r <= _BF16_MAX else _INF, x)
-
-
-ROUND: dict[str, Callable[[float], float]] = {
-    "f16": round_f16, "bf16": round_bf16, "f32": round_f32, "f64": float,
-}
-
-
-def float_bits(x: float, ftype: str) -> int:
-    """The bits of a float value (already of its type) as `ftype` stores it."""
-    if x != x:
-        return x.bits if isinstance(x, _NaN) and x.ftype == ftype else CANONICAL_NAN[ftype]
-    if ftype == "f32":
-        return int(_U32.unpack(_F32.pack(x))[0])
-    if ftype == "f16":
-        return int(_U16.unpack(_F16.pack(x))[0])
-    if ftype == "bf16":
-        return int(_U32.unpack(_F32.pack(x))[0]) >> 16
-    return int(_U64.unpack(_F64.pack(x))[0])
-
-
-def bits_float(bits: int, ftype: str) -> float:
-    """The value of `ftype` bits (a NaN keeps them)."""
-    if ftype == "f32":
-        x = float(_F32.unpack(_U32.pack(bits))[0])
-    elif ftype == "f16":
-        x = float(_F16.unpack(_U16.pack(bits))[0])
-    elif ftype == "bf16":
-        x = float(_F32.unpack(_U32.pack(bits << 16))[0])
-    else:
-        x = float(_F64.unpack(_U64.pack(bits))[0])
-    return _NaN(bits, ftype) if x != x else x
-
 
 def encode_element(value: int | float, elem: str) -> bytes:
     """The little-endian bytes of `value` as a memref element of type `elem`
