@@ -8,7 +8,7 @@ module {
   // CHECK-NOT: gpu.alloc
   // CHECK: llvm.return
   func.func @f0() {
-    %m1 = gpu.alloc host_shared () : memref<4xf32>
+    %m1 = gpu.alloc host_shared () : memref<4xf32, 1>
     return
   }
 }

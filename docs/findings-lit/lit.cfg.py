@@ -17,7 +17,7 @@ config.suffixes = [".mlir"]
 config.test_source_root = os.path.dirname(os.path.abspath(__file__))
 config.test_exec_root = config.test_source_root
 # Where this was written; another machine falls back to what it has.
-PYTHON = '/work/main/.venv/bin/python3' if os.access('/work/main/.venv/bin/python3', os.X_OK) else sys.executable
+PYTHON = '/work/main/.venv/bin/python' if os.access('/work/main/.venv/bin/python', os.X_OK) else sys.executable
 ROOT = '/work/main'
 lowering = lit_config.params.get("lowering", os.environ.get("GPU_ALLOC_VERIFY_LOWERING",
                                                             'mlir-opt-19'))
