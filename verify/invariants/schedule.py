@@ -447,34 +447,33 @@ def _event_orders(sch: Schedule, calls: list[Call], work: list[Item], after: dic
     call on a destroyed handle orders nothing."""
     true = fold.TRUE
     records: list[_Record] = []
-    waits: list[tuple[Call, z3.BoolRef, bool]] = []
-    replacing: dict[tuple[int, int], tuple[tuple[tuple[z3.BoolRef, z3.ArithRef, z3.ArithRef],
-                                                 ...], bool]] = {}
+    # Each stream wait's release point `W`: the time its stream may go on,
+    # after every record the wait saw.  Work after the wait on its stream and
+    # a later record or synchronize of that stream wait for `W`: one order
+    # per record and one per later call, instead of one per pair of them
+    # (the same constraints: `W` is constrained by nothing else).
+    released: list[tuple[Call, str]] = []
 
     def seen(r: _Record, c: Call, event: z3.ArithRef, live: Life, *guards: z3.BoolRef,
-             same: tuple[tuple[z3.ArithRef, z3.ArithRef], ...], later: str) -> None:
-        # `c` (alive where `live` says) sees record `r` of `event`: `later` after it.
+             same: tuple[tuple[z3.ArithRef, z3.ArithRef], ...], later: str) -> bool:
+        # `c` (alive where `live` says) sees record `r` of `event`: `later` after
+        # it.  False when no order can come of it.
         if any(_distinct(x, y) for x, y in ((r.call.args[0], event), *same)):
-            return  # two different known handles: no order, and no terms to build
-        # The records replacing `r` before `c` are those listed by then: the
-        # same for every work item `c` orders, so built once per pair.
-        key = (r.call.index, c.index)
-        replaced = replacing.get(key)
-        if replaced is None:
-            replaced = replacing[key] = _replaced(records, r, c.index, event)
-        unless, doubt = replaced
+            return False  # two different known handles: no order, and no terms to build
+        unless, doubt = _replaced(records, r, c.index, event)
+        before = len(sch.orders) + len(sch.hidden_orders)
         sch.order_if_same((r.call.guard, c.guard, r.alive, live[0], *guards),
                           ((r.call.args[0], event), *same), r.t, later, unless,
                           doubt or r.doubt or live[1])
+        return len(sch.orders) + len(sch.hidden_orders) > before
 
     def queued(c: Call, stream: z3.ArithRef, until: str, live: Life) -> None:
         # Waits queued on `stream` before `c` are commands of it too: they
         # hold it until the record each one saw.
-        for wt, w_alive, w_doubt in waits:
-            for r in records:
-                if r.call.index < wt.index:
-                    seen(r, wt, wt.args[1], (fold.conj(live[0], w_alive), live[1] or w_doubt),
-                         c.guard, same=((wt.args[0], stream),), later=until)
+        for wt, point in released:
+            if not _distinct(wt.args[0], stream):
+                sch.order_if_same((live[0], c.guard), ((wt.args[0], stream),), point, until,
+                                  doubt=live[1])
 
     for c in calls:
         if c.callee == "mgpuEventRecord" and len(c.args) == 2:
@@ -490,12 +489,14 @@ def _event_orders(sch: Schedule, calls: list[Call], work: list[Item], after: dic
                                                           (c.args[1], "stream")))))
         elif c.callee == "mgpuStreamWaitEvent" and len(c.args) == 2:
             live = lives.alive(c, ((c.args[0], "stream"), (c.args[1], "event")))
-            waits.append((c, *live))
-            for r in records:
+            point = f"{prefix}W{c.index}"
+            # Records seen (not `any`: each must add its order).
+            if sum(seen(r, c, c.args[1], live, same=(), later=point) for r in records):
+                released.append((c, point))
                 for w in work:
-                    if w.call.index > c.index:
-                        seen(r, c, c.args[1], live, w.call.guard,
-                             same=((w.stream, c.args[0]),), later=w.start)  # type: ignore[arg-type]
+                    if w.call.index > c.index and not _distinct(w.stream, c.args[0]):  # type: ignore[arg-type]
+                        sch.order_if_same((w.call.guard,), ((w.stream, c.args[0]),),  # type: ignore[arg-type]
+                                          point, w.start)
         elif c.callee == "mgpuEventSynchronize" and len(c.args) == 1:
             live = lives.alive(c, ((c.args[0], "event"),))
             for r in records:

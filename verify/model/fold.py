@@ -104,6 +104,10 @@ def tag(term: z3.ExprRef, *parts: object, choosable: bool = False) -> z3.ExprRef
     t = taint(*parts)
     if t is not None:
         term._taint = t  # type: ignore[attr-defined]
+    if t:
+        # Its operands, for `values.unknown_vars` to walk instead of printing
+        # the term (a millisecond for a large formula).
+        term._kids = parts  # type: ignore[attr-defined]
     if choosable:
         term._choosable = True  # type: ignore[attr-defined]
     return term

@@ -107,6 +107,8 @@ def unknown_vars(term: z3.ExprRef) -> list[z3.ExprRef]:
     cached = getattr(term, "_unknown_vars", None)
     if cached is not None:
         return list(cached)
+    if getattr(term, "_kids", None) is not None:
+        return _walk_unknowns(term)
     text = term.sexpr()
     if "?" not in text and "!" not in text:
         found: list[z3.ExprRef] = []
@@ -115,6 +117,29 @@ def unknown_vars(term: z3.ExprRef) -> list[z3.ExprRef]:
         found = [unknown_int(n) if n[0] == UNKNOWN_PREFIX else escape_flag(n) for n in names]
     term._unknown_vars = tuple(found)  # type: ignore[attr-defined]
     return found
+
+
+def _walk_unknowns(root: z3.ExprRef) -> list[z3.ExprRef]:
+    """`unknown_vars` of a term `verify.model.fold` built, from its operands'
+    (`_kids`), left to right, each once: no printing.  Iterative, as terms
+    nest as deep as the programs they come from."""
+    stack: list[tuple[z3.ExprRef, bool]] = [(root, False)]
+    while stack:
+        term, done = stack.pop()
+        if getattr(term, "_unknown_vars", None) is not None:
+            continue
+        kids = [k for k in getattr(term, "_kids", ()) if isinstance(k, z3.ExprRef)]
+        if not done:
+            stack.append((term, True))
+            stack.extend((k, False) for k in reversed(kids) if getattr(k, "_kids", None)
+                         is not None and getattr(k, "_unknown_vars", None) is None)
+            continue
+        found: dict[int, z3.ExprRef] = {}
+        for k in kids:
+            for v in unknown_vars(k):  # memoized or a leaf by now
+                found.setdefault(v.get_id(), v)
+        term._unknown_vars = tuple(found.values())  # type: ignore[attr-defined]
+    return list(root._unknown_vars)  # type: ignore[attr-defined]
 
 
 def may_be_handle(term: z3.ExprRef) -> bool:
