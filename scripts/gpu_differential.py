@@ -17,6 +17,11 @@ and more drawn), then for each:
     must be equal ("violated" on both is a finding of the lowering, listed,
     not a disagreement of the GPU).
 
+With `--corpus`, the modules are instead the real-shaped files of
+`tests/corpus` (each with its own `// PIPELINE:`, those its `// VALID:` line
+admits for `--lowering`), interpreted as written (`oracles.source_xdsl`):
+their `differential` verdict on CuPy and on the simulator must be equal.
+
 Prints a summary with the first difference (or `--json`).  Exit status: 0
 when everything compared agrees, 1 on any disagreement, 2 on a usage or
 environment problem (an unknown lowering; no CuPy or no CUDA device: the
@@ -24,6 +29,7 @@ message names the package to install, and the check did not run).
 
     python scripts/gpu_differential.py [--programs 200] [--seed 0]
         [--lowering xdsl:pr69969] [--assignments 4] [--max-ops 8] [--json]
+    python scripts/gpu_differential.py --corpus [--lowering mlir-opt-19] [--json] [FILE...]
 """
 
 from __future__ import annotations
@@ -141,6 +147,87 @@ def verdicts(programs: list[Any], spec: str, assignments: int
     return on_gpu, on_sim, differ, findings
 
 
+def corpus_verdicts(spec: str, gpu_factory: Any, files: list[Path] | None = None
+                    ) -> tuple[Counter[str], Counter[str], list[dict[str, Any]], list[str]]:
+    """`verdicts` for the corpus files as written: each lowered by `spec` with
+    its own pipeline, its `differential` run on `gpu_factory`'s runtimes and
+    on the simulator's."""
+    import re
+
+    from gpu_alloc_verify.oracles.differential import simulated
+    from gpu_alloc_verify.oracles.source_xdsl import check_text
+    from gpu_alloc_verify.verify.ir.lowered_ir import opaque_pointers
+    from gpu_alloc_verify.verify.ir.source_module import from_text
+    from gpu_alloc_verify.verify.ir.tools import find_mlir_opt
+    from gpu_alloc_verify.verify.lowerings.mlir_opt import MlirOptLowering
+    from gpu_alloc_verify.verify.lowerings.registry import resolve
+    from gpu_alloc_verify.verify.model.errors import SourceParseError
+
+    on_gpu: Counter[str] = Counter()
+    on_sim: Counter[str] = Counter()
+    differ: list[dict[str, Any]] = []
+    findings: list[str] = []
+    for path in files if files is not None else sorted((ROOT / "tests" / "corpus").glob("*.mlir")):
+        text = path.read_text()
+        valid = re.search(r"^// VALID: (.*)$", text, re.M)
+        if valid and spec not in valid.group(1).split():
+            continue
+        pipeline = re.search(r"^// PIPELINE: (.*)$", text, re.M)
+        lowering = resolve(spec, pipeline.group(1) if pipeline else None)
+        tool = lowering.path if isinstance(lowering, MlirOptLowering) else find_mlir_opt()
+        try:
+            source = from_text(text, str(path.relative_to(ROOT)), tool)
+        except SourceParseError:
+            on_gpu["source not read"] += 1
+            on_sim["source not read"] += 1
+            continue
+        outcome = lowering.lower_batch([source])[0]
+        if outcome.status != "ok":
+            on_gpu[f"lowering {outcome.status}"] += 1
+            on_sim[f"lowering {outcome.status}"] += 1
+            continue
+        lowered = opaque_pointers(outcome.lowered)
+        gpu = check_text(source.text, lowered, gpu_factory)
+        sim = check_text(source.text, lowered, simulated("cuda"))
+        on_gpu[gpu.verdict] += 1
+        on_sim[sim.verdict] += 1
+        if gpu.verdict != sim.verdict:
+            differ.append({"file": path.name, "gpu": _result(gpu), "simulator": _result(sim)})
+        elif gpu.verdict == "violated":
+            findings.append(f"{path.name}: {gpu.violations[0].detail}")
+    return on_gpu, on_sim, differ, findings
+
+
+def _corpus_main(args: argparse.Namespace) -> int:
+    from gpu_alloc_verify.oracles.cupy_runtime import CupyRuntime
+    from gpu_alloc_verify.verify.model.errors import EnvironmentProblem
+
+    start = time.time()
+    try:
+        files = [ROOT / "tests" / "corpus" / f"{n.removesuffix('.mlir')}.mlir"
+                 for n in args.names] or None
+        on_gpu, on_sim, differ, findings = corpus_verdicts(
+            args.lowering, lambda seed: CupyRuntime(), files)
+    except EnvironmentProblem as e:
+        print(f"error: {e}", file=sys.stderr)
+        return 2
+    report = {"corpus": args.lowering, "gpu": dict(on_gpu), "simulator": dict(on_sim),
+              "files_disagreeing": len(differ), "first_difference": differ[0] if differ else None,
+              "findings": findings[:5], "seconds": round(time.time() - start, 1)}
+    if args.json:
+        print(json.dumps(report, indent=2))
+    else:
+        print(f"tests/corpus with {args.lowering}, {report['seconds']}s: differential on the "
+              "GPU " + ", ".join(f"{k} {v}" for k, v in sorted(on_gpu.items()))
+              + "; simulator " + ", ".join(f"{k} {v}" for k, v in sorted(on_sim.items()))
+              + f"; {len(differ)} files disagree")
+        if differ:
+            print(json.dumps(differ[0], indent=2))
+        for detail in findings[:5]:
+            print(f"    finding (GPU and simulator agree): {detail}")
+    return 1 if differ else 0
+
+
 def _result(result: Any) -> dict[str, Any]:
     out: dict[str, Any] = {"verdict": result.verdict}
     if result.reason:
@@ -154,20 +241,29 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
     parser.add_argument("--programs", type=int, default=200)
     parser.add_argument("--seed", type=int, default=0)
-    parser.add_argument("--lowering", default="xdsl:pr69969")
+    parser.add_argument("--lowering", default=None,
+                        help="default: xdsl:pr69969 (drawn programs), mlir-opt-19 (--corpus)")
     parser.add_argument("--assignments", type=int, default=4,
                         help="branch assignments run per function (default 4)")
     parser.add_argument("--max-ops", type=int, default=8)
     parser.add_argument("--supported", type=int, default=19,
                         help="generate what this upstream version lowers (default 19)")
     parser.add_argument("--json", action="store_true")
+    parser.add_argument("--corpus", action="store_true",
+                        help="run the files of tests/corpus as written instead of drawn "
+                        "programs (--lowering then defaults to mlir-opt-19)")
+    parser.add_argument("names", nargs="*", help="with --corpus: only these files (stems)")
     args = parser.parse_args(argv)
+    if args.lowering is None:
+        args.lowering = "mlir-opt-19" if args.corpus else "xdsl:pr69969"
 
     from gpu_alloc_verify.oracles.cupy_runtime import cupy_available
 
     if not cupy_available():
         print(json.dumps({"skipped": SKIPPED}) if args.json else SKIPPED)
         return 2
+    if args.corpus:
+        return _corpus_main(args)
 
     from gpu_alloc_verify.verify.model.errors import EnvironmentProblem
 

@@ -1121,3 +1121,20 @@ def test_scripts_gpu_differential_reports_a_gpu_that_runs_no_kernel(monkeypatch,
     assert script.main(["--programs", "6"]) == 1
     out = capsys.readouterr().out
     assert "first difference" in out and "allocations[" in out
+
+
+def test_scripts_gpu_differential_runs_corpus_files_as_written(monkeypatch, capsys):
+    """`--corpus`: the real-shaped files, lowered by mlir-opt-19 with their
+    own pipelines, judged on the GPU's runtime and on the simulator's."""
+    from gpu_alloc_verify.oracles.simulated import SimulatedRuntime
+    from tests.conftest import need_mlir_opt
+
+    need_mlir_opt(19)
+    script = _script(monkeypatch, lambda: SimulatedRuntime("cuda", 1))
+    names = ["saxpy_sync_launch", "vector_add_async", "memset_16_32"]
+    assert script.main(["--corpus", "--json", *names]) == 0
+    import json
+
+    report = json.loads(capsys.readouterr().out)
+    assert report["corpus"] == "mlir-opt-19" and report["files_disagreeing"] == 0
+    assert report["gpu"] == report["simulator"] == {"holds": 3}
