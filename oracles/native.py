@@ -44,7 +44,6 @@ from __future__ import annotations
 
 import os
 import re
-import shutil
 import tempfile
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -53,7 +52,7 @@ from typing import Literal
 
 from gpu_alloc_verify.oracles.mgpu_calls import NormalizedCall, RawCall, normalize_trace
 from gpu_alloc_verify.verify.model.errors import EnvironmentProblem
-from gpu_alloc_verify.verify.tools.runner import ToolResult, ToolTimedOut, run_tool
+from gpu_alloc_verify.verify.tools.runner import ToolResult, ToolTimedOut, find_tool, run_tool
 
 SHIM_SOURCE = Path(__file__).parent / "native" / "mgpu_shim.c"
 ENTRY = "__gav_entry"
@@ -105,16 +104,9 @@ def has_kernels(lowered: str) -> bool:
 
 
 def _tool(*names: str) -> str | None:
-    for name in names:
-        found = shutil.which(name)
-        if found:
-            return found
-        m = re.fullmatch(r"(.+)-(\d+)", name)
-        if m:
-            path = f"/usr/lib/llvm-{m.group(2)}/bin/{m.group(1)}"
-            if os.access(path, os.X_OK):
-                return path
-    return None
+    # One lookup for every tool (the runner's); a name of its own here so that
+    # tests can stand a missing tool in.
+    return find_tool(*names)
 
 
 @dataclass
