@@ -507,7 +507,9 @@ def check_mutant(base: Base, mutant: Mutant) -> None:
         assert read, f"the fast reader declines what it is meant to read:\n{text}"
 
 
-@pytest.mark.parametrize("family", list(FAMILIES))
+@pytest.mark.parametrize("family", [  # CI: comments and every mutation mixed; nightly: each
+    pytest.param(f, marks=[] if f in ("comments", "mixed") else [pytest.mark.nightly])
+    for f in FAMILIES])
 def test_mutated_lowered_text_is_read_as_xdsl_reads_it_or_declined(family: str) -> None:
     bases = corpus()
     kinds = FAMILIES[family]
