@@ -124,7 +124,7 @@ def _unknown(camp: Campaign) -> list[dict[str, Any]]:
     """Every distinct reason a verdict of the campaign was unknown, most frequent first."""
     programs: dict[tuple[str, str, str], str] = {}
     seen = _unknown_from_programs(camp, programs) or _unknown_from_summary(camp)
-    rows = [{"lowering": spec, "invariant": inv, "reason": reason, "count": n,
+    rows: list[dict[str, Any]] = [{"lowering": spec, "invariant": inv, "reason": reason, "count": n,
              "program": programs.get((spec, inv, reason), "")}
             for (spec, inv, reason), n in seen.items()]
     rows.sort(key=lambda r: (-r["count"], r["lowering"], r["invariant"]))
@@ -410,18 +410,21 @@ def _write_report(results: Path, out: Path, final: Path,
     found: Triage | None = None
     lit_tests: dict[str, dict[str, Any]] = {}
     if triage:
+        from gpu_alloc_verify.verify.model.machine import resolve_jobs
+        from gpu_alloc_verify.verify.triage import rejudge
         from gpu_alloc_verify.verify.triage.buckets import triage_file
 
         try:
-            found = triage_file(results, progress=progress.note if progress else None)
+            # The campaign's programs are judged again on as many processes
+            # as the campaign had (in-process lowerings).
+            with rejudge.workers(resolve_jobs(jobs)):
+                found = triage_file(results, progress=progress.note if progress else None)
         except GpuAllocVerifyError as e:
             notes.append(f"triage skipped: {e}")
         if found is not None:
             (out / "triage.json").write_text(json.dumps(found.to_json(), indent=2) + "\n",
                                              encoding="utf-8")
             if lit and found.buckets:
-                from gpu_alloc_verify.verify.model.machine import resolve_jobs
-
                 try:
                     lit_tests = _lit_views(found, out, fixed, resolve_jobs(jobs), progress)
                 except GpuAllocVerifyError as e:

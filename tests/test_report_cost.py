@@ -122,3 +122,30 @@ def test_report_reads_and_judges_each_program_once(campaign: Path, tmp_path: Pat
     assert fast > 3 * max(slow, 1)
     for generic in set(spy.calls["_parse_generic"]):
         assert fast_model._fast(generic, "x") is None
+
+
+def test_judging_again_on_workers_gives_the_serial_records(monkeypatch: pytest.MonkeyPatch
+                                                            ) -> None:
+    """The report's triage spreads an in-process lowering's judgements on the
+    campaign's workers: the records are those of one process, in order."""
+    if find_mlir_opt() is None:
+        pytest.skip("no mlir-opt to read recorded programs with")
+    texts = [p.to_mlir() for p in collect_programs(12, GenConfig(max_ops=6))]
+    names = [f"p{k}" for k in range(len(texts))]
+    settings = rejudge.Settings("xdsl:pr69969", "")
+    wanted = [["stream-no-leak", "lowering-complete", "async-order"]] * len(texts)
+    serial = rejudge.rejudge(texts, names, settings, wanted)
+    rejudge._JUDGED.clear()
+    spread: list[int] = []
+    real = rejudge.map_on_workers
+
+    def spy(func: Any, items: Any, jobs: int) -> Any:
+        spread.append(len(items))
+        return real(func, items, jobs)
+
+    monkeypatch.setattr(rejudge, "map_on_workers", spy)
+    with rejudge.workers(2):
+        parallel = rejudge.rejudge(texts, names, settings, wanted)
+    assert spread and sum(spread) >= rejudge._PARALLEL_FROM, spread
+    assert parallel == serial
+    assert any(records for records in serial), "nothing violated: the comparison is empty"

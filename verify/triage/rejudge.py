@@ -9,7 +9,8 @@ does, under the settings of the campaign that recorded them.
 from __future__ import annotations
 
 import copy
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any
 
@@ -22,6 +23,7 @@ from gpu_alloc_verify.verify.lowerings.registry import resolve
 from gpu_alloc_verify.verify.lowerings.xdsl_lowering import XdslLowering
 from gpu_alloc_verify.verify.model.errors import EnvironmentProblem
 from gpu_alloc_verify.verify.model.program import Program
+from gpu_alloc_verify.verify.tools.pool import map_on_workers
 from gpu_alloc_verify.verify.tools.runner import ToolTimedOut, run_tool
 from gpu_alloc_verify.verify.triage.fast_model import read_model
 
@@ -156,6 +158,34 @@ def rejudge(texts: Sequence[str], names: Sequence[str], settings: Settings,
     return out
 
 
+# Processes an in-process lowering's judgements may be spread on (`workers`):
+# one by default, so that a caller that did not ask gets no pool.
+_WORKERS = 1
+_PARALLEL_FROM = 8  # judgements worth a pool's round trip
+
+
+@contextmanager
+def workers(jobs: int) -> Iterator[None]:
+    """Within it, judgements an in-process lowering makes one source at a time
+    are spread on `jobs` forked workers (the report's triage: the campaign's
+    programs judged again)."""
+    global _WORKERS
+    before, _WORKERS = _WORKERS, max(1, jobs)
+    try:
+        yield
+    finally:
+        _WORKERS = before
+
+
+def _judge_remote(job: tuple[str, str, str, str | None, list[str], Settings]
+                  ) -> list[Record]:
+    """`_judge` of one recorded text in a worker (sent as text: a parsed
+    module does not pickle), with the campaign's own lowering."""
+    name, written, text, tool, wanted, settings = job
+    source = _Recorded(name, written, text, tool)
+    return _judge([(source, wanted)], settings, lowering_for(settings))[0]
+
+
 def _judged(kept: list[tuple[SourceModule, list[str]]], settings: Settings,
             lowering: Lowering) -> list[list[Record]]:
     """The violation records of each source, computed once per process for
@@ -165,6 +195,7 @@ def _judged(kept: list[tuple[SourceModule, list[str]]], settings: Settings,
     groups = [[k] for k in range(len(kept))] if isinstance(lowering, XdslLowering) \
         else [list(range(len(kept)))]
     found: list[list[Record]] = [[] for _ in kept]
+    _judge_misses(kept, keys, groups, settings, lowering)
     for group in groups:
         key = (id(lowering), settings, tuple(keys[k] for k in group))
         hit = _JUDGED.get(key)
@@ -174,6 +205,29 @@ def _judged(kept: list[tuple[SourceModule, list[str]]], settings: Settings,
         for k, records in zip(group, hit[1], strict=True):
             found[k] = copy.deepcopy(records)  # callers keep and extend records
     return found
+
+
+def _judge_misses(kept: list[tuple[SourceModule, list[str]]], keys: list[Any],
+                  groups: list[list[int]], settings: Settings, lowering: Lowering) -> None:
+    """Judge on `workers` the one-source groups not judged yet, when there are
+    enough of them and the lowering is the campaign's own (what a worker
+    resolves again); their records go where `_judged` finds them."""
+    if _WORKERS <= 1 or not isinstance(lowering, XdslLowering) \
+            or lowering is not lowering_for(settings):
+        return
+    misses = [g[0] for g in groups if len(g) == 1 and not _is_judged(
+        (id(lowering), settings, (keys[g[0]],)), lowering)]
+    if len(misses) < _PARALLEL_FROM:
+        return
+    jobs = [(kept[k][0].name, kept[k][0].written, kept[k][0].text, kept[k][0].tool,
+             kept[k][1], settings) for k in misses]
+    for k, records in zip(misses, map_on_workers(_judge_remote, jobs, _WORKERS), strict=True):
+        _remember(_JUDGED, (id(lowering), settings, (keys[k],)), (lowering, [records]))
+
+
+def _is_judged(key: Any, lowering: Lowering) -> bool:
+    hit = _JUDGED.get(key)
+    return hit is not None and hit[0] is lowering
 
 
 def _judge(kept: list[tuple[SourceModule, list[str]]], settings: Settings,
