@@ -214,7 +214,7 @@ def test_summarized_read_loop_still_races(tmp_path: Path, mutant: Any, pipeline:
 
 
 @pytest.mark.parametrize("version", [19, 22])
-def test_runtime_call_in_loop_is_still_cut(tmp_path: Path, version: int) -> None:
+def test_runtime_call_in_loop_is_summarized_not_cut(tmp_path: Path, version: int) -> None:
     """Each iteration makes and destroys its own stream: a closed loop (issue
     26), summarized by one iteration; only the order across iterations
     stays unknown."""
@@ -228,7 +228,7 @@ def test_runtime_call_in_loop_is_still_cut(tmp_path: Path, version: int) -> None
 
 @pytest.mark.parametrize("pipeline", ["gpu-to-llvm", "convert-scf-to-cf,gpu-to-llvm"],
                          ids=["scf", "cf"])
-def test_unknown_external_call_in_loop_is_not_summarized(tmp_path: Path,
+def test_external_call_given_no_handle_in_loop_is_summarized(tmp_path: Path,
                                                          pipeline: str) -> None:
     # Given no handle, the external call cannot reach %s (as when the loop
     # is unrolled, 3 iterations: holds): the loop is closed (issue 26).

@@ -10,7 +10,7 @@ from typing import Any
 import z3
 
 from gpu_alloc_verify.verify.extract.facts import Cut
-from gpu_alloc_verify.verify.extract.slicing import Slicing, defined_in, used_by
+from gpu_alloc_verify.verify.extract.slicing import Slicing, Snapshot, defined_in, used_by
 from gpu_alloc_verify.verify.ir.attrs import where
 from gpu_alloc_verify.verify.ir.lowered_ir import op_name
 from gpu_alloc_verify.verify.model import fold
@@ -48,15 +48,22 @@ class LoopSummaries(Slicing):
             for a in after.args:
                 self.havoc(a, conj(g, c), why)
             out += self.block_ops(after, conj(g, c)) or []
-        if pure and self.effects_since(snap) is None:
-            pass
-        elif len(self.facts.calls) > snap.calls and self.closed_effects(snap, out) is None:
-            self.facts.order_cuts.append(Cut(g, f"loop at {where(op)} summarized"))
-        else:
+        effect_free = pure and self.effects_since(snap) is None
+        if not effect_free and not self._closed(snap, out, g, where(op)):
             self.restore(snap)
             return False
         for r in op.results:
             self.havoc(r, guard, why)
+        return True
+
+    def _closed(self, snap: Snapshot, carried: list[Any], guard: z3.BoolRef, at: str) -> bool:
+        """Do the loop's effects since `snap` stay within one iteration
+        (`Slicing.closed_effects`, `carried` what leaves it)?  Then one
+        iteration stands for all, and an order cut leaves async-order
+        undecided across them."""
+        if len(self.facts.calls) == snap.calls or self.closed_effects(snap, carried) is not None:
+            return False
+        self.facts.order_cuts.append(Cut(guard, f"loop at {at} summarized"))
         return True
 
     def cf_summary(self, header: Any, body: list[Any], succ: dict[Any, list[Any]],
@@ -84,11 +91,9 @@ class LoopSummaries(Slicing):
             # Closed (`Slicing.closed_effects`): what goes round the back
             # edge or out of the loop holds none of its handles.
             carried = [v for edges in exits.values() for _, ops in edges for v in ops]
-            if len(self.facts.calls) == snap.calls or self.closed_effects(
-                    snap, carried + sorted(defined_in(body) & later, key=id)) is not None:
+            if not self._closed(snap, carried + sorted(defined_in(body) & later, key=id),
+                                guard, where(list(header.ops)[-1])):
                 return None
-            self.facts.order_cuts.append(
-                Cut(guard, f"loop at {where(list(header.ops)[-1])} summarized"))
         for v in defined_in(body) & later:
             self.havoc(v, guard, why)
         # The loop ends (it has no effect to see, real host loops do): by

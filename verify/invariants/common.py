@@ -45,8 +45,8 @@ class Findings:
             # the answer is unknown if the rest is satisfiable, without ForAll.
             self._unknown_if(rest, detail, bad, None)
             return False
-        if len(self.hidden) > SHOWN_REASONS and unknown_vars(bad) \
-                and solver.instance_refutes(bad, unknown_vars(bad)):
+        if len(self.hidden) > SHOWN_REASONS and (values := unknown_vars(bad)) \
+                and solver.instance_refutes(bad, values):
             # No value of what is not followed shows it (an instance is
             # false): at most one more hidden reason, and the verdict already
             # says "and more".  The satisfiability query would add nothing.

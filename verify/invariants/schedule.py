@@ -94,11 +94,12 @@ class Schedule:
                       same: tuple[tuple[z3.ArithRef, z3.ArithRef], ...],
                       earlier: str, later: str,
                       unless: tuple[tuple[z3.BoolRef, z3.ArithRef, z3.ArithRef], ...] = (),
-                      doubt: bool = False) -> None:
+                      doubt: bool = False) -> bool:
         """`earlier <= later` on the paths `guards` when each pair in `same`
         is one value, except where for some `(g, x, y)` in `unless`, `g`
         holds and `x` is `y` (a later record replaced the one ordering).
-        `doubt`: an unfollowed destroy may void it (kept for `strengthened`)."""
+        `doubt`: an unfollowed destroy may void it (kept for `strengthened`).
+        False when no order is kept (it holds on no path)."""
         eqs: list[z3.BoolRef] = []
         hidden = doubt
         for x, y in same:
@@ -116,15 +117,13 @@ class Schedule:
                 continue
             void = fold.conj(g, fold.eq(x, y))
             if void is fold.TRUE:
-                return
+                return False
             eqs.append(fold.neg(void))
         guard = fold.conj(*guards, *eqs)
         if guard is fold.FALSE:
-            return
-        if hidden:
-            self.hidden_orders.append(Order(guard, earlier, later, False))
-        else:
-            self.orders.append(Order(guard, earlier, later, False))
+            return False
+        (self.hidden_orders if hidden else self.orders).append(Order(guard, earlier, later, False))
+        return True
 
     def var(self, name: str) -> z3.ArithRef:
         v = self._vars.get(name)
@@ -454,18 +453,15 @@ def _event_orders(sch: Schedule, calls: list[Call], work: list[Item], after: dic
     # (the same constraints: `W` is constrained by nothing else).
     released: list[tuple[Call, str]] = []
 
-    def seen(r: _Record, c: Call, event: z3.ArithRef, live: Life, *guards: z3.BoolRef,
-             same: tuple[tuple[z3.ArithRef, z3.ArithRef], ...], later: str) -> bool:
+    def seen(r: _Record, c: Call, event: z3.ArithRef, live: Life, later: str) -> bool:
         # `c` (alive where `live` says) sees record `r` of `event`: `later` after
         # it.  False when no order can come of it.
-        if any(_distinct(x, y) for x, y in ((r.call.args[0], event), *same)):
+        if _distinct(r.call.args[0], event):
             return False  # two different known handles: no order, and no terms to build
         unless, doubt = _replaced(records, r, c.index, event)
-        before = len(sch.orders) + len(sch.hidden_orders)
-        sch.order_if_same((r.call.guard, c.guard, r.alive, live[0], *guards),
-                          ((r.call.args[0], event), *same), r.t, later, unless,
-                          doubt or r.doubt or live[1])
-        return len(sch.orders) + len(sch.hidden_orders) > before
+        return sch.order_if_same((r.call.guard, c.guard, r.alive, live[0]),
+                                 ((r.call.args[0], event),), r.t, later, unless,
+                                 doubt or r.doubt or live[1])
 
     def queued(c: Call, stream: z3.ArithRef, until: str, live: Life) -> None:
         # Waits queued on `stream` before `c` are commands of it too: they
@@ -491,7 +487,7 @@ def _event_orders(sch: Schedule, calls: list[Call], work: list[Item], after: dic
             live = lives.alive(c, ((c.args[0], "stream"), (c.args[1], "event")))
             point = f"{prefix}W{c.index}"
             # Records seen (not `any`: each must add its order).
-            if sum(seen(r, c, c.args[1], live, same=(), later=point) for r in records):
+            if sum(seen(r, c, c.args[1], live, later=point) for r in records):
                 released.append((c, point))
                 for w in work:
                     if w.call.index > c.index and not _distinct(w.stream, c.args[0]):  # type: ignore[arg-type]
@@ -500,7 +496,7 @@ def _event_orders(sch: Schedule, calls: list[Call], work: list[Item], after: dic
         elif c.callee == "mgpuEventSynchronize" and len(c.args) == 1:
             live = lives.alive(c, ((c.args[0], "event"),))
             for r in records:
-                seen(r, c, c.args[0], live, same=(), later=after[c.index])
+                seen(r, c, c.args[0], live, later=after[c.index])
         elif c.callee == "mgpuStreamSynchronize" and len(c.args) == 1:
             live = lives.alive(c, ((c.args[0], "stream"),))
             for w in work:
