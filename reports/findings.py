@@ -15,8 +15,8 @@ import re
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from gpu_alloc_verify.reports.lit_export import LitTest
 from gpu_alloc_verify.verify.model.verdicts import INVARIANTS
 from gpu_alloc_verify.verify.triage.buckets import Bucket, Triage
 from gpu_alloc_verify.verify.triage.causes import program_text
@@ -29,6 +29,9 @@ from gpu_alloc_verify.verify.triage.kinds import (
     SEVERITY,
     SYNC,
 )
+
+if TYPE_CHECKING:  # the tests are made by `repro`; this only renders them
+    from gpu_alloc_verify.repro.export import LitTest
 
 
 @dataclass
@@ -139,27 +142,6 @@ def likely_fix(bucket: Bucket) -> str:
         return ("Order the host access after the device work: synchronize the stream the "
                 "token stands for, including tokens of ops left unconverted.")
     return "See the lit test; the invariant names the rule the lowering breaks."
-
-
-def run_pipeline(test_text: str) -> str:
-    """The pipeline of a test's RUN line."""
-    m = re.search(r"--pass-pipeline='?builtin\.module\((.*?)\)'?(?: |$)", test_text,
-                  re.M)
-    return m.group(1) if m else "gpu-to-llvm"
-
-
-def reproduced_on(test: LitTest, lowerings: list[str], filecheck: str) -> dict[str, str]:
-    """Per lowering: "fails" (the test reproduces the bug there), "passes", or
-    "rejects" (the tool refuses the program)."""
-    from gpu_alloc_verify.reports.lit_proof import lower_for_test, run_filecheck
-
-    out: dict[str, str] = {}
-    pipeline = run_pipeline(test.text)
-    for spec in lowerings:
-        lowered = lower_for_test(spec, pipeline, test.reduced)
-        out[spec] = "rejects" if not lowered.ok else \
-            "passes" if run_filecheck(filecheck, test.text, lowered.text).ok else "fails"
-    return out
 
 
 def _program_of(test: LitTest | None) -> str:

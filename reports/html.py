@@ -337,7 +337,7 @@ def _generator_features() -> Sequence[str]:
 
 def _lit_views(triage: Triage, out: Path, fixed: str | None, jobs: int = 1,
                progress: ReportProgress | None = None) -> dict[str, dict[str, Any]]:
-    from gpu_alloc_verify.reports.lit_parallel import export_buckets_parallel
+    from gpu_alloc_verify.repro.parallel import export_buckets_parallel
 
     views: dict[str, dict[str, Any]] = {}
     step = (lambda done, total: progress.step("lit tests", done, total)) if progress else None

@@ -19,8 +19,8 @@ from pathlib import Path
 
 import pytest
 
-from gpu_alloc_verify.reports.findings import run_pipeline
-from gpu_alloc_verify.reports.lit_proof import find_filecheck, lower_for_test
+from gpu_alloc_verify.repro.export import run_pipeline
+from gpu_alloc_verify.repro.proof import find_filecheck, lower_for_test
 from gpu_alloc_verify.verify.ir.tools import find_mlir_opt
 from gpu_alloc_verify.verify.model import runtime_table
 from gpu_alloc_verify.verify.model.runtime_api import is_real

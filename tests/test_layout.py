@@ -13,8 +13,12 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
+# The folders at the repository's top that install under gpu_alloc_verify.
+FOLDERS = ("verify", "generators", "oracles", "reports", "repro")
 STAGES = ("model", "tools", "ir", "extract", "lowerings", "invariants", "triage",
           "campaign")
+# Stage packages at the repository's top (issue 30: `repro` makes lit tests).
+TOP_STAGES = ("repro",)
 
 
 def test_the_import_contract_holds() -> None:
@@ -31,16 +35,46 @@ def test_the_contract_names_every_stage() -> None:
     text = (ROOT / "pyproject.toml").read_text()
     for stage in STAGES:
         assert f"verify.{stage}" in text, stage
+    for stage in TOP_STAGES:
+        assert f'"gpu_alloc_verify.{stage}"' in text, stage
 
 
-@pytest.mark.parametrize("stage", STAGES)
+@pytest.mark.parametrize("stage", [f"verify/{s}" for s in STAGES] + list(TOP_STAGES))
 def test_each_stage_says_what_it_owns(stage: str) -> None:
-    init = ROOT / "verify" / stage / "__init__.py"
+    init = ROOT / stage / "__init__.py"
     doc = ast.get_docstring(ast.parse(init.read_text()))
-    assert doc and len(doc) > 80, f"verify/{stage}/__init__.py needs a docstring"
+    assert doc and len(doc) > 80, f"{stage}/__init__.py needs a docstring"
     modules = sorted(p.stem for p in init.parent.glob("*.py") if p.stem != "__init__")
     named = [m for m in modules if m in doc]
     assert len(named) >= len(modules) // 2, (stage, modules)
+
+
+def _runtime_imports(tree: ast.Module) -> list[str]:
+    """The modules a file imports, leaving out `if TYPE_CHECKING:` blocks."""
+    typing_only = {id(n) for node in ast.walk(tree) if isinstance(node, ast.If)
+                   and ast.unparse(node.test).endswith("TYPE_CHECKING")
+                   for stmt in node.body for n in ast.walk(stmt)}
+    found: list[str] = []
+    for node in ast.walk(tree):
+        if id(node) in typing_only:
+            continue
+        if isinstance(node, ast.ImportFrom) and node.module:
+            found += [node.module] + [f"{node.module}.{a.name}" for a in node.names]
+        elif isinstance(node, ast.Import):
+            found += [a.name for a in node.names]
+    return found
+
+
+def test_reports_only_renders() -> None:
+    """Issue 30: lit tests are made and proven in repro/; reports/ asks it only
+    for a report's tests (html) and for the custom form of xDSL's output."""
+    allowed = {"html.py": {"gpu_alloc_verify.repro.parallel"},
+               "pretty_ir.py": {"gpu_alloc_verify.repro.xdsl_custom"}}
+    for path in sorted((ROOT / "reports").glob("*.py")):
+        assert not path.stem.startswith("lit_") and path.stem != "lower_tool", path.name
+        used = {m for m in _runtime_imports(ast.parse(path.read_text(encoding="utf-8")))
+                if m.startswith("gpu_alloc_verify.repro.") and m.count(".") == 2}
+        assert used <= allowed.get(path.name, set()), (path.name, used)
 
 
 def test_verify_has_no_flat_room_left() -> None:
@@ -51,8 +85,8 @@ def test_verify_has_no_flat_room_left() -> None:
 
 
 def test_the_wheel_has_one_top_level_package(tmp_path: Path) -> None:
-    """verify/, generators/, oracles/ and reports/ install under gpu_alloc_verify
-    (issue 29), package data included."""
+    """verify/, generators/, oracles/, reports/ and repro/ install under
+    gpu_alloc_verify (issue 29), package data included."""
     import zipfile
 
     proc = subprocess.run([sys.executable, "-m", "pip", "wheel", "-q", "--no-deps", "-w",
@@ -67,7 +101,7 @@ def test_the_wheel_has_one_top_level_package(tmp_path: Path) -> None:
         == {"gpu_alloc_verify"}
     for data in ("verify/model/runtime_table.json", "verify/schema/summary.schema.json",
                  "verify/triage/upstream_status.json", "oracles/native/mgpu_shim.c",
-                 "reports/templates/report.html"):
+                 "reports/templates/report.html", "repro/lower_tool.py"):
         assert f"gpu_alloc_verify/{data}" in names, data
 
 
@@ -88,8 +122,8 @@ def test_a_project_with_packages_of_the_same_names_still_imports_it(tmp_path: Pa
 
 
 def test_the_package_list_follows_the_folders() -> None:
-    """Every folder of the four is reached through gpu_alloc_verify/'s links."""
-    for name in ("verify", "generators", "oracles", "reports"):
+    """Every top folder is reached through gpu_alloc_verify/'s links."""
+    for name in FOLDERS:
         link = ROOT / "gpu_alloc_verify" / name
         assert link.is_symlink() and link.resolve() == (ROOT / name).resolve(), name
 
@@ -125,8 +159,8 @@ def _starts_processes(tree: ast.AST) -> list[str]:
 
 def test_at_most_three_modules_start_processes() -> None:
     starters: dict[str, list[str]] = {}
-    # gpu_alloc_verify/ links to the four folders: only its own files count there.
-    paths = [p for folder in ("verify", "oracles", "reports", "generators")
+    # gpu_alloc_verify/ links to the folders: only its own files count there.
+    paths = [p for folder in FOLDERS
              for p in (ROOT / folder).rglob("*.py")]
     paths += (ROOT / "gpu_alloc_verify").glob("*.py")
     for path in sorted(paths):

@@ -14,9 +14,9 @@ from typing import Any
 
 import pytest
 
-from gpu_alloc_verify.reports.lit_checks import Directive, Plan
-from gpu_alloc_verify.reports.lit_export import export_buckets, lit_pipeline, render
-from gpu_alloc_verify.reports.lit_proof import Lowered, find_filecheck, prove
+from gpu_alloc_verify.repro.checks import Directive, Plan
+from gpu_alloc_verify.repro.export import export_buckets, lit_pipeline, render
+from gpu_alloc_verify.repro.proof import Lowered, find_filecheck, prove
 from gpu_alloc_verify.verify.ir.tools import find_mlir_opt
 from gpu_alloc_verify.verify.triage.buckets import triage_records
 from gpu_alloc_verify.verify.triage.reduce import (

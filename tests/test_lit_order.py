@@ -14,9 +14,9 @@ from typing import Any
 
 import pytest
 
-from gpu_alloc_verify.reports.lit_export import _negated, export_buckets, render
-from gpu_alloc_verify.reports.lit_order import order_plans, read_lines
-from gpu_alloc_verify.reports.lit_proof import Lowered, find_filecheck, prove
+from gpu_alloc_verify.repro.export import _negated, export_buckets, render
+from gpu_alloc_verify.repro.order import order_plans, read_lines
+from gpu_alloc_verify.repro.proof import Lowered, find_filecheck, prove
 from gpu_alloc_verify.verify.ir.tools import find_mlir_opt
 from gpu_alloc_verify.verify.triage.buckets import triage_records
 
@@ -305,7 +305,7 @@ TWO_DESTROYS = _lowered(
 
 
 def test_a_use_after_destroy_pins_the_destroy_whose_handle_is_used_again() -> None:
-    from gpu_alloc_verify.reports.lit_checks import _destroyed_then_used
+    from gpu_alloc_verify.repro.checks import _destroyed_then_used
 
     [plan] = _destroyed_then_used("event", "op4", {"program": ""}, TWO_DESTROYS, None)
     assert _checks(plan.lines) == ["CHECK: llvm.call @mgpuEventDestroy(",
@@ -346,7 +346,7 @@ llvm.func @f0(%arg0: i1) {
 
 
 def test_a_live_event_of_the_differential_created_before_its_branch() -> None:
-    from gpu_alloc_verify.reports.lit_checks import leak_scan_plans
+    from gpu_alloc_verify.repro.checks import leak_scan_plans
 
     record = {"program": BRANCH_SOURCE, "invariant": "differential"}
     [plan] = leak_scan_plans("event", HOISTED, NO_EVENT, record)
@@ -362,7 +362,7 @@ def test_a_live_event_of_the_differential_created_before_its_branch() -> None:
 
 
 def test_host_passes_before_gpu_to_llvm() -> None:
-    from gpu_alloc_verify.reports.lower_tool import host_passes
+    from gpu_alloc_verify.repro.lower_tool import host_passes
 
     assert host_passes("builtin.module(func.func(gpu-async-region),gpu-to-llvm)") == [
         "func.func(gpu-async-region)"]
@@ -375,7 +375,7 @@ def test_the_fixed_lowering_runs_behind_the_pipelines_host_passes() -> None:
     """`xdsl:split-api` in place of mlir-opt in a gpu-async-region pipeline is
     that pipeline with gpu-to-llvm fixed: the pass makes the sync dealloc
     async first, so its free is queued on the stream the next alloc uses."""
-    from gpu_alloc_verify.reports.lower_tool import lower_custom
+    from gpu_alloc_verify.repro.lower_tool import lower_custom
 
     text = ("func.func @f0() {\n  %m1 = gpu.alloc () : memref<4xf32>\n"
             "  gpu.dealloc %m1 : memref<4xf32>\n  %m2 = gpu.alloc () : memref<4xf32>\n"

@@ -25,9 +25,9 @@ from typing import Any
 import pytest
 
 from gpu_alloc_verify.generators.programs import GenConfig
-from gpu_alloc_verify.reports import lower_tool
 from gpu_alloc_verify.reports.html import render_report
-from gpu_alloc_verify.reports.lit_proof import find_filecheck
+from gpu_alloc_verify.repro import lower_tool
+from gpu_alloc_verify.repro.proof import find_filecheck
 from gpu_alloc_verify.verify.ir import source_reader
 from gpu_alloc_verify.verify.ir.tools import find_mlir_opt
 from gpu_alloc_verify.verify.triage import buckets, fast_model, rejudge

@@ -17,7 +17,7 @@ from hypothesis import HealthCheck, given, settings
 
 from gpu_alloc_verify.generators.programs import GenConfig, programs
 from gpu_alloc_verify.oracles.kernel_interp import catalogue_ref, same_as_catalogue
-from gpu_alloc_verify.reports.lower_tool import lower_custom
+from gpu_alloc_verify.repro.lower_tool import lower_custom
 from gpu_alloc_verify.verify.cli import main
 from gpu_alloc_verify.verify.invariants.differential import kernels_not_catalogue
 from gpu_alloc_verify.verify.ir.source_reader import (

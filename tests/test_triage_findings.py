@@ -9,8 +9,8 @@ from typing import Any
 import pytest
 
 from gpu_alloc_verify.reports.findings import catalogue, findings_of, likely_fix
-from gpu_alloc_verify.reports.lit_export import export_bucket
-from gpu_alloc_verify.reports.lit_proof import find_filecheck
+from gpu_alloc_verify.repro.export import export_bucket
+from gpu_alloc_verify.repro.proof import find_filecheck
 from gpu_alloc_verify.verify.ir.tools import find_mlir_opt
 from gpu_alloc_verify.verify.triage.buckets import triage_records
 

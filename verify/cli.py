@@ -850,7 +850,7 @@ def cmd_triage(args: argparse.Namespace) -> int:
     else:
         print(format_triage(triage), end="")
     if args.lit:
-        from gpu_alloc_verify.reports.lit_export import export_buckets, format_exports
+        from gpu_alloc_verify.repro.export import export_buckets, format_exports
 
         fixed = None if args.fixed == "none" else args.fixed
         tests = export_buckets(triage.buckets, args.lit, fixed)

@@ -22,7 +22,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from gpu_alloc_verify.reports.findings import Finding
-from gpu_alloc_verify.reports.lit_export import LitTest
+from gpu_alloc_verify.repro.export import LitTest
 from gpu_alloc_verify.verify.ir.tools import KNOWN_VERSIONS, find_mlir_opt
 from gpu_alloc_verify.verify.triage.buckets import Bucket
 
@@ -109,7 +109,7 @@ def _from_reduced(bucket: Bucket) -> Bucket | None:
 def _export_defect(bucket: Bucket, lit: Path, fixed: str | None, name: str) -> LitTest:
     """A defect's lit test from its triage-reduced reproducer as it is, else
     the lit export's own reduction of its smallest examples."""
-    from gpu_alloc_verify.reports.lit_export import export_bucket
+    from gpu_alloc_verify.repro.export import export_bucket
 
     reduced = _from_reduced(bucket)
     if reduced is not None:
@@ -138,8 +138,8 @@ _LEFTOVER = re.compile(r"\bgpu\.(?:alloc|dealloc|memset|memcpy|wait)\b")
 def _leaves_unconverted(test: LitTest) -> bool:
     """Does the lowering the test is proven on leave an op of its program
     unconverted?"""
-    from gpu_alloc_verify.reports.findings import run_pipeline
-    from gpu_alloc_verify.reports.lit_proof import lower_for_test
+    from gpu_alloc_verify.repro.export import run_pipeline
+    from gpu_alloc_verify.repro.proof import lower_for_test
 
     if not test.written or test.proof is None or not test.reduced:
         return False
@@ -156,13 +156,14 @@ def build_findings(cli_main: Callable[[list[str]], int],
     """Run the campaigns with `cli_main` (the CLI's `main`; unless `run` is
     false: `results` holds them already), triage them, write a lit test per
     finding and the catalogue (`reports.findings`)."""
-    from gpu_alloc_verify.reports.findings import catalogue, findings_of, reproduced_on
-    from gpu_alloc_verify.reports.lit_export import (
+    from gpu_alloc_verify.reports.findings import catalogue, findings_of
+    from gpu_alloc_verify.repro.export import (
+        reproduced_on,
         unique_names,
         write_lit_config,
         write_provenance,
     )
-    from gpu_alloc_verify.reports.lit_proof import find_filecheck
+    from gpu_alloc_verify.repro.proof import find_filecheck
     from gpu_alloc_verify.verify.triage.buckets import triage_file
 
     if run:

@@ -1,5 +1,5 @@
 # ruff: noqa: F821, E501 -- lit defines `config` and `lit_config`; paths are as found
-# lit configuration written by gpu-alloc-verify (reports/lit_export.py).
+# lit configuration written by gpu-alloc-verify (repro/export.py).
 #   lit -v docs/findings-lit                                  # on mlir-opt-19, where the bugs were found
 #   lit -v docs/findings-lit --param lowering=xdsl:reference  # on a fixed lowering
 #   lit -v docs/findings-lit --param lowering=/path/to/mlir-opt
@@ -31,7 +31,7 @@ def _mlir_opt(spec):
     if spec.startswith("xdsl:"):
         if os.path.isdir(ROOT):
             config.environment["PYTHONPATH"] = ROOT
-        return f"{PYTHON} -m gpu_alloc_verify.reports.lower_tool --lowering {spec}"
+        return f"{PYTHON} -m gpu_alloc_verify.repro.lower_tool --lowering {spec}"
     m = re.fullmatch(r"mlir-opt(?:-(\d+))?", spec)
     if m:
         versions = [m.group(1)] if m.group(1) else ["22", "21", "20", "19", "18", "17", "16"]

@@ -1,6 +1,6 @@
 """A lit test's FileCheck lines before they are written: directives per
 function, some marked as the defect, and what must hold on the buggy output
-(the witness) for the test to pin a real defect (`reports.lit_proof`)."""
+(the witness) for the test to pin a real defect (`repro.proof`)."""
 
 from __future__ import annotations
 

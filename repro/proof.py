@@ -20,7 +20,7 @@ import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from gpu_alloc_verify.reports.lower_tool import lower_custom
+from gpu_alloc_verify.repro.lower_tool import lower_custom
 from gpu_alloc_verify.verify.lowerings.mlir_opt import MlirOptLowering
 from gpu_alloc_verify.verify.lowerings.registry import resolve
 from gpu_alloc_verify.verify.model.errors import EnvironmentProblem, GpuAllocVerifyError

@@ -8,7 +8,7 @@ from collections.abc import Callable
 from functools import partial
 from pathlib import Path
 
-from gpu_alloc_verify.reports.lit_export import (
+from gpu_alloc_verify.repro.export import (
     DEFAULT_FIXED,
     LitTest,
     export_bucket,
@@ -25,7 +25,7 @@ Step = Callable[[int, int], None]
 def export_buckets_parallel(buckets: list[Bucket], out_dir: str | Path,
                             fixed: str | None = DEFAULT_FIXED, jobs: int = 1,
                             step: Step | None = None) -> list[LitTest]:
-    """`lit_export.export_buckets` on `jobs` processes; `step(done, total)`
+    """`export.export_buckets` on `jobs` processes; `step(done, total)`
     after each bucket.  The tests come back in the buckets' order."""
     names = unique_names(buckets)
     total = len(buckets)

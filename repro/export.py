@@ -4,8 +4,8 @@ For each triage bucket: its example program is reduced while the violation
 keeps its signature (`verify.triage.reduce`), harness noise is dropped (locations,
 unused constants, arguments and functions), and FileCheck lines in custom
 form are derived from the buggy and the fixed lowering's outputs
-(`reports.lit_checks`).  Before the file is written the test is proven not
-vacuous (`reports.lit_proof`): it fails on the buggy lowering at a defect
+(`repro.checks`).  Before the file is written the test is proven not
+vacuous (`repro.proof`): it fails on the buggy lowering at a defect
 line, the defect is in that output, and it passes on the fixed lowering
 (`xdsl:reference` unless another is named).  The file is named after the
 root cause (`stream-leak-wait-async-dep.mlir`); `lit.cfg.py` beside it runs
@@ -21,15 +21,16 @@ import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from gpu_alloc_verify.reports.lit_checks import plans_for
-from gpu_alloc_verify.reports.lit_order import edge_sentence
-from gpu_alloc_verify.reports.lit_plan import Plan
-from gpu_alloc_verify.reports.lit_proof import (
+from gpu_alloc_verify.repro.checks import plans_for
+from gpu_alloc_verify.repro.order import edge_sentence
+from gpu_alloc_verify.repro.plan import Plan
+from gpu_alloc_verify.repro.proof import (
     Lowered,
     Proof,
     find_filecheck,
     lower_for_test,
     prove,
+    run_filecheck,
     tool_path,
 )
 from gpu_alloc_verify.verify.ir.ir_lines import parse_source, strip_locs
@@ -163,6 +164,25 @@ def _header(bucket: Bucket, record: Record, pipeline: str, slug: str) -> list[st
         f"// {_one_line(slug)}: {_one_line(summary_sentence(record))}.",
         "",
     ]
+
+
+def run_pipeline(test_text: str) -> str:
+    """The pipeline of a test's RUN line (`_header` writes it)."""
+    m = re.search(r"--pass-pipeline='?builtin\.module\((.*?)\)'?(?: |$)", test_text,
+                  re.M)
+    return m.group(1) if m else "gpu-to-llvm"
+
+
+def reproduced_on(test: LitTest, lowerings: list[str], filecheck: str) -> dict[str, str]:
+    """Per lowering: "fails" (the test reproduces the bug there), "passes", or
+    "rejects" (the tool refuses the program)."""
+    out: dict[str, str] = {}
+    pipeline = run_pipeline(test.text)
+    for spec in lowerings:
+        lowered = lower_for_test(spec, pipeline, test.reduced)
+        out[spec] = "rejects" if not lowered.ok else \
+            "passes" if run_filecheck(filecheck, test.text, lowered.text).ok else "fails"
+    return out
 
 
 def _judged(text: str, settings: Settings, invariant: str, key: str) -> Record | None:
@@ -337,7 +357,7 @@ def format_exports(tests: list[LitTest], out_dir: str | Path) -> str:
 
 _LIT_CFG = '''\
 # ruff: noqa: F821, E501 -- lit defines `config` and `lit_config`; paths are as found
-# lit configuration written by gpu-alloc-verify (reports/lit_export.py).
+# lit configuration written by gpu-alloc-verify (repro/export.py).
 #   lit -v {dir}                                  # on {default}, where the bugs were found
 #   lit -v {dir} --param lowering=xdsl:reference  # on a fixed lowering
 #   lit -v {dir} --param lowering=/path/to/mlir-opt
@@ -369,7 +389,7 @@ def _mlir_opt(spec):
     if spec.startswith("xdsl:"):
         if os.path.isdir(ROOT):
             config.environment["PYTHONPATH"] = ROOT
-        return f"{{PYTHON}} -m gpu_alloc_verify.reports.lower_tool --lowering {{spec}}"
+        return f"{{PYTHON}} -m gpu_alloc_verify.repro.lower_tool --lowering {{spec}}"
     m = re.fullmatch(r"mlir-opt(?:-(\\d+))?", spec)
     if m:
         versions = [m.group(1)] if m.group(1) else ["22", "21", "20", "19", "18", "17", "16"]

@@ -24,7 +24,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from gpu_alloc_verify.reports.lit_plan import VAR, Directive, Plan
+from gpu_alloc_verify.repro.plan import VAR, Directive, Plan
 from gpu_alloc_verify.verify.ir.ir_lines import func_of_line, loc_id, parse_calls, parse_source
 from gpu_alloc_verify.verify.ir.locations import strip
 from gpu_alloc_verify.verify.model.runtime_api import is_work, roles

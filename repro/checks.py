@@ -6,7 +6,7 @@ fixed lowering, both printed with locations so that a lowered call is tied
 to its source op; the lines it writes carry no location.  A plan is a list of
 directives per function; the defect directives are those the fixed lowering
 satisfies and the buggy one does not.  Builders return candidates, best
-first; `reports.lit_proof` keeps the first one it can prove.
+first; `repro.proof` keeps the first one it can prove.
 """
 
 from __future__ import annotations
@@ -14,8 +14,8 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from gpu_alloc_verify.reports.lit_order import order_plans
-from gpu_alloc_verify.reports.lit_plan import VAR, Directive, Plan
+from gpu_alloc_verify.repro.order import order_plans
+from gpu_alloc_verify.repro.plan import VAR, Directive, Plan
 from gpu_alloc_verify.verify.ir.ir_lines import (
     Call,
     parse_calls,

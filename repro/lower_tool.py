@@ -1,6 +1,6 @@
 """An in-process xDSL lowering as a command line lit can run in place of mlir-opt.
 
-    python -m gpu_alloc_verify.reports.lower_tool --lowering xdsl:split-api FILE.mlir \
+    python -m gpu_alloc_verify.repro.lower_tool --lowering xdsl:split-api FILE.mlir \
         [--pass-pipeline=...] [--mlir-print-debuginfo]
 
 prints the lowered module in custom form (xDSL's printer), as `mlir-opt
@@ -35,7 +35,7 @@ def lower_custom(text: str, spec: str, debuginfo: bool = False, name: str = "<in
     before gpu-to-llvm), printed in custom form."""
     from xdsl.printer import Printer
 
-    from gpu_alloc_verify.reports.xdsl_custom import custom_gpu_ops
+    from gpu_alloc_verify.repro.xdsl_custom import custom_gpu_ops
     from gpu_alloc_verify.verify.lowerings.xdsl_lowering import resolve_xdsl
 
     module = resolve_xdsl(spec).lower_module(_entering_program(text, pipeline, name))
@@ -102,7 +102,7 @@ def before_gpu_to_llvm(text: str, pipeline: str, name: str) -> str:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m gpu_alloc_verify.reports.lower_tool")
+    parser = argparse.ArgumentParser(prog="python -m gpu_alloc_verify.repro.lower_tool")
     parser.add_argument("--lowering", required=True, metavar="xdsl:NAME")
     parser.add_argument("file")
     parser.add_argument("--pass-pipeline", default="")
