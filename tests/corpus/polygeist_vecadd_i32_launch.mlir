@@ -1,10 +1,10 @@
 // EXPECT mlir-opt-16: lowering-no-crash=holds sync-alloc-no-stream=rejected stream-no-leak=rejected stream-no-use-after-destroy=rejected event-no-leak=rejected host-shared-flag=rejected async-order=rejected runtime-contract=rejected lowering-complete=rejected
-// EXPECT mlir-opt-19: lowering-no-crash=holds sync-alloc-no-stream=holds stream-no-leak=holds stream-no-use-after-destroy=holds event-no-leak=holds host-shared-flag=not-applicable async-order=unknown runtime-contract=holds lowering-complete=violated
-// EXPECT mlir-opt-22: lowering-no-crash=holds sync-alloc-no-stream=holds stream-no-leak=holds stream-no-use-after-destroy=holds event-no-leak=holds host-shared-flag=not-applicable async-order=unknown runtime-contract=holds lowering-complete=violated
+// EXPECT mlir-opt-19: lowering-no-crash=holds sync-alloc-no-stream=holds stream-no-leak=holds stream-no-use-after-destroy=holds event-no-leak=holds host-shared-flag=not-applicable async-order=not-applicable runtime-contract=holds lowering-complete=violated
+// EXPECT mlir-opt-22: lowering-no-crash=holds sync-alloc-no-stream=holds stream-no-leak=holds stream-no-use-after-destroy=holds event-no-leak=holds host-shared-flag=not-applicable async-order=not-applicable runtime-contract=holds lowering-complete=violated
 // POINTS mlir-opt-19 lowering-complete: 43:11
 // POINTS mlir-opt-22 lowering-complete: 43:11
 // WHY: cudaMalloc/cudaMemcpy/cudaFree raised to sync gpu.alloc/memcpy/dealloc: 19/22 gpu-to-llvm leaves them
-// WHY: unconverted and exits 0 (upstream limitation). 16 needs a serialized module.
+// WHY: unconverted and exits 0 (upstream limitation), so async-order has no lowered work to order. 16 needs a serialized module.
 // PIPELINE: gpu-kernel-outlining,gpu.module(convert-gpu-to-nvvm),gpu-to-llvm
 // VALID: mlir-opt-16 mlir-opt-19 mlir-opt-22
 // SHAPE: Polygeist cgeist --emit-cuda output (llvm/Polygeist tools/cgeist/Test/Verification/*.cu, vecAdd): i32 sizes index_cast, ceildiv grid, gpu.launch in the device stub

@@ -1,8 +1,8 @@
 // EXPECT mlir-opt-16: lowering-no-crash=holds sync-alloc-no-stream=rejected stream-no-leak=rejected stream-no-use-after-destroy=rejected event-no-leak=rejected host-shared-flag=rejected async-order=rejected runtime-contract=rejected lowering-complete=rejected
-// EXPECT mlir-opt-19: lowering-no-crash=holds sync-alloc-no-stream=not-applicable stream-no-leak=holds stream-no-use-after-destroy=holds event-no-leak=holds host-shared-flag=not-applicable async-order=unknown runtime-contract=holds lowering-complete=holds
-// EXPECT mlir-opt-22: lowering-no-crash=holds sync-alloc-no-stream=not-applicable stream-no-leak=holds stream-no-use-after-destroy=holds event-no-leak=holds host-shared-flag=not-applicable async-order=unknown runtime-contract=holds lowering-complete=holds
+// EXPECT mlir-opt-19: lowering-no-crash=holds sync-alloc-no-stream=not-applicable stream-no-leak=holds stream-no-use-after-destroy=holds event-no-leak=holds host-shared-flag=not-applicable async-order=holds runtime-contract=holds lowering-complete=holds
+// EXPECT mlir-opt-22: lowering-no-crash=holds sync-alloc-no-stream=not-applicable stream-no-leak=holds stream-no-use-after-destroy=holds event-no-leak=holds host-shared-flag=not-applicable async-order=holds runtime-contract=holds lowering-complete=holds
 // WHY: the ROCm-only helper mgpuMemGetDeviceMemRef1dInt32 holds on hip, the runtime a ROCDL pipeline implies.
-// WHY: async-order unknown: host calls to mgpuMemGetDeviceMemRef1dInt32 and printMemrefI32 may touch buffers; 16 needs a serialized module.
+// WHY: async-order holds: mgpuMemGetDeviceMemRef1dInt32 is a view of its buffer, printMemrefI32 a host access. 16 needs a serialized module.
 // PIPELINE: convert-scf-to-cf,gpu-kernel-outlining,gpu.module(convert-gpu-to-rocdl{chipset=gfx90a}),gpu-to-llvm
 // VALID: mlir-opt-16 mlir-opt-19 mlir-opt-22
 // SHAPE: LLVM ROCm integration test (mlir/test/Integration/GPU/ROCM/two-modules.mlir): two launches on a device-visible buffer, cf-form host loop

@@ -1,8 +1,8 @@
 // EXPECT mlir-opt-16: lowering-no-crash=holds sync-alloc-no-stream=rejected stream-no-leak=rejected stream-no-use-after-destroy=rejected event-no-leak=rejected host-shared-flag=rejected async-order=rejected runtime-contract=rejected lowering-complete=rejected
-// EXPECT mlir-opt-19: lowering-no-crash=holds sync-alloc-no-stream=not-applicable stream-no-leak=holds stream-no-use-after-destroy=holds event-no-leak=holds host-shared-flag=not-applicable async-order=unknown runtime-contract=holds lowering-complete=holds
-// EXPECT mlir-opt-22: lowering-no-crash=holds sync-alloc-no-stream=not-applicable stream-no-leak=holds stream-no-use-after-destroy=holds event-no-leak=holds host-shared-flag=not-applicable async-order=unknown runtime-contract=holds lowering-complete=holds
+// EXPECT mlir-opt-19: lowering-no-crash=holds sync-alloc-no-stream=not-applicable stream-no-leak=holds stream-no-use-after-destroy=holds event-no-leak=holds host-shared-flag=not-applicable async-order=holds runtime-contract=holds lowering-complete=holds
+// EXPECT mlir-opt-22: lowering-no-crash=holds sync-alloc-no-stream=not-applicable stream-no-leak=holds stream-no-use-after-destroy=holds event-no-leak=holds host-shared-flag=not-applicable async-order=holds runtime-contract=holds lowering-complete=holds
 // WHY: the ROCm-only helper mgpuMemGetDeviceMemRef1dFloat holds on hip, the runtime a ROCDL pipeline implies.
-// WHY: async-order unknown: host order across the @vecadd helper call is not modelled. 16 needs a serialized module.
+// WHY: async-order holds: @vecadd's launch is put in @main's host order at its call. 16 needs a serialized module.
 // PIPELINE: convert-scf-to-cf,gpu-kernel-outlining,gpu.module(convert-gpu-to-rocdl),gpu-to-llvm
 // VALID: mlir-opt-16 mlir-opt-19 mlir-opt-22
 // SHAPE: LLVM ROCm integration test (mlir/test/Integration/GPU/ROCM/vecadd.mlir): host_register + mgpuMemGetDeviceMemRef1dFloat, launch in a helper

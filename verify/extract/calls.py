@@ -234,7 +234,7 @@ class _Extractor(ControlFlow, Memory, Integers):
         # nor use a host's stream or event handle.
         args = (self.val(parts.stream),) if parts.stream is not None else ()
         self.facts.calls.append(Call(len(self.facts.calls), self.func, LAUNCH, args, guard,
-                                     source_loc(op), iters=self.iters))
+                                     source_loc(op), iters=self.iters, sites=self.sites()))
         return True
 
     def async_execute(self, op: Any, guard: z3.BoolRef) -> None:
@@ -335,7 +335,7 @@ class _Extractor(ControlFlow, Memory, Integers):
                     # paired with the source's call (`source_read`).
                     self.facts.calls.append(Call(len(self.facts.calls), self.func,
                                                  "host.store", (), guard, loc,
-                                                 iters=self.iters,
+                                                 iters=self.iters, sites=self.sites(),
                                                  note=f"{EXTERNAL_CALL} @{callee}"))
             return
         from gpu_alloc_verify.verify.model.runtime_api import roles
@@ -351,7 +351,7 @@ class _Extractor(ControlFlow, Memory, Integers):
                      and fold.width_of(a) is not None else a
                      for i, a in enumerate(args))
         call = Call(len(self.facts.calls), self.func, callee, args, guard, source_loc(op),
-                    iters=self.iters)
+                    iters=self.iters, sites=self.sites())
         if callee in HANDLE_CREATORS:
             call.handle = self.next_handle
             self.next_handle += 1
@@ -420,7 +420,7 @@ class _Extractor(ControlFlow, Memory, Integers):
             self.escape(self.val(op.operands[0]), guard, f"stored to memory at "
                         f"{source_loc(op)}", source_loc(op))
         self.facts.calls.append(Call(len(self.facts.calls), self.func, _HOST_OPS[name], (),
-                                     guard, source_loc(op), iters=self.iters))
+                                     guard, source_loc(op), iters=self.iters, sites=self.sites()))
         for r in op.results:
             self.define(r, self.opaque_result(r, f"{name} at {source_loc(op)}", True), guard)
             if type_text(r) == "i1":

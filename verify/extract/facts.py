@@ -47,6 +47,9 @@ class Call:
     iters: tuple[int, ...] = ()  # iteration numbers of the enclosing unrolled loops
     note: str = ""  # an escape: where the value went
     flags: tuple[z3.BoolRef, z3.BoolRef] | None = None  # an escape: (destroys, uses)
+    # The calls of module functions it runs inside (location of the call,
+    # callee), outermost first: which activation of its source op it is.
+    sites: tuple[tuple[str | None, str], ...] = ()
 
     @property
     def is_host_access(self) -> bool:

@@ -250,4 +250,4 @@ def host_copy(m: WalkerState, op: Any, guard: z3.BoolRef) -> None:
     bytes, a handle among them, may be copied anywhere."""
     m.escape_operands(op, guard, lambda: f"copied by {op_name(op)} at {where(op)}")
     m.facts.calls.append(Call(len(m.facts.calls), m.func, "host.store", (), guard,
-                              source_loc(op), iters=m.iters))
+                              source_loc(op), iters=m.iters, sites=m.sites()))

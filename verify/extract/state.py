@@ -85,6 +85,10 @@ class WalkerState:
         self.returns: list[list[tuple[z3.BoolRef, list[z3.ArithRef], list[z3.BoolRef]]]] = []
         self.true = fold.TRUE
 
+    def sites(self) -> tuple[tuple[str | None, str], ...]:
+        """The calls being inlined, outermost first (`Call.sites`)."""
+        return tuple(zip(self.call_sites, self.inlining, strict=True))
+
     # -- values ------------------------------------------------------------
     def fresh(self, hint: str = "v") -> z3.ArithRef:
         """A value that is provably not a handle: a distinct negative literal."""
@@ -198,7 +202,8 @@ class WalkerState:
         n = len(self.facts.calls)
         flags = (escape_flag(f"!d{n}"), escape_flag(f"!u{n}"))
         self.facts.calls.append(Call(n, self.func, ESCAPE, (value,), guard, source_op,
-                                     iters=self.iters, note=where, flags=flags))
+                                     iters=self.iters, note=where, flags=flags,
+                                     sites=self.sites()))
 
     def escape_operands(self, op: Any, guard: z3.BoolRef, where: Words) -> bool:
         """Escapes for the operands of `op` that may be handles; True if any."""

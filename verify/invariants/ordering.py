@@ -31,6 +31,7 @@ from gpu_alloc_verify.verify.invariants import solver
 from gpu_alloc_verify.verify.invariants.common import Findings, describe_path
 from gpu_alloc_verify.verify.invariants.context import CheckContext
 from gpu_alloc_verify.verify.invariants.schedule import Item, Schedule, describe, encode
+from gpu_alloc_verify.verify.ir.source_inline import HostOrder, inline_source
 from gpu_alloc_verify.verify.ir.source_read import SourceOp
 from gpu_alloc_verify.verify.model import fold
 from gpu_alloc_verify.verify.model.runtime_api import PROFILES
@@ -117,20 +118,59 @@ def _touch(a: SourceOp, b: SourceOp) -> bool:
     return bool(set(a.buffers) & set(b.buffers))
 
 
+@dataclass(slots=True)
+class _Flat:
+    """A lowered root's source function with its calls inlined."""
+
+    order: HostOrder
+
+    def where(self, call: Call) -> str | None:
+        """The source op instance a lowered call is of."""
+        sites = call.sites
+        if sites and sites[0][1] == self.order.root and call.func != self.order.root:
+            sites = sites[1:]  # the C-interface wrapper's call of the root
+        stack = tuple(loc or "" for loc, _ in sites)
+        return self.order.instance(call.source_op or "", stack)
+
+
+def _host_order(ctx: CheckContext, func: str) -> _Flat | str:
+    """`func`'s source host order with its calls inlined, or why there is none."""
+    src = ctx.source
+    root = func
+    if root not in src.params and root.startswith("_mlir_ciface_"):
+        root = root.removeprefix("_mlir_ciface_")  # the wrapper runs its function
+    if root not in src.params:
+        return f"@{func} is no function of the source"
+    flat = inline_source(src, root)
+    return flat if isinstance(flat, str) else _Flat(flat)
+
+
 class _Edges:
     def __init__(self, ctx: CheckContext, sch: Schedule, func: str, calls: list[Call]) -> None:
         self.ctx = ctx
+        self.flat = _host_order(ctx, func)
         self.items: dict[str, list[Item]] = {}
+        # Source functions whose work runs here but in no activation found.
+        self.lost: dict[str, str] = {}
+        src = ctx.source
         for it in sch.items.values():
             if it.call.func == func and it.call.source_op:
-                op = ctx.source.ops.get(it.call.source_op)
+                op = src.ops.get(it.call.source_op)
                 if op is not None and not op.is_host_access \
                         and it.call.note.startswith(EXTERNAL_CALL):
                     continue  # an opaque call at another op's location: no access of it
-                self.items.setdefault(it.call.source_op, []).append(it)
-        self.producer = {op.token: op for op in ctx.source.ops.values()
-                         if op.is_gpu and op.token}
-        self.order = {op_id: k for k, op_id in enumerate(ctx.source.ops)}
+                key = self.flat.where(it.call) if isinstance(self.flat, _Flat) else None
+                if key is None:
+                    if op is not None and src.func_of.get(op.id) != func:
+                        why = self.flat if isinstance(self.flat, str) else \
+                            "its call is not one of the source's"
+                        self.lost.setdefault(src.func_of[op.id], why)
+                    key = it.call.source_op
+                self.items.setdefault(key, []).append(it)
+        ops = self.flat.order.ops if isinstance(self.flat, _Flat) else src.ops
+        self.ops = ops
+        self.producer = {op.token: op for op in ops.values() if op.is_gpu and op.token}
+        self.order = {op_id: k for k, op_id in enumerate(ops)}
         self.keys = _loop_keys(calls)
 
     def behind(self, token: str, seen: set[str] | None = None) -> list[SourceOp]:
@@ -148,12 +188,6 @@ class _Edges:
         # stands for that work too.
         deps = [x for d in op.deps for x in self.behind(d, seen)]
         return [op, *deps] if items else deps
-
-    def inlined(self, func: str) -> list[str]:
-        """Source functions other than `func` whose work runs in its lowered code."""
-        src = self.ctx.source
-        return sorted({src.func_of[k] for k in self.items
-                       if k in src.func_of and src.func_of[k] != func})
 
     def matters(self, x: SourceOp, y: SourceOp) -> bool:
         """Can an edge from `x` to `y` give a pair or an `unknown`?  Only where
@@ -173,10 +207,22 @@ class _Edges:
         return _precedes(self.keys.get(a.call.index, ()), self.keys.get(b.call.index, ()),
                          text_before)
 
-    def edges(self, func: str) -> Iterable[_Edge]:
-        """The source's happens-before edges within `func`."""
+    def guard(self, op_id: str) -> z3.BoolRef:
+        if isinstance(self.flat, _Flat):
+            return self.flat.order.guards[op_id]
+        return self.ctx.source.guards[op_id]
+
+    def func_ops(self, func: str) -> list[SourceOp]:
+        """The source ops `func` runs: its own, and with its calls inlined
+        those of the functions it calls, in host order."""
+        if isinstance(self.flat, _Flat):
+            return list(self.ops.values())
         src = self.ctx.source
-        ops = [op for op in src.ops.values() if src.func_of[op.id] == func]
+        return [op for op in src.ops.values() if src.func_of[op.id] == func]
+
+    def edges(self, func: str) -> Iterable[_Edge]:
+        """The source's happens-before edges within `func` (its calls inlined)."""
+        ops = self.func_ops(func)
         for y in ops:
             for d in y.deps:
                 for x in self.behind(d):
@@ -190,7 +236,7 @@ class _Edges:
     def _host_wait(self, w: SourceOp, ops: list[SourceOp]) -> Iterable[_Edge]:
         # The host blocks until the awaited work is done: every host access
         # and every op issued after it (in host order) starts later.
-        guard = self.ctx.source.guards[w.id]
+        guard = self.guard(w.id)
         for h in ops:
             if h is w or not (_host_ordered(h) or h.is_gpu):
                 continue
@@ -372,9 +418,8 @@ def _untagged_work(f: Findings, sch: Schedule, edges: _Edges, func: str) -> None
              if it.stream is not None and it.call.source_op not in src.ops]
     if not loose:
         return
-    for op in src.ops.values():
-        if (src.func_of[op.id] == func and op.is_gpu and op.kind != "wait"
-                and not edges.items.get(op.id)):
+    for op in edges.func_ops(func):
+        if op.is_gpu and op.kind != "wait" and not edges.items.get(op.id):
             f.unknown.append(f"{op.describe()} has no lowered work with its location, and "
                              f"{loose[0].call.callee} in @{func} has no source op's "
                              "location: the order of that work is not decided")
@@ -396,9 +441,15 @@ def check_async_order(ctx: CheckContext) -> CheckResult:
         calls = [c for c in ctx.lowered.calls if c.func == func]
         sch = encode(calls, PROFILES[ctx.runtime].special_streams)
         edges = _Edges(ctx, sch, func, calls)
-        for other in edges.inlined(func):
+        for other, why in edges.lost.items():
             f.unknown.append(f"work of @{other} runs inside @{func}: the host order across "
-                             "that call is not modelled")
+                             f"that call is not modelled ({why})")
+        if isinstance(edges.flat, _Flat):
+            f.unknown.extend(f"order in @{func} not decided: {d}" for d in edges.flat.order.doubts)
+        elif any(c.func == func for c in ctx.source.calls):
+            # The callees' host accesses are not in this order (`source_read`
+            # leaves them to the inlining).
+            f.unknown.append(f"order in @{func} not decided across its calls: {edges.flat}")
         _untagged_work(f, sch, edges, func)
         pairs, has_edge = _open_pairs(f, sch, edges, func)
         any_edge = any_edge or has_edge

@@ -44,7 +44,12 @@ from gpu_alloc_verify.verify.ir.attrs import (
 )
 from gpu_alloc_verify.verify.ir.graph import reachable_facts
 from gpu_alloc_verify.verify.ir.lowered_ir import op_name
-from gpu_alloc_verify.verify.ir.source_views import ADDRESS_OF, is_address_math, viewed
+from gpu_alloc_verify.verify.ir.source_views import (
+    ADDRESS_OF,
+    is_address_math,
+    is_device_view,
+    viewed,
+)
 from gpu_alloc_verify.verify.ir.types import memref_text
 from gpu_alloc_verify.verify.model import fold
 from gpu_alloc_verify.verify.model.values import source_unknown
@@ -112,6 +117,21 @@ def branch_var(func: str, arg: str) -> z3.BoolRef:
     return fold.branch(f"{func}:{arg}")
 
 
+@dataclass(frozen=True)
+class SourceCall:
+    """A `func.call` of a function of the module (with a body): where it sits
+    in its caller's host order, and the names of what it passes and gets back,
+    so the callee's work can be put in the caller's order (`source_inline`)."""
+
+    id: str | None  # the call's location key: the one lowered code carries
+    func: str  # the caller
+    callee: str
+    position: int  # ops of the caller with a smaller index in `ops` run before it
+    guard: z3.BoolRef
+    operands: tuple[str | None, ...]
+    results: tuple[str | None, ...]
+
+
 @dataclass
 class SourceFacts:
     ops: dict[str, SourceOp] = field(default_factory=dict)  # in program order
@@ -128,6 +148,11 @@ class SourceFacts:
     # host accesses the reader could not see (ops it does not model on buffers)
     hidden_host_access: list[str] = field(default_factory=list)
     unmodelled: list[str] = field(default_factory=list)  # "op at file:line:col"
+    # Calls of the module's functions, in walk order; each function's
+    # parameters and (for one `func.return`) returned values, by name.
+    calls: list[SourceCall] = field(default_factory=list)
+    params: dict[str, tuple[str | None, ...]] = field(default_factory=dict)
+    returns: dict[str, tuple[str | None, ...]] = field(default_factory=dict)
 
     def sync_allocs(self) -> list[SourceOp]:
         return [op for op in self.ops.values() if op.kind == "alloc" and op.token is None]
@@ -222,6 +247,14 @@ class _Reader:
         self.used: set[str] = set()
         self.inside = 0  # depth inside the regions of ops the reader does not model
         self.addresses: dict[Any, str] = {}  # values holding a buffer's address -> whence
+        # Calls, parameters and returns with their values, named in `finish`.
+        self.call_values: list[tuple[SourceCall, list[Any], list[Any]]] = []
+        self.param_values: dict[str, list[Any]] = {}
+        # Calls of module functions `call` does not follow (more than one call
+        # site): their buffers are accessed by the callee's own ops, in the
+        # callers' order once inlined (`source_inline`), not hidden from it.
+        self.inlined_places: set[str] = set()
+        self.return_values: dict[str, list[Any]] = {}
 
     # -- naming ----------------------------------------------------------
 
@@ -272,6 +305,10 @@ class _Reader:
             self.arg_label[arg] = label
             lowered += lowered_labels(label, type_text(arg))
         self.facts.arg_names[self.func] = labels
+        self.param_values[self.func] = list(entry.args)
+        rets = [o for b in fn.regions[0].blocks for o in b.ops if op_name(o) == "func.return"]
+        if len(rets) == 1:
+            self.return_values[self.func] = list(rets[0].operands)
         self.facts.lowered_arg_names[self.func] = lowered
         blocks = list(fn.regions[0].blocks)
         for k, b in enumerate(blocks):
@@ -329,6 +366,11 @@ class _Reader:
             for r in op.results:  # the awaited value is the one yielded
                 self.alias(r, op.operands[0])
             return
+        if name == "func.call" and is_device_view(op) and callee_name(op) not in self.funcs:
+            self.flows(op, name)  # a view of its operand's buffer (aliased above)
+            return
+        if name == "func.call":
+            self.note_call(op, guard)
         if name == "func.call" and self.call(op):
             return
         if name == "func.call" and self.external_host_call(op, guard):
@@ -478,6 +520,20 @@ class _Reader:
             self.alias(r, v)
         return True
 
+    def note_call(self, op: Any, guard: z3.BoolRef) -> None:
+        """Record a call of a module function with a body (read apart, and put
+        in its callers' order by `source_inline`)."""
+        from gpu_alloc_verify.verify.ir.attrs import source_loc
+
+        callee = callee_name(op) or ""
+        if callee not in self.funcs:
+            return
+        self.inlined_places.add(f"func.call at {where(op)}")
+        rec = SourceCall(source_loc(op), self.func, callee, len(self.order), guard, (), ())
+        for v in (*op.operands, *op.results):
+            self.name(v, "v")  # one name the callee's activations can meet at
+        self.call_values.append((rec, list(op.operands), list(op.results)))
+
     def gpu_work(self, blocks: Iterable[Any]) -> bool:
         """Do `blocks` (nested regions and the module functions they call
         included) hold a gpu or async op, or a call of code not seen here?"""
@@ -599,6 +655,7 @@ class _Reader:
         ops = [self.canonical(op) for op in self.order]
         for op in ops:
             self.facts.ops[op.id] = op
+        self.name_calls()
         consumers: dict[str, list[SourceOp]] = {}
         for op in ops:
             for dep in op.deps if op.is_gpu else ():
@@ -628,12 +685,45 @@ class _Reader:
                 via = fold.disj(list(reach[op.token].values()))
                 self.facts.awaited[op.id] = via if fold.truth(via) is not None else _source(
                     z3.simplify(via))
+        with_gpu = self.gpu_related({self.facts.func_of[op.id] for op in ops if op.is_gpu})
         for func, places in self.hidden_buffers.items():
             self.facts.hidden_host_access.extend(places)
-            if any(self.facts.func_of[op.id] == func for op in ops if op.is_gpu):
+            if func in with_gpu:
                 self.func = func
                 for place in places:
-                    self.order_unknown(f"{place} may read or write a buffer on the host")
+                    if place not in self.inlined_places:
+                        self.order_unknown(f"{place} may read or write a buffer on the host")
+
+    def gpu_related(self, gpu: set[str]) -> set[str]:
+        """Functions whose host order holds gpu work once calls are inlined
+        (`source_inline`): those that call, or are called with, a function
+        with gpu ops.  A hidden host access in one is not decided."""
+        calls: dict[str, set[str]] = {}
+        for rec, _, _ in self.call_values:
+            calls.setdefault(rec.func, set()).add(rec.callee)
+        out: set[str] = set()
+        for f in self.funcs:
+            below, todo = {f}, [f]
+            while todo:
+                for g in calls.get(todo.pop(), ()):
+                    if g not in below:
+                        below.add(g)
+                        todo.append(g)
+            if below & gpu:
+                out |= below
+        return out
+
+    def name_calls(self) -> None:
+        """Calls, parameters and returns by their values' final names (None:
+        a value no op of the source reads as a token or buffer)."""
+        def named(values: list[Any]) -> tuple[str | None, ...]:
+            return tuple(self.find(self.names[v]) if v in self.names else None
+                         for v in values)
+
+        self.facts.calls = [replace(rec, operands=named(operands), results=named(results))
+                            for rec, operands, results in self.call_values]
+        self.facts.params = {f: named(vs) for f, vs in self.param_values.items()}
+        self.facts.returns = {f: named(vs) for f, vs in self.return_values.items()}
 
     def canonical(self, op: SourceOp) -> SourceOp:
         """`op` with every name replaced by its alias class's name."""
@@ -691,4 +781,5 @@ def _has_source_unknown(term: z3.ExprRef) -> bool:
     return "!s" in term.sexpr()
 
 
-__all__ = ["GPU_KINDS", "HOST_KINDS", "SourceFacts", "SourceOp", "branch_var", "read_source"]
+__all__ = ["GPU_KINDS", "HOST_KINDS", "SourceCall", "SourceFacts", "SourceOp", "branch_var",
+           "read_source"]
