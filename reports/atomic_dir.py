@@ -6,7 +6,8 @@ the previous report; a rerun swaps the directories (old renamed away, new
 renamed in, old deleted), so a reader never sees half a report.  Entries of
 the old directory the writer does not own (the campaign's results.jsonl,
 written there by `fuzz --report DIR`) are carried into the new one first,
-as hard links where possible.
+as hard links where possible.  `link_tree` brings in, the same way, what
+the writer's caller made beforehand in a staging directory (the lit tests).
 """
 
 from __future__ import annotations
@@ -19,6 +20,13 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 
 
+def _link(entry: Path, to: Path) -> None:
+    try:
+        os.link(entry, to, follow_symlinks=False)
+    except OSError:  # another filesystem, or links not allowed
+        shutil.copy2(entry, to, follow_symlinks=False)
+
+
 def _carry(old: Path, new: Path, owned: Callable[[str], bool]) -> None:
     for entry in old.iterdir():
         if owned(entry.name) or (new / entry.name).exists():
@@ -26,10 +34,23 @@ def _carry(old: Path, new: Path, owned: Callable[[str], bool]) -> None:
         if entry.is_dir() and not entry.is_symlink():
             shutil.copytree(entry, new / entry.name, symlinks=True)
             continue
-        try:
-            os.link(entry, new / entry.name, follow_symlinks=False)
-        except OSError:  # another filesystem, or links not allowed
-            shutil.copy2(entry, new / entry.name, follow_symlinks=False)
+        _link(entry, new / entry.name)
+
+
+def link_tree(src: str | Path, dst: str | Path) -> None:
+    """Put every file under `src` at the same place under `dst`, as a hard
+    link where possible (else a copy); folders are made as needed and a
+    file already at a place is replaced, others under `dst` are kept."""
+    src, dst = Path(src), Path(dst)
+    dst.mkdir(parents=True, exist_ok=True)
+    for entry in sorted(src.rglob("*")):
+        to = dst / entry.relative_to(src)
+        if entry.is_dir() and not entry.is_symlink():
+            to.mkdir(parents=True, exist_ok=True)
+            continue
+        if to.is_symlink() or to.is_file():
+            to.unlink()
+        _link(entry, to)
 
 
 def _replace(tmp: Path, target: Path) -> None:

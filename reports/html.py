@@ -1,41 +1,52 @@
 """The HTML report of a results file: self-contained pages, one per campaign.
 
-`render_report(results, out_dir)` writes `out_dir/index.html` (the latest
-campaign), `out_dir/campaign-ID.html` for every other campaign of the file,
-`out_dir/triage.json` (the root causes, `verify/schema/triage.schema.json`)
-and a proven lit test per root cause under `out_dir/lit/` with its
-`lit.cfg.py`.  Each page (inline CSS, no script, no network) leads with the
-root causes of the results file (triage), then shows, for its campaign, the
-lowering x invariant matrix of verdict counts, every violation with its
-evidence (shrunk source, lowered IR in custom form with the calls on the
-offending handle marked, path or schedule, runtime traces, the lit test of
-its root cause), the unknown verdicts, the generator's feature coverage, and
-the trend over every campaign as an inline SVG chart.
+`render_report(results, out_dir, triage=..., lit=...)` writes
+`out_dir/index.html` (the latest campaign), `out_dir/campaign-ID.html` for
+every other campaign of the file, `out_dir/triage.json` (the root causes,
+`verify/schema/triage.schema.json`) and, under `out_dir/lit/`, the lit test
+per root cause with its `lit.cfg.py`.  It only renders: the triage and the
+lit tests (made and proven by `repro` in a `staging_dir`) are its caller's
+(`verify.campaign.report` makes the whole report).  Each page (inline CSS,
+no script, no network) leads with the root causes of the results file
+(triage), then shows, for its campaign, the lowering x invariant matrix of
+verdict counts, every violation with its evidence (shrunk source, lowered IR
+in custom form with the calls on the offending handle marked, path or
+schedule, runtime traces, the lit test of its root cause), the unknown
+verdicts, the generator's feature coverage, and the trend over every
+campaign as an inline SVG chart.
 """
 
 from __future__ import annotations
 
+import contextlib
 import json
-from collections.abc import Iterable, Sequence
+import shutil
+import tempfile
+from collections.abc import Iterable, Iterator, Sequence
+from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import jinja2
 from markupsafe import Markup
 
-from gpu_alloc_verify.reports.atomic_dir import atomic_dir
+from gpu_alloc_verify.reports.atomic_dir import atomic_dir, link_tree
 from gpu_alloc_verify.reports.history import Campaign, History, load_history, load_results
 from gpu_alloc_verify.reports.overview import overview
 from gpu_alloc_verify.reports.report_progress import ReportProgress
 from gpu_alloc_verify.reports.trend_svg import Point, trend_svg
 from gpu_alloc_verify.reports.triage_view import bucket_views
 from gpu_alloc_verify.reports.violation_view import anchor, highlight, highlight_css, violation_view
-from gpu_alloc_verify.verify.model.errors import GpuAllocVerifyError, UsageError
+from gpu_alloc_verify.verify.model.errors import UsageError
 from gpu_alloc_verify.verify.model.verdicts import INVARIANTS, VERDICTS
 from gpu_alloc_verify.verify.triage.buckets import Triage
 
-__all__ = ["load_results", "page_name", "render_html", "render_report"]
+if TYPE_CHECKING:  # the tests are made and proven by `repro`; this only renders them
+    from gpu_alloc_verify.repro.export import LitTest
+
+__all__ = ["LitResults", "check_results", "load_results", "page_name", "render_html",
+           "render_report", "staging_dir"]
 
 TEMPLATES = Path(__file__).parent / "templates"
 
@@ -335,16 +346,28 @@ def _generator_features() -> Sequence[str]:
     return list(KNOWN_FEATURES)
 
 
-def _lit_views(triage: Triage, out: Path, fixed: str | None, jobs: int = 1,
-               progress: ReportProgress | None = None) -> dict[str, dict[str, Any]]:
-    from gpu_alloc_verify.repro.parallel import export_buckets_parallel
+@dataclass(frozen=True)
+class LitResults:
+    """The lit tests `repro` made and proved for a report: `tests`, one per
+    root cause in the buckets' order, those written lying under `directory`
+    with its lit.cfg.py and README.md (`repro.parallel.export_buckets_parallel`'s
+    output).  The report links that directory in as its `lit/`."""
 
+    directory: Path
+    tests: Sequence[LitTest] = ()
+
+
+def _lit_views(lit: LitResults, out: Path) -> dict[str, dict[str, Any]]:
+    """Link the made tests into `out/lit` and describe each for the pages."""
+    directory = Path(lit.directory)
+    if directory.is_dir():
+        link_tree(directory, out / "lit")
     views: dict[str, dict[str, Any]] = {}
-    step = (lambda done, total: progress.step("lit tests", done, total)) if progress else None
-    for test in export_buckets_parallel(triage.buckets, out / "lit", fixed, jobs, step):
+    for test in lit.tests:
         views[test.key] = {
             "written": test.written, "slug": test.slug,
-            "href": test.path.relative_to(out).as_posix() if test.path else "",
+            "href": (Path("lit") / test.path.relative_to(directory)).as_posix()
+            if test.path else "",
             "summary": test.proof.summary() if test.written and test.proof else "",
             "text": test.text, "reason": " ".join(test.reason.split())[:600],
             "html": Markup("\n").join(highlight(ln) for ln in test.text.splitlines()),
@@ -366,69 +389,86 @@ def _in_place(out: Path) -> bool:
     return target == here or target in here.parents or not out.name
 
 
-def render_report(results_path: str | Path, out_dir: str | Path, *,
-                  known_features: Sequence[str] | None = None,
-                  campaign: str | None = None,
-                  lit: bool = True, fixed: str | None = "xdsl:reference",
-                  triage: bool = True, jobs: int | None = None,
-                  progress: ReportProgress | None = None) -> Path:
-    """Write the report pages, triage.json and the lit tests; return index.html's path
-    (or, with `campaign`, that campaign's page).
+@contextlib.contextmanager
+def staging_dir(out_dir: str | Path) -> Iterator[Path]:
+    """An empty directory on the report's filesystem (beside `out_dir`, or
+    inside it where the report is written in place) to make what the report
+    renders in before `render_report` runs (the lit tests: then it links
+    them in, not copies); deleted on leaving, interrupted or not, so an
+    interrupted report leaves nothing behind."""
+    out = Path(out_dir)
+    where = out if _in_place(out) else out.parent
+    where.mkdir(parents=True, exist_ok=True)
+    stage = Path(tempfile.mkdtemp(prefix=f".{out.name or 'report'}.stage-", dir=where))
+    try:
+        yield stage
+    finally:
+        shutil.rmtree(stage, ignore_errors=True)
 
-    `known_features`: the generator's feature list, so features no program
-    reached show as 0 (default: `generators.features.KNOWN_FEATURES` when
-    importable; pass `()` for none).  `lit`: export a proven lit test per root
-    cause (`fixed`: the lowering each must pass on) on `jobs` processes
-    (default: one per core).  `triage`: bucket the violations into root
-    causes (judges the violating programs again).  The directory is written
-    whole or not at all (`reports.atomic_dir`); `progress` hears each stage."""
+
+def check_results(results_path: str | Path, campaign: str | None = None) -> Path:
+    """The results file a report is made of: UsageError when it does not
+    exist or (`campaign` given) holds no such campaign, before any work."""
+    results = _existing(results_path)
+    if campaign:
+        _check_campaign(load_history(results), results, campaign)
+    return results
+
+
+def _existing(results_path: str | Path) -> Path:
     results = Path(results_path)
     if not results.is_file():
         raise UsageError(f"results file '{results}' does not exist; "
                          "run `gpu-alloc-verify fuzz --report DIR` first")
+    return results
+
+
+def _check_campaign(history: History, results: Path, campaign: str | None) -> None:
+    if campaign and history.get(campaign) is None:
+        render_html(history, source_name=results.name, campaign=campaign)  # raises UsageError
+
+
+def render_report(results_path: str | Path, out_dir: str | Path, *,
+                  known_features: Sequence[str] | None = None,
+                  campaign: str | None = None,
+                  triage: Triage | None = None,
+                  lit: LitResults | None = None,
+                  notes: Sequence[str] = (),
+                  progress: ReportProgress | None = None) -> Path:
+    """Write the report pages, triage.json and the lit tests; return index.html's path
+    (or, with `campaign`, that campaign's page).
+
+    It renders what it is given: `triage` (the root causes, None for none:
+    no triage.json), `lit` (the lit tests already made and proven, linked
+    in as `lit/`), `notes` (what the making skipped, shown on every page).
+    `known_features`: the generator's feature list, so features no program
+    reached show as 0 (default: `generators.features.KNOWN_FEATURES` when
+    importable; pass `()` for none).  The directory is written whole or not
+    at all (`reports.atomic_dir`); `progress` hears each page."""
+    results = _existing(results_path)
     out = Path(out_dir)
     if _in_place(out):
         out.mkdir(parents=True, exist_ok=True)
-        return _write_report(results, out, out, known_features, campaign, lit, fixed,
-                             triage, jobs, progress)
+        return _write_report(results, out, out, known_features, campaign, triage, lit,
+                             notes, progress)
     with atomic_dir(out, _owned) as tmp:
-        _write_report(results, tmp, out, known_features, campaign, lit, fixed, triage, jobs,
+        _write_report(results, tmp, out, known_features, campaign, triage, lit, notes,
                       progress)
     return out / (page_name(load_history(results), campaign) if campaign else "index.html")
 
 
 def _write_report(results: Path, out: Path, final: Path,
-                  known_features: Sequence[str] | None, campaign: str | None, lit: bool,
-                  fixed: str | None, triage: bool, jobs: int | None,
+                  known_features: Sequence[str] | None, campaign: str | None,
+                  triage: Triage | None, lit: LitResults | None, notes: Sequence[str],
                   progress: ReportProgress | None) -> Path:
     if known_features is None:
         known_features = _generator_features()
     history = load_history(results)
-    if campaign and history.get(campaign) is None:
-        render_html(history, source_name=results.name, campaign=campaign)  # raises UsageError
-    notes: list[str] = []
-    found: Triage | None = None
-    lit_tests: dict[str, dict[str, Any]] = {}
-    if triage:
-        from gpu_alloc_verify.verify.model.machine import resolve_jobs
-        from gpu_alloc_verify.verify.triage import rejudge
-        from gpu_alloc_verify.verify.triage.buckets import triage_file
-
-        try:
-            # The campaign's programs are judged again on as many processes
-            # as the campaign had (in-process lowerings).
-            with rejudge.workers(resolve_jobs(jobs)):
-                found = triage_file(results, progress=progress.note if progress else None)
-        except GpuAllocVerifyError as e:
-            notes.append(f"triage skipped: {e}")
-        if found is not None:
-            (out / "triage.json").write_text(json.dumps(found.to_json(), indent=2) + "\n",
-                                             encoding="utf-8")
-            if lit and found.buckets:
-                try:
-                    lit_tests = _lit_views(found, out, fixed, resolve_jobs(jobs), progress)
-                except GpuAllocVerifyError as e:
-                    notes.append(f"lit tests not written: {e}")
+    _check_campaign(history, results, campaign)
+    if triage is not None:
+        (out / "triage.json").write_text(json.dumps(triage.to_json(), indent=2) + "\n",
+                                         encoding="utf-8")
+    lit_tests = _lit_views(lit, out) if lit is not None else {}
     shown: list[str | None] = [campaign] if campaign else \
         [c.id for c in history.campaigns] or [None]
     result = out / "index.html"
@@ -438,8 +478,8 @@ def _write_report(results: Path, out: Path, final: Path,
         page = out / (page_name(history, cid) if cid else "index.html")
         page.write_text(render_html(history, source_name=results.name,
                                     known_features=known_features, campaign=cid,
-                                    triage=found, lit_tests=lit_tests,
-                                    results_path=str(results), notes=notes),
+                                    triage=triage, lit_tests=lit_tests,
+                                    results_path=str(results), notes=list(notes)),
                         encoding="utf-8")
         if cid == campaign:
             result = page

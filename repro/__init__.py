@@ -11,6 +11,7 @@ passes on the fixed one; `parallel` exports many buckets on worker processes;
 printed in mlir-opt's custom form by `xdsl_custom`.
 
 It sits above triage (it reduces and re-judges through it) and below
-`reports`, which only renders the tests (`reports.html` asks `parallel` for
-a report's tests; the catalogue's are made by `verify.findings`).
+`reports`, which only renders the tests (a report's are made through
+`parallel` by `verify.campaign.report` before `reports.html` renders them;
+the catalogue's by `verify.findings`).
 """

@@ -25,9 +25,9 @@ from typing import Any
 import pytest
 
 from gpu_alloc_verify.generators.programs import GenConfig
-from gpu_alloc_verify.reports.html import render_report
 from gpu_alloc_verify.repro import lower_tool
 from gpu_alloc_verify.repro.proof import find_filecheck
+from gpu_alloc_verify.verify.campaign.report import write_report
 from gpu_alloc_verify.verify.ir import source_reader
 from gpu_alloc_verify.verify.ir.tools import find_mlir_opt
 from gpu_alloc_verify.verify.triage import buckets, fast_model, rejudge
@@ -103,7 +103,7 @@ def test_report_reads_and_judges_each_program_once(campaign: Path, tmp_path: Pat
     spy.on(fast_model, "read_program", key=lambda text, name="<input>": (text, name))
     before = dict(fast_model.READS)
 
-    render_report(campaign, tmp_path / "report", jobs=1)  # one process: all counted
+    write_report(campaign, tmp_path / "report", jobs=1)  # one process: all counted
 
     index = (tmp_path / "report" / "index.html").read_text(encoding="utf-8")
     triage = json.loads((tmp_path / "report" / "triage.json").read_text(encoding="utf-8"))

@@ -830,14 +830,14 @@ def _render_report(results: str | None, out_dir: str) -> None:
     if results is None:
         return
     try:
-        from gpu_alloc_verify.reports.html import render_report
+        from gpu_alloc_verify.verify.campaign.report import write_report
     except ImportError as e:
         print(f"HTML report skipped: {e}", file=sys.stderr)
         return
     from gpu_alloc_verify.reports.report_progress import ReportProgress
 
     progress = ReportProgress()  # triage and lit proofs take a while: say so
-    render_report(results, out_dir, progress=progress)
+    write_report(results, out_dir, progress=progress)
     progress.done()
 
 

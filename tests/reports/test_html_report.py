@@ -18,6 +18,7 @@ from hypothesis import strategies as st
 
 from gpu_alloc_verify.reports.history import parse_lines
 from gpu_alloc_verify.reports.html import load_results, render_html, render_report
+from gpu_alloc_verify.verify.campaign.report import triage_for_report
 from gpu_alloc_verify.verify.model.errors import UsageError
 
 BUGGY, REAL = "mlir-opt:buggy", "mlir-opt-19"
@@ -87,9 +88,16 @@ def row_cells(dom: Dom, row: dict[str, Any]) -> list[str]:
     return out
 
 
+def report_of(results: Path, out: Path, **kwargs: Any) -> Path:
+    """render_report on the results' root causes, as `report` makes them
+    (without lit tests): the caller triages, render_report only renders."""
+    found, notes = triage_for_report(results)
+    return render_report(results, out, triage=found, notes=notes, **kwargs)
+
+
 @pytest.fixture
 def report(results_file: Path, tmp_path: Path) -> tuple[Path, str, Dom]:
-    page = render_report(results_file, tmp_path / "out", known_features=KNOWN, lit=False)
+    page = report_of(results_file, tmp_path / "out", known_features=KNOWN)
     html = page.read_text()
     return page, html, parse(html)
 
@@ -116,7 +124,7 @@ def test_killed_campaign_counts_come_from_program_lines(
     assert summary["by_lowering"][REAL]["lowering-complete"]["violated"] == 1
     assert summary["by_invariant"]["stream-no-leak"]["holds"] == 2
     assert killed.coverage() == {"alloc.sync": 2, "alloc.host_shared": 1}
-    dom = parse(render_report(path, tmp_path / "out", lit=False).read_text())
+    dom = parse(report_of(path, tmp_path / "out").read_text())
     assert "incomplete" in dom.find(id="campaign")[0]["text"]
     assert cell(dom, REAL, "lowering-complete")["attrs"]["data-violated"] == "1"
     assert [r["attrs"]["data-campaign"] for r in dom.find("tr", **{"class": "latest"})] == \
@@ -260,19 +268,19 @@ def test_page_is_self_contained(report: tuple[Path, str, Dom]) -> None:
 
 
 def test_only_named_campaign_and_errors(results_file: Path, tmp_path: Path) -> None:
-    page = render_report(results_file, tmp_path / "a", campaign="nightly-1", lit=False)
+    page = report_of(results_file, tmp_path / "a", campaign="nightly-1")
     assert page.name == "campaign-nightly-1.html"
     dom = parse(page.read_text())
     assert cell(dom, BUGGY, "stream-no-leak")["attrs"]["data-violated"] == "1"
     assert len(dom.find("section", **{"class": "violation"})) == 1
     with pytest.raises(UsageError, match="no campaign 'nope'"):
-        render_report(results_file, tmp_path / "b", campaign="nope")
+        report_of(results_file, tmp_path / "b", campaign="nope")
     assert not (tmp_path / "b").exists()
     with pytest.raises(UsageError, match="does not exist"):
-        render_report(tmp_path / "missing.jsonl", tmp_path / "c")
+        report_of(tmp_path / "missing.jsonl", tmp_path / "c")
     empty = tmp_path / "empty.jsonl"
     empty.write_text('{"kind": "campaign-st')
-    html = render_report(empty, tmp_path / "d").read_text()
+    html = report_of(empty, tmp_path / "d").read_text()
     assert "holds no campaign" in html and "1 malformed line skipped" in html
 
 
@@ -281,7 +289,7 @@ def test_end_summary_violations_without_violation_lines(
     records = [r for r in campaigns["nightly-2"] if r["kind"] != "violation"]
     path = tmp_path / "r.jsonl"
     path.write_text("".join(json.dumps(r) + "\n" for r in records))
-    dom = parse(render_report(path, tmp_path / "out", lit=False).read_text())
+    dom = parse(report_of(path, tmp_path / "out").read_text())
     sections = dom.find("section", **{"class": "violation"})
     assert len(sections) == 4 and sections[0]["attrs"]["id"] == "v-nightly-2-v0"
 

@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 
 import gpu_alloc_verify.reports.html as html
+from gpu_alloc_verify.verify.campaign.report import triage_for_report
 from gpu_alloc_verify.verify.cli import main
 
 FUZZ = ["fuzz", "--lowering", "xdsl:pr69969", "--max-examples", "40", "--seed", "3", "-j", "1"]
@@ -51,7 +52,7 @@ def test_an_interrupted_report_keeps_the_previous_one(campaign: tuple[Path, dict
     out = tmp_path / "report"
     out.mkdir()
     shutil.copy(results, out / "results.jsonl")  # as `fuzz --report DIR` leaves it
-    html.render_report(out / "results.jsonl", out, lit=False)
+    _render(out / "results.jsonl", out)
     before = (out / "index.html").read_bytes()
 
     def interrupted(*args: object, **kwargs: object) -> str:
@@ -59,15 +60,22 @@ def test_an_interrupted_report_keeps_the_previous_one(campaign: tuple[Path, dict
 
     monkeypatch.setattr(html, "render_html", interrupted)
     with pytest.raises(KeyboardInterrupt):
-        html.render_report(out / "results.jsonl", out, lit=False)
+        _render(out / "results.jsonl", out)
     assert (out / "index.html").read_bytes() == before
     assert sorted(p.name for p in tmp_path.iterdir()) == ["report"]  # no temporary left
     monkeypatch.undo()
     (out / "index.html").write_text("stale")
-    html.render_report(out / "results.jsonl", out, lit=False)
+    _render(out / "results.jsonl", out)
     assert (out / "index.html").read_text() != "stale"
     assert (out / "results.jsonl").read_bytes() == results.read_bytes()  # carried over
     assert sorted(p.name for p in tmp_path.iterdir()) == ["report"]
+
+
+def _render(results: Path, out: Path) -> Path:
+    """The report of `results` with its root causes (no lit tests), made by
+    the caller and rendered by `html.render_report`."""
+    found, notes = triage_for_report(results)
+    return html.render_report(results, out, triage=found, notes=notes)
 
 
 def _chromium(tmp_path: Path) -> list[str]:
@@ -92,7 +100,7 @@ document.body.dataset.longest = Math.max(...pres.map(p => p.querySelectorAll('.l
 def test_summary_first_and_sources_whole_in_chromium(campaign: tuple[Path, dict],
                                                      tmp_path: Path) -> None:
     results, summary = campaign
-    page = html.render_report(results, tmp_path / "rep", lit=False)
+    page = _render(results, tmp_path / "rep")
     text = page.read_text()
     assert "{&#34;" not in text and '{"' not in text.split("<body>")[1]  # no raw JSON
     probe = page.with_name("probe.html")

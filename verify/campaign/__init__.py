@@ -7,4 +7,6 @@
 - `cluster`, `cluster_options`, `shards`, `worker`, `ledger`: campaigns on Dask.
 - `check_file`: one user file through each lowering; `findings_run`: the
   campaigns behind the findings catalogue; `bench`: what each stage costs.
+- `report`: a campaign's HTML report made whole (triage, then `repro`'s lit
+  tests, then `reports.html`, which only renders them).
 """
