@@ -151,6 +151,7 @@ class _Inliner:
     def build(self, root: str) -> HostOrder:
         out = HostOrder(root)
         for op, stack, outer in self.placed:
+            origin = op.id
             key = op.id if not stack else f"{op.id} (called at {' < '.join(reversed(stack))})"
             guard = self.src.guards[op.id]
             if stack:
@@ -169,12 +170,14 @@ class _Inliner:
             def n(name: str, stack: Stack = stack) -> str:
                 return self.names.text(name, stack)
 
-            out.ops[key] = replace(op, id=key, token=n(op.token) if op.token else None,
-                                   deps=tuple(n(d) for d in op.deps),
-                                   buffers=tuple(n(b) for b in op.buffers),
-                                   result=n(op.result) if op.result else None)
+            if stack or self.names.parent:
+                op = replace(op, id=key, token=n(op.token) if op.token else None,
+                             deps=tuple(n(d) for d in op.deps),
+                             buffers=tuple(n(b) for b in op.buffers),
+                             result=n(op.result) if op.result else None)
+            out.ops[key] = op  # without calls, the op as read (the common case)
             out.guards[key] = guard
-            out.origin[key] = op.id
-            out.instances[(op.id, stack)] = key
-            out.by_op.setdefault(op.id, []).append(key)
+            out.origin[key] = origin
+            out.instances[(origin, stack)] = key
+            out.by_op.setdefault(origin, []).append(key)
         return out
