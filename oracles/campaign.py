@@ -42,6 +42,7 @@ from gpu_alloc_verify.verify.model.program import (
     Program,
     Wait,
 )
+from gpu_alloc_verify.verify.model.verdicts import Verdict
 
 TYPES = (MemRefType((16,), "i32"), MemRefType((4, 4), "f32"), MemRefType((16,), "f16"))
 DYNAMIC = MemRefType((None,), "i32")
@@ -292,7 +293,7 @@ def run_campaign(
             # fast reader, cheaper per runtime than one xDSL parse.
             result = check(program, lowered.lowered, factory, schedules=schedules)
             row.verdicts[result.verdict] += 1
-            if result.verdict == "violated" and len(row.examples) < keep:
+            if result.verdict == Verdict.VIOLATED and len(row.examples) < keep:
                 row.examples.append({"program": program.to_mlir(),
                                      **result.violations[0].counterexample})
         rows.append(row)

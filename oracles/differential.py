@@ -36,7 +36,7 @@ from gpu_alloc_verify.oracles.source_interp import run_function as run_source
 from gpu_alloc_verify.verify.ir import fastparse
 from gpu_alloc_verify.verify.ir.lowered_ir import DEFAULT_PARSER
 from gpu_alloc_verify.verify.model.program import FLOAT_TYPES, Function, MemRefType, Program
-from gpu_alloc_verify.verify.model.verdicts import CheckResult, Violation
+from gpu_alloc_verify.verify.model.verdicts import CheckResult, InvariantId, Verdict, Violation
 
 RuntimeFactory = Callable[[int], Runtime]  # seed -> a fresh runtime
 Assignment = Mapping[str, ArgValue]  # "%cond0" or "f1:%cond0" -> value
@@ -182,7 +182,7 @@ def compare(
     """
     result = check(program, lowered_module, runtime_factory, schedules, args,
                    source_runtime_factory, parser)
-    if result.verdict == "violated":
+    if result.verdict == Verdict.VIOLATED:
         return result.violations[0].counterexample
     return None
 
@@ -206,7 +206,7 @@ def check(
     """
     unmodelled = program_unmodelled(program)  # a kernel the interpreter cannot run
     if unmodelled is not None:
-        return CheckResult("differential", "unknown", reason=unmodelled)
+        return CheckResult(InvariantId.DIFFERENTIAL, Verdict.UNKNOWN, reason=unmodelled)
     factory = runtime_factory or simulated("cuda")
     src_factory = source_runtime_factory or factory
     if isinstance(lowered_module, str) and (parser or DEFAULT_PARSER) == "fast":
@@ -220,7 +220,8 @@ def check(
         module = parse_module(lowered_module) if isinstance(lowered_module, str) \
             else lowered_module
     except Exception as e:  # noqa: BLE001 - a bad module is a verdict, not a crash
-        return CheckResult("differential", "unknown", reason=f"unparsable lowered module: {e}")
+        return CheckResult(InvariantId.DIFFERENTIAL, Verdict.UNKNOWN,
+                           reason=f"unparsable lowered module: {e}")
     return _check_module(program, module, factory, src_factory, args)
 
 
@@ -251,9 +252,9 @@ def _check_module(
             runs += 1
             if found is None:
                 continue
-            return CheckResult("differential", "violated",
-                               [Violation("differential", _detail(fn, values, found), found)])
-    return CheckResult("differential", "holds", coverage=_coverage(runs, space))
+            return CheckResult(InvariantId.DIFFERENTIAL, Verdict.VIOLATED, [Violation(
+                InvariantId.DIFFERENTIAL, _detail(fn, values, found), found)])
+    return CheckResult(InvariantId.DIFFERENTIAL, Verdict.HOLDS, coverage=_coverage(runs, space))
 
 
 def _coverage(runs: int, space: int) -> str:
@@ -311,7 +312,7 @@ def source_run(fn: Function, values: dict[str, ArgValue], rt: Runtime
     finally:
         rt.close()
     if src.status != "ok" or src.outcome is None:
-        return CheckResult("differential", "unknown",
+        return CheckResult(InvariantId.DIFFERENTIAL, Verdict.UNKNOWN,
                            reason=f"reference semantics: {src.reason}")
     return src, src.outcome
 
@@ -326,7 +327,7 @@ def lowered_run(fn: Function, module: Any, values: dict[str, ArgValue], rt: Runt
     finally:
         rt.close()
     if low.status != "ok" or low.outcome is None:
-        return CheckResult("differential", "unknown",
+        return CheckResult(InvariantId.DIFFERENTIAL, Verdict.UNKNOWN,
                            reason=f"lowered interpreter: {low.status}: {low.reason}")
     return low
 
@@ -358,7 +359,7 @@ def _compare(
         return src
     races = _races(src[1])
     if races:
-        return CheckResult("differential", "unknown", reason=(
+        return CheckResult(InvariantId.DIFFERENTIAL, Verdict.UNKNOWN, reason=(
             f"the source itself races ({', '.join(races[:2])}) with {_show(values)}: its "
             "outcome depends on the schedule, so no lowered outcome can be shown wrong"))
     low = lowered_run(fn, module, values, factory(0), kernels)

@@ -17,7 +17,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from gpu_alloc_verify.verify.model.verdicts import INVARIANTS
+from gpu_alloc_verify.verify.model.verdicts import InvariantId, rule_of
 from gpu_alloc_verify.verify.triage.buckets import Bucket, Triage
 from gpu_alloc_verify.verify.triage.causes import program_text
 from gpu_alloc_verify.verify.triage.kinds import (
@@ -107,38 +107,39 @@ def likely_fix(bucket: Bucket) -> str:
     """One sentence on where the fix probably goes (GPUToLLVMConversion.cpp)."""
     sig = bucket.signature
     calls, inv = sig.calls, sig.invariant
-    if inv == "lowering-complete":
+    if inv == InvariantId.LOWERING_COMPLETE:
         # Named by the precondition upstream's patterns do not take (kinds.py).
         return _PRECONDITION_FIX.get(sig.focus or "",
                                      "Convert the op or fail the pass instead of leaving it.")
-    if inv in ("stream-no-leak", "differential") and "Stream" in calls + " live_streams":
+    if inv in (InvariantId.STREAM_NO_LEAK, InvariantId.DIFFERENTIAL) \
+            and "Stream" in calls + " live_streams":
         return ("`gpu.wait async [%t]` records an event on %t's stream and never destroys "
                 "that stream: destroy it (`mgpuStreamDestroy`) once the event is recorded "
                 "and no other op uses it, or reuse it as the new token's stream.")
-    if inv == "event-no-leak":
+    if inv == InvariantId.EVENT_NO_LEAK:
         return ("Create the event where it is waited on (inside the branch), or destroy it "
                 "on every path: today it is created where the token is defined and "
                 "destroyed only at the wait.")
-    if inv == "stream-no-use-after-destroy" and calls.startswith("stream"):
+    if inv == InvariantId.STREAM_NO_USE_AFTER_DESTROY and calls.startswith("stream"):
         return ("An async op's token is its dependency's stream, so host waits on both "
                 "tokens synchronize and destroy that one stream twice (a TODO in "
                 "GPUToLLVMConversion.cpp): destroy a stream once, at the last wait on it.")
-    if inv == "stream-no-use-after-destroy":
+    if inv == InvariantId.STREAM_NO_USE_AFTER_DESTROY:
         return ("An event must live as long as its uses: `gpu.wait async [%t]` creates and "
                 "records %t's event where %t is defined (before a loop it is used in) but "
                 "destroys it at the wait (in the loop body), and a token waited on twice "
                 "loses its event at the first wait: create the event where it is waited on, "
                 "or destroy it after its last use.")
-    if inv == "runtime-contract" and "stream given to an event call" in calls:
+    if inv == InvariantId.RUNTIME_CONTRACT and "stream given to an event call" in calls:
         return ("A token that crosses control flow (an scf.if / scf.for result, a block "
                 "argument) is a stream, yet it is synchronized and destroyed as an event: "
                 "type it by its origin (as PR #190717 does for an analogous case), or "
                 "record an event where the stream is yielded.")
-    if inv == "lowering-no-crash":
+    if inv == InvariantId.LOWERING_NO_CRASH:
         return ("Cast the runtime's `!llvm.ptr` to the memref's address space "
                 "(`llvm.addrspacecast`, as PR #191661 does for gpu.alloc in 23) before it "
                 "goes into the descriptor, and back to address space 0 before `free`.")
-    if inv == "async-order":
+    if inv == InvariantId.ASYNC_ORDER:
         return ("Order the host access after the device work: synchronize the stream the "
                 "token stands for, including tokens of ops left unconverted.")
     return "See the lit test; the invariant names the rule the lowering breaks."
@@ -183,7 +184,7 @@ def catalogue(triage: Triage, tests: dict[str, LitTest], out_file: str | Path,
                   + (f" ({SEVERITY[b.severity]})" if b.kind == "defect" else "")
                   + f"; pass at fault: `{b.pass_name}`",
                   f"- Upstream: {_upstream_text(f)}",
-                  f"- Rule broken: `{sig.invariant}`: {INVARIANTS.get(sig.invariant, '')}",
+                  f"- Rule broken: `{sig.invariant}`: {rule_of(sig.invariant) or ''}",
                   f"- Source ops: `{sig.source}`; lowered calls: `{sig.calls}`",
                   f"- Versions: {', '.join(f.lowerings())}",
                   f"- Pipelines: {', '.join(f'`{p}`' for p in f.pipelines())}",

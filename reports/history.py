@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from gpu_alloc_verify.verify.model.verdicts import VERDICTS
+from gpu_alloc_verify.verify.model.verdicts import VERDICTS, Verdict
 
 Record = dict[str, Any]
 Counts = dict[str, int]  # verdict -> count
@@ -191,7 +191,7 @@ class Campaign:
         return out
 
     def violated_count(self) -> int:
-        return sum(c.get("violated", 0) for c in self.summary()["by_invariant"].values()
+        return sum(c.get(Verdict.VIOLATED, 0) for c in self.summary()["by_invariant"].values()
                    if isinstance(c, dict))
 
 

@@ -39,7 +39,7 @@ from gpu_alloc_verify.reports.trend_svg import Point, trend_svg
 from gpu_alloc_verify.reports.triage_view import bucket_views
 from gpu_alloc_verify.reports.violation_view import anchor, highlight, highlight_css, violation_view
 from gpu_alloc_verify.verify.model.errors import UsageError
-from gpu_alloc_verify.verify.model.verdicts import INVARIANTS, VERDICTS
+from gpu_alloc_verify.verify.model.verdicts import INVARIANTS, VERDICTS, Verdict
 from gpu_alloc_verify.verify.triage.buckets import Triage
 
 if TYPE_CHECKING:  # the tests are made and proven by `repro`; this only renders them
@@ -92,7 +92,7 @@ def _fmt_duration(s: float | None) -> str:
 
 
 def _invariant_columns(by_lowering: dict[str, Any]) -> list[str]:
-    cols = list(INVARIANTS)
+    cols: list[str] = list(INVARIANTS)
     for row in by_lowering.values():
         if isinstance(row, dict):
             cols.extend(inv for inv in row if inv not in cols)
@@ -153,7 +153,7 @@ def _settings_text(config: Any) -> str:
 
 
 def _unknown_count(summary: dict[str, Any]) -> int:
-    return sum(_int(_as_dict(c).get("unknown"))
+    return sum(_int(_as_dict(c).get(Verdict.UNKNOWN))
                for c in _as_dict(summary.get("by_invariant")).values())
 
 
@@ -198,9 +198,10 @@ def _matrix(camp: Campaign, first_violation: dict[tuple[str, str], str],
                 (v, _int(counts.get(v))) for v in VERDICTS if _int(counts.get(v))]
             shown += [(str(v), _int(n)) for v, n in counts.items()
                       if v not in VERDICTS and _int(n)]
-            violated = _int(counts.get("violated"))
-            unknown = _int(counts.get("unknown"))
-            css = "violated" if violated else ("unknown" if unknown else "clean")
+            violated = _int(counts.get(Verdict.VIOLATED))
+            unknown = _int(counts.get(Verdict.UNKNOWN))
+            # the cell's class: its worst verdict
+            css = Verdict.VIOLATED if violated else (Verdict.UNKNOWN if unknown else "clean")
             cells.append({"invariant": inv, "empty": False, "counts": shown,
                           "violated": violated, "css": css,
                           "link": first_violation.get((spec, inv), ""),

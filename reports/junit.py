@@ -33,6 +33,7 @@ from pathlib import Path
 from typing import Any
 
 from gpu_alloc_verify.reports.explain import render
+from gpu_alloc_verify.verify.model.verdicts import Verdict
 
 # Characters XML 1.0 cannot carry (pytest drops them the same way).
 _ILLEGAL = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ud800-\udfff\ufffe\uffff]")
@@ -90,7 +91,8 @@ def build_junit(summary: Mapping[str, Any], suite: str, elapsed: float | None = 
         elif unknown:
             skipped += 1
             skip = ET.SubElement(case, "skipped", {
-                "type": "unknown", "message": _first_line("unknown: " + "; ".join(reasons))})
+                "type": Verdict.UNKNOWN,
+                "message": _first_line("unknown: " + "; ".join(reasons))})
             skip.text = _clean("\n".join(reasons) + "\n")
         counts = by_lowering.get(spec, {}).get(inv, {})
         if not violations and not unknown and (nothing_checked or _unchecked(counts)):
@@ -131,12 +133,14 @@ def build_junit(summary: Mapping[str, Any], suite: str, elapsed: float | None = 
 
 def _unchecked(counts: Mapping[str, int]) -> bool:
     """Only rejected / not-applicable verdicts: the case proved nothing."""
-    return bool(counts) and not any(counts.get(v) for v in ("holds", "violated", "unknown"))
+    return bool(counts) and not any(counts.get(v) for v in (Verdict.HOLDS, Verdict.VIOLATED,
+                                                             Verdict.UNKNOWN))
 
 
 def _counted(counts: Mapping[str, int]) -> str:
     return "every verdict " + " or ".join(
-        f"{v} ({n})" for v, n in counts.items() if n and v in ("rejected", "not-applicable"))
+        f"{v} ({n})" for v, n in counts.items()
+        if n and v in (Verdict.REJECTED, Verdict.NOT_APPLICABLE))
 
 
 def _reason(entry: Mapping[str, Any]) -> str:

@@ -14,7 +14,7 @@ from markupsafe import Markup, escape
 
 from gpu_alloc_verify.reports.irtext import loc_id, marked_ops
 from gpu_alloc_verify.reports.pretty_ir import shown_ir
-from gpu_alloc_verify.verify.model.verdicts import INVARIANTS
+from gpu_alloc_verify.verify.model.verdicts import rule_of
 from gpu_alloc_verify.verify.triage.offending import counterexample
 
 _CEX_SHOWN = ("path", "schedule", "trace_source", "trace_lowered", "observables")
@@ -119,7 +119,7 @@ def violation_view(v: dict[str, Any], index: int, lit: dict[str, Any] | None = N
         "id": vid,
         "anchor": "v-" + anchor(vid),
         "invariant": invariant,
-        "description": INVARIANTS.get(invariant, "(not an invariant this harness defines)"),
+        "description": rule_of(invariant) or "(not an invariant this harness defines)",
         "lowering": str(v.get("lowering", "?")),
         "pipeline": str(v.get("pipeline") or ""),
         "detail": str(v.get("detail", "")),

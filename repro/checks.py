@@ -23,6 +23,7 @@ from gpu_alloc_verify.verify.ir.ir_lines import (
     parse_source,
     strip_locs,
 )
+from gpu_alloc_verify.verify.model.verdicts import InvariantId
 from gpu_alloc_verify.verify.triage.offending import CREATES, DESTROYS, offense
 from gpu_alloc_verify.verify.triage.signature import op_form
 
@@ -46,7 +47,7 @@ def _form(program: str, op_id: str | None) -> str:
 
 
 def leak_plans(record: Record, buggy: str, fixed: str | None) -> list[Plan]:
-    kind = "event" if record.get("invariant") == "event-no-leak" else "stream"
+    kind = "event" if record.get("invariant") == InvariantId.EVENT_NO_LEAK else "stream"
     off = offense(record)
     plans = [p for p in (_leak(kind, off.creator, ref, record, name)
                          for ref, name in ((fixed, "leak (fixed)"), (buggy, "leak (buggy)"))
@@ -267,17 +268,17 @@ def plans_for(record: Record, buggy: str, fixed: str | None) -> list[Plan]:
     """Candidate plans for a violation, best first."""
     invariant = str(record.get("invariant") or "")
     out: list[Plan] = []
-    if invariant in ("stream-no-leak", "event-no-leak"):
+    if invariant in (InvariantId.STREAM_NO_LEAK, InvariantId.EVENT_NO_LEAK):
         out += leak_plans(record, buggy, fixed)
-    elif invariant == "stream-no-use-after-destroy":
+    elif invariant == InvariantId.STREAM_NO_USE_AFTER_DESTROY:
         out += use_after_destroy_plans(record, buggy, fixed)
-    elif invariant == "sync-alloc-no-stream":
+    elif invariant == InvariantId.SYNC_ALLOC_NO_STREAM:
         out += sync_alloc_plans(record, buggy, fixed)
-    elif invariant == "lowering-complete":
+    elif invariant == InvariantId.LOWERING_COMPLETE:
         out += complete_plans(record, buggy, fixed)
-    elif invariant == "async-order":
+    elif invariant == InvariantId.ASYNC_ORDER:
         out += order_plans(record, buggy, fixed)
-    elif invariant == "differential":
+    elif invariant == InvariantId.DIFFERENTIAL:
         cex = record.get("counterexample")
         diffs = cex.get("differences") if isinstance(cex, dict) else None
         for kind in ("stream", "event"):

@@ -35,6 +35,7 @@ from gpu_alloc_verify.repro.proof import (
 )
 from gpu_alloc_verify.verify.ir.ir_lines import parse_source, strip_locs
 from gpu_alloc_verify.verify.model.errors import EnvironmentProblem, GpuAllocVerifyError
+from gpu_alloc_verify.verify.model.verdicts import InvariantId
 from gpu_alloc_verify.verify.triage.buckets import Bucket, Record
 from gpu_alloc_verify.verify.triage.offending import offense
 from gpu_alloc_verify.verify.triage.reduce import host_buffers, reduce_text, signature_predicate
@@ -101,8 +102,8 @@ def summary_sentence(record: Record) -> str:
         op = src.by_id(op_id) if op_id else None
         return f"`{op_form(op)}`" if op is not None else "an op"
 
-    if inv in ("stream-no-leak", "event-no-leak") and off.calls:
-        kind = "event" if inv == "event-no-leak" else "stream"
+    if inv in (InvariantId.STREAM_NO_LEAK, InvariantId.EVENT_NO_LEAK) and off.calls:
+        kind = "event" if inv == InvariantId.EVENT_NO_LEAK else "stream"
         last = off.calls[-1].loc
         when = re.search(r", when (.+)$", str(record.get("detail") or ""))
         never = f"not destroyed when {_source_names(record, when.group(1))}" if when \
@@ -112,14 +113,14 @@ def summary_sentence(record: Record) -> str:
             never = f"destroyed {times.group(1)} times"
         return (f"the {kind} created for {form(off.creator)} is {never}"
                 + (f"; {form(last)} is its last use" if last != off.creator else ""))
-    if inv == "async-order":
+    if inv == InvariantId.ASYNC_ORDER:
         sentence = edge_sentence(record)
         if sentence is not None:
             return sentence
-    if inv == "lowering-complete" and off.source_ops:
+    if inv == InvariantId.LOWERING_COMPLETE and off.source_ops:
         return f"{form(off.source_ops[0])} is left unconverted although the lowering succeeds"
     detail = str(record.get("detail") or "")
-    if inv == "differential":
+    if inv == InvariantId.DIFFERENTIAL:
         detail = _source_names(record, detail)
     text = re.sub(r"\b(op\d+|\S+\.mlir:\d+:\d+)\b", lambda m: form(m.group(1)), detail)
     return re.sub(r", (on every path|if .*)$", "", text)

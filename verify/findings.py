@@ -24,6 +24,7 @@ from pathlib import Path
 from gpu_alloc_verify.reports.findings import Finding
 from gpu_alloc_verify.repro.export import LitTest
 from gpu_alloc_verify.verify.ir.tools import KNOWN_VERSIONS, find_mlir_opt
+from gpu_alloc_verify.verify.model.verdicts import InvariantId
 from gpu_alloc_verify.verify.triage.buckets import Bucket
 
 PIPELINES = (
@@ -117,7 +118,7 @@ def _export_defect(bucket: Bucket, lit: Path, fixed: str | None, name: str) -> L
         if test.written and test.proof is not None:
             return test
     test = export_bucket(bucket, lit, fixed, name=name)
-    if bucket.signature.invariant != "lowering-complete" and _leaves_unconverted(test):
+    if bucket.signature.invariant != InvariantId.LOWERING_COMPLETE and _leaves_unconverted(test):
         # The export's reduction reached a program that shows the signature
         # only through an op the pass leaves unconverted: a limitation's
         # knock-on, not this defect.  No test pretending otherwise.

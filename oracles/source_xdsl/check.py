@@ -41,13 +41,13 @@ from gpu_alloc_verify.oracles.source_xdsl.machine import (
 from gpu_alloc_verify.oracles.source_xdsl.values import Unmodelled
 from gpu_alloc_verify.verify.ir import fastparse
 from gpu_alloc_verify.verify.ir.lowered_ir import op_name
-from gpu_alloc_verify.verify.model.verdicts import CheckResult, Violation
+from gpu_alloc_verify.verify.model.verdicts import CheckResult, InvariantId, Verdict, Violation
 
-INV = "differential"
+INV = InvariantId.DIFFERENTIAL
 
 
 def _unknown(reason: str) -> CheckResult:
-    return CheckResult(INV, "unknown", reason=reason)
+    return CheckResult(INV, Verdict.UNKNOWN, reason=reason)
 
 
 def check_text(source: str, lowered: str, factory: RuntimeFactory) -> CheckResult:
@@ -74,7 +74,7 @@ def _check(source: str, lowered: str, factory: RuntimeFactory) -> CheckResult:
         return _unknown(f"the source interpreter does not run {e}")
     fns = functions(module)
     if not fns:
-        return CheckResult(INV, "not-applicable", reason="the module has no function to run")
+        return CheckResult(INV, Verdict.NOT_APPLICABLE, reason="the module has no function to run")
     lowered_module: Any = read_fast(lowered)
     if lowered_module is None:  # the fast reader declines: xDSL's parse
         try:
@@ -113,7 +113,7 @@ def _check(source: str, lowered: str, factory: RuntimeFactory) -> CheckResult:
     if runs == 0:
         return _unknown(f"every input ({skipped}) is past the interpreters' budgets or "
                         f"breaks an op's precondition")
-    return CheckResult(INV, "holds", coverage=(
+    return CheckResult(INV, Verdict.HOLDS, coverage=(
         f"{runs} input(s) over {len(fns)} function(s): every i1 assignment, sizes and "
         f"integers 0, 1, 3, 5 and integer boundaries within 16 per function; lazy "
         f"schedule stands for every schedule"
@@ -165,7 +165,7 @@ def _one(module: ModuleOp, fn: func.FuncOp, inp: Input, factory: RuntimeFactory,
     shown = found["observables"][0] if found["observables"] else None
     what = (f"{shown['observable']}: source {shown['source']}, lowered {shown['lowered']}"
             if shown else ", ".join(found["differences"]))
-    return CheckResult(INV, "violated", [Violation(
+    return CheckResult(INV, Verdict.VIOLATED, [Violation(
         INV, f"@{name} with {inp.show(names)}, lazy schedule: {what}", found)])
 
 

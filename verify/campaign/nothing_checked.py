@@ -13,19 +13,20 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 from gpu_alloc_verify.verify.invariants.pipeline import Judgement
+from gpu_alloc_verify.verify.model.verdicts import Verdict
 
-UNCHECKED = ("rejected", "not-applicable")
+UNCHECKED = (Verdict.REJECTED, Verdict.NOT_APPLICABLE)
 
 
 def lowering_unchecked(j: Judgement) -> str | None:
     """Why lowering `j` checked nothing on the file, or None when it did."""
     if j.status != "rejected" and any(r.verdict not in UNCHECKED for r in j.results.values()):
         return None
-    if any(r.verdict == "violated" or r.verdict == "unknown" for r in j.results.values()):
+    if any(r.verdict in (Verdict.VIOLATED, Verdict.UNKNOWN) for r in j.results.values()):
         return None
     reasons = [(r.verdict, r.reason) for r in j.results.values()
                if r.verdict in UNCHECKED and r.reason]
-    verdict, reason = reasons[0] if reasons else ("rejected", _first_line(j.diagnostics))
+    verdict, reason = reasons[0] if reasons else (Verdict.REJECTED, _first_line(j.diagnostics))
     return _name(j.spec, verdict, _first_line(reason))
 
 
@@ -45,8 +46,8 @@ def case_reasons(row: Mapping[str, Judgement]) -> dict[tuple[str, str], str]:
             if r.verdict in UNCHECKED}
 
 
-def _name(spec: str, verdict: str, reason: str) -> str:
-    if verdict == "rejected":
+def _name(spec: str, verdict: Verdict, reason: str) -> str:
+    if verdict == Verdict.REJECTED:
         return f"{spec} rejected the file" + (f": {reason}" if reason else "")
     if reason.startswith(spec):  # "mlir-opt-16 has no pass X" names it already
         return reason

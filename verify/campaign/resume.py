@@ -17,7 +17,7 @@ from gpu_alloc_verify.generators.programs import GenConfig
 from gpu_alloc_verify.verify.invariants.pipeline import Tally
 from gpu_alloc_verify.verify.model.errors import UsageError
 from gpu_alloc_verify.verify.model.results import read_records, unfinished_campaign
-from gpu_alloc_verify.verify.model.verdicts import VERDICTS
+from gpu_alloc_verify.verify.model.verdicts import VERDICTS, InvariantId, Verdict, known_invariant
 
 
 @dataclass
@@ -80,17 +80,17 @@ def load_resume(path: str | Path) -> ResumeState:
     return state
 
 
-def found_keys(rec: dict[str, Any]) -> list[tuple[str, str]]:
-    """The (lowering, invariant) violations a program record counts."""
+def found_keys(rec: dict[str, Any]) -> list[tuple[str, InvariantId]]:
+    """The (lowering, invariant) violations a program record counts; an
+    invariant ID this catalogue lacks is left out (nothing can judge it again)."""
     if isinstance(rec.get("found"), list):  # written by this version (after --baseline)
-        return [(str(k[0]), str(k[1])) for k in rec["found"] if isinstance(k, list)
-                and len(k) == 2]
-    out = []
-    for spec, res in (rec.get("results") or {}).items():
-        for inv, verdict in ((res or {}).get("verdicts") or {}).items():
-            if verdict == "violated":
-                out.append((spec, inv))
-    return out
+        pairs = [(str(k[0]), str(k[1])) for k in rec["found"] if isinstance(k, list)
+                 and len(k) == 2]
+    else:
+        pairs = [(spec, inv) for spec, res in (rec.get("results") or {}).items()
+                 for inv, verdict in ((res or {}).get("verdicts") or {}).items()
+                 if verdict == Verdict.VIOLATED]
+    return [(spec, inv) for spec, text in pairs if (inv := known_invariant(text)) is not None]
 
 
 def add_to_tally(tally: Tally, rec: dict[str, Any]) -> None:

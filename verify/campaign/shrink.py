@@ -33,6 +33,7 @@ from gpu_alloc_verify.generators.hypothesis_private import (
 from gpu_alloc_verify.generators.programs import GenConfig, programs
 from gpu_alloc_verify.verify.invariants.pipeline import Judgement, judge
 from gpu_alloc_verify.verify.model.program import Program
+from gpu_alloc_verify.verify.model.verdicts import InvariantId, Verdict
 
 if TYPE_CHECKING:
     from gpu_alloc_verify.verify.campaign.fuzz import FuzzOptions
@@ -43,7 +44,7 @@ Key = tuple[str, str]  # (lowering spec, invariant)
 @dataclass
 class Found:
     spec: str
-    invariant: str
+    invariant: InvariantId
     program: Program
     judgement: Judgement
     shrunk: bool = True  # False: the search's first program (shrinking did not reproduce it)
@@ -134,9 +135,9 @@ class _KeepOthers(ExampleDatabase):
         self.db.save(dest, value)
 
 
-def in_baseline(base_row: dict[str, Judgement], invariant: str) -> bool:
+def in_baseline(base_row: dict[str, Judgement], invariant: InvariantId) -> bool:
     return any(j.results.get(invariant) is not None
-               and j.results[invariant].verdict == "violated" for j in base_row.values())
+               and j.results[invariant].verdict == Verdict.VIOLATED for j in base_row.values())
 
 
 def _violation_class(spec: str, invariant: str) -> type[Exception]:
@@ -201,9 +202,10 @@ def shrink(opts: FuzzOptions, keys: set[Key], db_key: bytes, db: ExampleDatabase
         on_round()
 
         def prop(program: Program, wanted: list[Key] = wanted) -> None:
-            for spec, inv in wanted:
+            for spec, named in wanted:
                 j = judge_one(spec, program)
-                if j.results.get(inv) is not None and j.results[inv].verdict == "violated":
+                inv = InvariantId(named)  # a key names a violation found: a known ID
+                if j.results.get(inv) is not None and j.results[inv].verdict == Verdict.VIOLATED:
                     if opts.baseline is not None and in_baseline(
                             {"b": judge_one(opts.baseline.spec, program)}, inv):
                         continue

@@ -16,6 +16,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from gpu_alloc_verify.verify.model.verdicts import Verdict
+
 ROOT_CAUSES_SHOWN = 4
 UNKNOWN_GROUPS_SHOWN = 4
 ELLIPSIS = "\u2026"
@@ -182,7 +184,7 @@ def coverage_line(entries: Sequence[dict[str, Any]], width: int) -> list[str]:
 def vocabulary(summary: dict[str, Any], triage: Any, width: int,
                drawn: int | None = None) -> list[str]:
     """What each count means, said once."""
-    violated = sum(int(c.get("violated") or 0) for c in summary["by_invariant"].values())
+    violated = sum(int(c.get(Verdict.VIOLATED) or 0) for c in summary["by_invariant"].values())
     n = int(summary.get("examples") or 0) - int(summary.get("resumed") or 0)
     dupes = " Duplicates: texts drawn again, judged once." if drawn and drawn > n else ""
     causes = (f"; {len(triage.buckets)} root causes: all {triage.violations} violations "

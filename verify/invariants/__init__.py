@@ -27,24 +27,24 @@ from gpu_alloc_verify.verify.invariants.streams import (
     check_stream_no_leak,
     check_sync_alloc_no_stream,
 )
-from gpu_alloc_verify.verify.model.verdicts import CheckResult
+from gpu_alloc_verify.verify.model.verdicts import CheckResult, InvariantId
 
 Checker = Callable[[CheckContext], CheckResult]
 
-CHECKERS: dict[str, Checker] = {
-    "sync-alloc-no-stream": check_sync_alloc_no_stream,
-    "stream-no-leak": check_stream_no_leak,
-    "stream-no-use-after-destroy": check_use_after_destroy,
-    "event-no-leak": check_event_no_leak,
-    "host-shared-flag": check_host_shared_flag,
-    "async-order": check_async_order,
-    "runtime-contract": check_runtime_contract,
-    "lowering-complete": check_lowering_complete,
-    "differential": check_differential,
+CHECKERS: dict[InvariantId, Checker] = {
+    InvariantId.SYNC_ALLOC_NO_STREAM: check_sync_alloc_no_stream,
+    InvariantId.STREAM_NO_LEAK: check_stream_no_leak,
+    InvariantId.STREAM_NO_USE_AFTER_DESTROY: check_use_after_destroy,
+    InvariantId.EVENT_NO_LEAK: check_event_no_leak,
+    InvariantId.HOST_SHARED_FLAG: check_host_shared_flag,
+    InvariantId.ASYNC_ORDER: check_async_order,
+    InvariantId.RUNTIME_CONTRACT: check_runtime_contract,
+    InvariantId.LOWERING_COMPLETE: check_lowering_complete,
+    InvariantId.DIFFERENTIAL: check_differential,
 }
 
 # Invariants decided from the IR by the solver (the bench's "solve" stage);
 # `differential` executes programs instead.
-SOLVER_INVARIANTS = [i for i in CHECKERS if i != "differential"]
+SOLVER_INVARIANTS = [i for i in CHECKERS if i != InvariantId.DIFFERENTIAL]
 
 __all__ = ["CHECKERS", "SOLVER_INVARIANTS", "CheckContext", "Checker"]

@@ -10,7 +10,7 @@ from gpu_alloc_verify.verify.invariants import solver
 from gpu_alloc_verify.verify.invariants.context import CheckContext
 from gpu_alloc_verify.verify.model import fold
 from gpu_alloc_verify.verify.model.values import source_unknown_why, unknown_vars
-from gpu_alloc_verify.verify.model.verdicts import CheckResult, Violation
+from gpu_alloc_verify.verify.model.verdicts import CheckResult, InvariantId, Verdict, Violation
 
 SHOWN_REASONS = 4  # reasons an `unknown` verdict gives in full
 
@@ -18,7 +18,7 @@ SHOWN_REASONS = 4  # reasons an `unknown` verdict gives in full
 class Findings:
     """Collects the queries of one invariant; any `unknown` taints `holds`."""
 
-    def __init__(self, invariant: str, ctx: CheckContext) -> None:
+    def __init__(self, invariant: InvariantId, ctx: CheckContext) -> None:
         self.invariant = invariant
         self.ctx = ctx
         self.violations: list[Violation] = []
@@ -107,11 +107,11 @@ class Findings:
 
     def result(self) -> CheckResult:
         if self.violations:
-            return CheckResult(self.invariant, "violated", self.violations)
+            return CheckResult(self.invariant, Verdict.VIOLATED, self.violations)
         cuts = reachable_cuts(self.ctx)
         if self.unknown or self.hidden or cuts:
-            return CheckResult(self.invariant, "unknown", reason=self._reason(cuts))
-        return CheckResult(self.invariant, "holds")
+            return CheckResult(self.invariant, Verdict.UNKNOWN, reason=self._reason(cuts))
+        return CheckResult(self.invariant, Verdict.HOLDS)
 
     def _reason(self, cuts: list[str]) -> str:
         """The distinct reasons, the first few in full."""

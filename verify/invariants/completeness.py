@@ -9,9 +9,9 @@ makes the module untranslatable to LLVM IR, so it counts too.
 from __future__ import annotations
 
 from gpu_alloc_verify.verify.invariants.context import CheckContext
-from gpu_alloc_verify.verify.model.verdicts import CheckResult, Violation
+from gpu_alloc_verify.verify.model.verdicts import CheckResult, InvariantId, Verdict, Violation
 
-INVARIANT = "lowering-complete"
+INVARIANT = InvariantId.LOWERING_COMPLETE
 
 
 def check_lowering_complete(ctx: CheckContext) -> CheckResult:
@@ -28,5 +28,5 @@ def check_lowering_complete(ctx: CheckContext) -> CheckResult:
             "lowering reported success",
             {"path": {}, "source_op": r.source_op}, [r.source_op] if r.source_op else []))
     if violations:
-        return CheckResult(INVARIANT, "violated", violations)
-    return CheckResult(INVARIANT, "holds")
+        return CheckResult(INVARIANT, Verdict.VIOLATED, violations)
+    return CheckResult(INVARIANT, Verdict.HOLDS)

@@ -25,14 +25,14 @@ from gpu_alloc_verify.verify.invariants.context import CheckContext
 from gpu_alloc_verify.verify.model.fold import conj, eq, neg, one_of
 from gpu_alloc_verify.verify.model.runtime_api import LAUNCH, PROFILES, knows, roles
 from gpu_alloc_verify.verify.model.values import HANDLE_BASE, leaves, literal
-from gpu_alloc_verify.verify.model.verdicts import CheckResult, Violation
+from gpu_alloc_verify.verify.model.verdicts import CheckResult, InvariantId, Violation
 
 _AN = {"stream": "a stream", "event": "an event"}
 _OTHER = {"stream": "event", "event": "stream"}
 
 
 def check_runtime_contract(ctx: CheckContext) -> CheckResult:
-    f = Findings("runtime-contract", ctx)
+    f = Findings(InvariantId.RUNTIME_CONTRACT, ctx)
     made = {kind: [h for h, _ in ctx.lowered.handles_of(kind)] for kind in _AN}
     for call in ctx.lowered.calls:
         if call.is_host_access or not (call.callee.startswith("mgpu") or call.callee == LAUNCH):
@@ -40,7 +40,7 @@ def check_runtime_contract(ctx: CheckContext) -> CheckResult:
         sig = roles(call.callee, len(call.args))
         if sig is None or not knows(ctx.runtime, call.callee, len(call.args)):
             f.violations.append(Violation(
-                "runtime-contract",
+                InvariantId.RUNTIME_CONTRACT,
                 f"{ctx.runtime} runtime has no {call.callee} taking {len(call.args)} argument(s)",
                 {"source_op": call.source_op}, [call.source_op] if call.source_op else []))
             continue

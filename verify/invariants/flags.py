@@ -9,11 +9,11 @@ from gpu_alloc_verify.verify.invariants.context import CheckContext
 from gpu_alloc_verify.verify.model.fold import conj, ne, value_of
 from gpu_alloc_verify.verify.model.runtime_api import ALLOC_CALLEES, arg_of
 from gpu_alloc_verify.verify.model.values import unknown_vars
-from gpu_alloc_verify.verify.model.verdicts import CheckResult
+from gpu_alloc_verify.verify.model.verdicts import CheckResult, InvariantId, Verdict
 
 
 def check_host_shared_flag(ctx: CheckContext) -> CheckResult:
-    f = Findings("host-shared-flag", ctx)
+    f = Findings(InvariantId.HOST_SHARED_FLAG, ctx)
     checked = 0
     for call in ctx.lowered.calls:
         src = ctx.lowering_input.ops.get(call.source_op or "")
@@ -34,7 +34,7 @@ def check_host_shared_flag(ctx: CheckContext) -> CheckResult:
                 f"{'host_shared' if expected else 'not host_shared'}",
                 [src.id], {"source_op": src.id, "expected_flag": expected})
     if checked == 0 and not f.violations and not f.unknown:
-        return CheckResult("host-shared-flag", "not-applicable",
+        return CheckResult(InvariantId.HOST_SHARED_FLAG, Verdict.NOT_APPLICABLE,
                            reason="no lowered allocation call")
     return f.result()
 
@@ -59,6 +59,6 @@ def _opaque(term: z3.ExprRef, unknown: set[int]) -> bool:
 def _no_flag(callee: str, op_id: str):  # type: ignore[no-untyped-def]
     from gpu_alloc_verify.verify.model.verdicts import Violation
 
-    return Violation("host-shared-flag",
+    return Violation(InvariantId.HOST_SHARED_FLAG,
                      f"{callee} for gpu.alloc {op_id} has no host_shared argument",
                      {"source_op": op_id}, [op_id])

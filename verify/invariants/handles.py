@@ -16,7 +16,7 @@ from gpu_alloc_verify.verify.invariants.context import CheckContext
 from gpu_alloc_verify.verify.model import fold
 from gpu_alloc_verify.verify.model.runtime_api import DESTROYERS, roles
 from gpu_alloc_verify.verify.model.values import literal, may_be_handle, unknown_vars
-from gpu_alloc_verify.verify.model.verdicts import CheckResult
+from gpu_alloc_verify.verify.model.verdicts import CheckResult, InvariantId
 
 
 def handle_args(call: Call) -> list[tuple[str, z3.ArithRef]]:
@@ -98,7 +98,7 @@ def _unshowable_destroy(f: Findings, d: Call, users: _Users) -> None:
 
 
 def check_use_after_destroy(ctx: CheckContext) -> CheckResult:
-    f = Findings("stream-no-use-after-destroy", ctx)
+    f = Findings(InvariantId.STREAM_NO_USE_AFTER_DESTROY, ctx)
     calls = ctx.lowered.calls
     destroys = [c for c in calls if (c.callee in DESTROYERS or c.is_escape) and c.args]
     users: _Users | None = None
@@ -186,7 +186,7 @@ def _foreign_twice(ctx: CheckContext, f: Findings, destroys: list[Call]) -> None
 
 
 def check_event_no_leak(ctx: CheckContext) -> CheckResult:
-    f = Findings("event-no-leak", ctx)
+    f = Findings(InvariantId.EVENT_NO_LEAK, ctx)
     hidden_creates(f, "events")
     destroys = ctx.lowered.calls_to("mgpuEventDestroy") + ctx.lowered.escapes()
     for h, create in ctx.lowered.handles_of("event"):

@@ -14,7 +14,7 @@ from gpu_alloc_verify.verify.invariants.common import (
 from gpu_alloc_verify.verify.invariants.context import CheckContext
 from gpu_alloc_verify.verify.model import fold
 from gpu_alloc_verify.verify.model.values import unknown_vars
-from gpu_alloc_verify.verify.model.verdicts import CheckResult
+from gpu_alloc_verify.verify.model.verdicts import CheckResult, InvariantId, Verdict
 
 # Allocation entry points and the position of their stream argument.
 ALLOC_STREAM_ARG = {"mgpuMemAlloc": 1, "mgpuMemAllocAsync": 1}
@@ -33,10 +33,10 @@ def may_be_stream(ctx: CheckContext, value: z3.ArithRef) -> z3.BoolRef:
 
 
 def check_sync_alloc_no_stream(ctx: CheckContext) -> CheckResult:
-    f = Findings("sync-alloc-no-stream", ctx)
+    f = Findings(InvariantId.SYNC_ALLOC_NO_STREAM, ctx)
     sync_ids = {op.id for op in ctx.lowering_input.sync_allocs()}
     if not sync_ids:
-        return CheckResult("sync-alloc-no-stream", "not-applicable",
+        return CheckResult(InvariantId.SYNC_ALLOC_NO_STREAM, Verdict.NOT_APPLICABLE,
                            reason="no synchronous gpu.alloc in the program")
     hidden_creates(f, "streams")
     for h, create in ctx.lowered.handles_of("stream"):
@@ -64,7 +64,7 @@ def check_sync_alloc_no_stream(ctx: CheckContext) -> CheckResult:
 
 
 def check_stream_no_leak(ctx: CheckContext) -> CheckResult:
-    f = Findings("stream-no-leak", ctx)
+    f = Findings(InvariantId.STREAM_NO_LEAK, ctx)
     hidden_creates(f, "streams")
     creates = list(ctx.lowered.handles_of("stream"))
     if not creates:

@@ -28,7 +28,7 @@ from typing import Any
 from gpu_alloc_verify.verify.lowerings.mlir_opt import DEFAULT_PIPELINE
 from gpu_alloc_verify.verify.model.errors import GpuAllocVerifyError, UsageError
 from gpu_alloc_verify.verify.model.results import read_records
-from gpu_alloc_verify.verify.model.verdicts import INVARIANTS
+from gpu_alloc_verify.verify.model.verdicts import INVARIANTS, InvariantId, Verdict
 from gpu_alloc_verify.verify.triage.causes import organize, program_text
 from gpu_alloc_verify.verify.triage.kinds import DEFECT, KNOCK_ON, LIMITATION, SEVERITY
 from gpu_alloc_verify.verify.triage.rejudge import Settings, lowering_for, rejudge
@@ -206,7 +206,7 @@ def _violated(program: Record) -> dict[str, list[str]]:
     for spec, result in results.items():
         verdicts = result.get("verdicts") if isinstance(result, dict) else None
         if isinstance(verdicts, dict):
-            bad = [str(i) for i, v in verdicts.items() if v == "violated"]
+            bad = [str(i) for i, v in verdicts.items() if v == Verdict.VIOLATED]
             if bad:
                 out[str(spec)] = bad
     return out
@@ -216,10 +216,10 @@ def _root_causes(found: list[Record]) -> list[Record]:
     """The violations of one program without knock-on effects: a cast left over
     because another op of the program was left unconverted is not a cause."""
     def cast_only(v: Record) -> bool:
-        return v["invariant"] == "lowering-complete" and \
+        return v["invariant"] == InvariantId.LOWERING_COMPLETE and \
             str(v.get("detail", "")).startswith("unresolved cast")
 
-    if any(v["invariant"] == "lowering-complete" and not cast_only(v) for v in found):
+    if any(v["invariant"] == InvariantId.LOWERING_COMPLETE and not cast_only(v) for v in found):
         return [v for v in found if not cast_only(v)]
     return found
 
@@ -293,18 +293,19 @@ def _add_program(builder: _Builder, camp: _Campaign, found: list[Record], pipeli
         sig = signature_of(v, pipeline)
         if all(sig != s for _, s in sigs):
             sigs.append((v, sig))
-    unconverted = [s for _, s in sigs if s.invariant == "lowering-complete"]
-    structural = [s for _, s in sigs if s.invariant not in ("differential", "lowering-complete")]
+    unconverted = [s for _, s in sigs if s.invariant == InvariantId.LOWERING_COMPLETE]
+    structural = [s for _, s in sigs
+                  if s.invariant not in (InvariantId.DIFFERENTIAL, InvariantId.LOWERING_COMPLETE)]
     for v, sig in sigs:
-        if sig.invariant == "differential" and structural:
+        if sig.invariant == InvariantId.DIFFERENTIAL and structural:
             continue
         builder.add(sig, camp, v, time, program_id, unconverted=unconverted)
-    if structural and any(s.invariant == "differential" for _, s in sigs):
+    if structural and any(s.invariant == InvariantId.DIFFERENTIAL for _, s in sigs):
         for s in structural:
             builder.buckets[s].confirmed = True
 
 
-_STRUCTURAL = [inv for inv in INVARIANTS if inv != "differential"]
+_STRUCTURAL = [inv for inv in INVARIANTS if inv != InvariantId.DIFFERENTIAL]
 
 
 def _add_shrunk(builder: _Builder, camp: _Campaign, progress: Progress | None) -> None:
@@ -326,14 +327,14 @@ def _add_shrunk(builder: _Builder, camp: _Campaign, progress: Progress | None) -
         for rec, found in zip(recs, judged, strict=True):
             sig = signature_of(rec, settings.pipeline)
             causes = [(v, signature_of(v, settings.pipeline)) for v in _root_causes(found or [])]
-            unconverted = [s for _, s in causes if s.invariant == "lowering-complete"]
-            if sig.invariant == "differential" and len(causes) > len(unconverted):
+            unconverted = [s for _, s in causes if s.invariant == InvariantId.LOWERING_COMPLETE]
+            if sig.invariant == InvariantId.DIFFERENTIAL and len(causes) > len(unconverted):
                 for _, s in causes:
-                    if s.invariant != "lowering-complete" and s in builder.buckets:
+                    if s.invariant != InvariantId.LOWERING_COMPLETE and s in builder.buckets:
                         builder.buckets[s].confirmed = True
                 continue
             for v, s in causes:  # the parents a knock-on is listed under
-                if s.invariant == "lowering-complete" and s != sig:
+                if s.invariant == InvariantId.LOWERING_COMPLETE and s != sig:
                     builder.add(s, camp, v, _time(rec), None)
             builder.add(sig, camp, rec, _time(rec), None, str(rec.get("id") or ""),
                         unconverted if found is not None else None)

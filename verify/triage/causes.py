@@ -16,6 +16,7 @@ from __future__ import annotations
 import re
 from typing import TYPE_CHECKING
 
+from gpu_alloc_verify.verify.model.verdicts import InvariantId
 from gpu_alloc_verify.verify.triage.kinds import (
     DEFECT,
     KIND_ORDER,
@@ -56,7 +57,7 @@ def organize(buckets: list[Bucket], reduce: bool = False) -> list[Bucket]:
         b.kind, b.severity = base_kind(sig.invariant, sig.focus)
         b.pass_name = pass_at_fault(sig.invariant, sig.focus, sig.family)
         parents = [(n, p) for p, n in b.unconverted.items() if p in by_sig]
-        follows = sig.invariant != "lowering-complete" or sig.focus == UNKNOWN
+        follows = sig.invariant != InvariantId.LOWERING_COMPLETE or sig.focus == UNKNOWN
         alone = False
         if reduce and b.kind == DEFECT:
             found = reduce_bucket(b)

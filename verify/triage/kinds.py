@@ -17,6 +17,7 @@ from __future__ import annotations
 import re
 
 from gpu_alloc_verify.verify.ir.ir_lines import SrcOp
+from gpu_alloc_verify.verify.model.verdicts import InvariantId
 
 DEFECT, LIMITATION, KNOCK_ON = "defect", "limitation", "knock-on"
 KIND_ORDER = {DEFECT: 0, LIMITATION: 1, KNOCK_ON: 2}
@@ -71,13 +72,13 @@ def _is_64bit(op: SrcOp) -> bool:
 
 def base_kind(invariant: str, focus: str) -> tuple[str, int]:
     """(kind, severity tier) from the signature alone (knock-ons come later)."""
-    if invariant == "lowering-complete":
+    if invariant == InvariantId.LOWERING_COMPLETE:
         return (DEFECT, LEAK) if focus == REGION_SHARED else (LIMITATION, DECLINED)
-    if invariant == "stream-no-use-after-destroy":
+    if invariant == InvariantId.STREAM_NO_USE_AFTER_DESTROY:
         return DEFECT, MEMORY
-    if invariant == "lowering-no-crash":
+    if invariant == InvariantId.LOWERING_NO_CRASH:
         return DEFECT, INVALID_IR
-    if invariant in ("stream-no-leak", "event-no-leak"):
+    if invariant in (InvariantId.STREAM_NO_LEAK, InvariantId.EVENT_NO_LEAK):
         return DEFECT, LEAK
     return DEFECT, WRONG
 
@@ -85,7 +86,7 @@ def base_kind(invariant: str, focus: str) -> tuple[str, int]:
 def pass_at_fault(invariant: str, focus: str, family: str) -> str:
     """The pass a root cause is upstream's fault of: gpu-async-region for the
     host_shared alloc it makes async, otherwise the conversion to LLVM."""
-    if invariant == "lowering-complete" and focus == REGION_SHARED:
+    if invariant == InvariantId.LOWERING_COMPLETE and focus == REGION_SHARED:
         return "gpu-async-region"
     return "gpu-to-llvm" if "gpu-to-llvm" in family or "(" not in family else \
         family.rsplit(",", 1)[-1].rstrip(")")

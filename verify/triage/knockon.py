@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from gpu_alloc_verify.verify.lowerings.mlir_opt import DEFAULT_PIPELINE
+from gpu_alloc_verify.verify.model.verdicts import InvariantId
 from gpu_alloc_verify.verify.triage.reduce import reduce_text, signature_predicate
 from gpu_alloc_verify.verify.triage.rejudge import Settings, lowering_for, rejudge
 from gpu_alloc_verify.verify.triage.signature import signature_of
@@ -22,7 +23,7 @@ from gpu_alloc_verify.verify.triage.signature import signature_of
 if TYPE_CHECKING:
     from gpu_alloc_verify.verify.triage.buckets import Bucket
 
-COMPLETE = "lowering-complete"
+COMPLETE = InvariantId.LOWERING_COMPLETE
 # A handful of rounds: enough to drop the ops that do not matter, cheap
 # enough to run on every candidate of a campaign.
 ROUNDS = 12

@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from gpu_alloc_verify.verify.ir.ir_lines import Call, Residue, parse_calls, parse_residue
+from gpu_alloc_verify.verify.model.verdicts import InvariantId
 
 Record = dict[str, Any]
 
@@ -119,11 +120,11 @@ def offense(record: Record) -> Offense:
     source_op = cex.get("source_op") if isinstance(cex.get("source_op"), str) else None
     marked = marked_calls(record)
     found: Offense | None = None
-    if invariant in ("stream-no-leak", "event-no-leak"):
-        kind = "event" if invariant == "event-no-leak" else "stream"
+    if invariant in (InvariantId.STREAM_NO_LEAK, InvariantId.EVENT_NO_LEAK):
+        kind = "event" if invariant == InvariantId.EVENT_NO_LEAK else "stream"
         m = _CREATED_BY.search(detail)
         found = _handle_from_create(calls, kind, source_op or (m.group(2) if m else None))
-    elif invariant == "stream-no-use-after-destroy":
+    elif invariant == InvariantId.STREAM_NO_USE_AFTER_DESTROY:
         m = _CREATED_BY.search(detail)
         kind = m.group(1) if m else ("event" if "event" in detail.split(" destroyed")[0]
                                      else "stream")
@@ -137,12 +138,12 @@ def offense(record: Record) -> Offense:
             u = _USE_FROM.search(detail)
             if u is not None and u.group(1) not in found.source_ops:
                 found = None  # the handle read is not the one the checker means
-    elif invariant == "sync-alloc-no-stream" and source_op:
+    elif invariant == InvariantId.SYNC_ALLOC_NO_STREAM and source_op:
         found = _handle_from_create(calls, "stream", source_op)
-    elif invariant == "host-shared-flag" and source_op:
+    elif invariant == InvariantId.HOST_SHARED_FLAG and source_op:
         allocs = [c for c in calls if c.loc == source_op and c.callee.startswith("mgpuMemAlloc")]
         found = _with_sources(Offense("", None, allocs[0].func if allocs else "", allocs))
-    elif invariant == "lowering-complete":
+    elif invariant == InvariantId.LOWERING_COMPLETE:
         residue = parse_residue(lowered)
         m = _LEFT.match(detail)
         what = "unrealized_conversion_cast" if detail.startswith("unresolved cast") else \

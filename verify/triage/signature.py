@@ -24,6 +24,7 @@ from typing import Any
 
 from gpu_alloc_verify.verify.ir.ir_lines import Source, SrcOp, parse_source
 from gpu_alloc_verify.verify.lowerings.mlir_opt import top_level_passes
+from gpu_alloc_verify.verify.model.verdicts import InvariantId
 from gpu_alloc_verify.verify.triage.kinds import PRECONDITIONS, REGION_SHARED, precondition
 from gpu_alloc_verify.verify.triage.offending import DESTROYS, Offense, offense
 
@@ -31,17 +32,14 @@ CAST = "builtin.unrealized_conversion_cast"
 
 Record = dict[str, Any]
 
-_SHORT = {
-    "stream-no-leak": "stream-leak",
-    "event-no-leak": "event-leak",
-    "stream-no-use-after-destroy": "use-after-destroy",
-    "sync-alloc-no-stream": "sync-alloc-stream",
-    "host-shared-flag": "host-shared-flag",
-    "lowering-complete": "unconverted",
-    "async-order": "async-order",
-    "runtime-contract": "runtime-contract",
-    "lowering-no-crash": "crash",
-    "differential": "differential",
+# The head of a slug (`Signature.slug`) where it is not the invariant's ID.
+_SHORT: dict[str, str] = {
+    InvariantId.STREAM_NO_LEAK: "stream-leak",
+    InvariantId.EVENT_NO_LEAK: "event-leak",
+    InvariantId.STREAM_NO_USE_AFTER_DESTROY: "use-after-destroy",
+    InvariantId.SYNC_ALLOC_NO_STREAM: "sync-alloc-stream",
+    InvariantId.LOWERING_COMPLETE: "unconverted",
+    InvariantId.LOWERING_NO_CRASH: "crash",
 }
 _DESTROY_FROM = re.compile(r"\bdestroy(?:ed)? (?:from|by) (\S+?)[ ,)]")
 _USE_FROM = re.compile(r"\buse from (\S+?)[ ,)]")
@@ -71,19 +69,19 @@ class Signature:
     def slug(self) -> str:
         """A file name stem after the root cause, e.g. `stream-leak-wait-async-dep`."""
         head = _SHORT.get(self.invariant, self.invariant)
-        if self.invariant == "lowering-complete" and self.focus in PRECONDITIONS:
+        if self.invariant == InvariantId.LOWERING_COMPLETE and self.focus in PRECONDITIONS:
             return self.focus if self.focus == REGION_SHARED else f"{head}-{self.focus}"
-        if self.invariant == "lowering-no-crash" and self.focus:
+        if self.invariant == InvariantId.LOWERING_NO_CRASH and self.focus:
             return "invalid-ir-" + op_words(self.focus.replace(" in memory space", "")
                                             ).split("-")[0] + (
                 "-memory-space" if "memory space" in self.focus else "")
-        if self.invariant == "runtime-contract" and self.focus == "stream handle":
+        if self.invariant == InvariantId.RUNTIME_CONTRACT and self.focus == "stream handle":
             return "stream-as-event"
-        if self.invariant == "stream-no-use-after-destroy":
+        if self.invariant == InvariantId.STREAM_NO_USE_AFTER_DESTROY:
             kind = "event" if self.calls.startswith("event") else "stream"
             twice = self.calls.endswith("destroyed again")
             return f"{kind}-{'double-destroy' if twice else head}"
-        if self.invariant == "differential":
+        if self.invariant == InvariantId.DIFFERENTIAL:
             return head + "-" + re.sub(r"[^a-z0-9]+", "-", self.calls.rsplit(" in ", 1)[-1])
         words = op_words(self.focus or self.source.split(" -> ")[-1])
         return "-".join(w for w in [head, words] if w)
@@ -182,32 +180,33 @@ def signature_of(record: Record, pipeline: str | None = None) -> Signature:
     fam = family(lowering, pipe)
     cex = record.get("counterexample")
     cex = cex if isinstance(cex, dict) else {}
-    if invariant == "lowering-no-crash":
+    if invariant == InvariantId.LOWERING_NO_CRASH:
         return _crash(record, cex, src, fam)
-    if invariant == "runtime-contract" and _AS_EVENT in str(record.get("detail") or ""):
+    if invariant == InvariantId.RUNTIME_CONTRACT and _AS_EVENT in str(record.get("detail") or ""):
         # Whichever op awaits it, the cause is one: a token that is a stream
         # reaches an event call (a token carried through control flow).
         return Signature(invariant, "any stream handle", "stream given to an event call",
                          fam, "stream handle")
-    if invariant == "differential" and isinstance(cex.get("differences"), list):
+    if invariant == InvariantId.DIFFERENTIAL and isinstance(cex.get("differences"), list):
         diffs = ", ".join(sorted(str(d) for d in cex["differences"]))
         return Signature(invariant, "?", f"lowered outcome differs in {diffs}", fam,
                          f"? {diffs}")
     off = offense(record)
-    if invariant in ("stream-no-leak", "event-no-leak") and off.handle:
+    if invariant in (InvariantId.STREAM_NO_LEAK, InvariantId.EVENT_NO_LEAK) and off.handle:
         return _leak(invariant, src, off, cex, fam)
-    if invariant == "stream-no-use-after-destroy":
+    if invariant == InvariantId.STREAM_NO_USE_AFTER_DESTROY:
         return _use_after_destroy(off, record, fam)
-    if invariant == "lowering-complete":
+    if invariant == InvariantId.LOWERING_COMPLETE:
         return _unconverted(src, off, pipe, fam)
     forms = _dedupe([op_form(src.by_id(op)) for op in off.source_ops][:4]) or ["?"]
     calls = _dedupe([c for c in off.pattern() if c != CAST])[:6]
-    if invariant == "host-shared-flag":
+    if invariant == InvariantId.HOST_SHARED_FLAG:
         expected = cex.get("expected_flag")
         calls.append(f"flag != {expected}" if expected is not None else "no flag")
-    if invariant in ("differential", "async-order", "runtime-contract") and not calls:
+    if not calls and invariant in (InvariantId.DIFFERENTIAL, InvariantId.ASYNC_ORDER,
+                                   InvariantId.RUNTIME_CONTRACT):
         calls = [_NUMBERS.sub("N", str(record.get("detail") or ""))[:120]]
-    focus = forms[0] if invariant != "async-order" else forms[-1]
+    focus = forms[0] if invariant != InvariantId.ASYNC_ORDER else forms[-1]
     return Signature(invariant, " -> ".join(forms), " -> ".join(calls) or "none", fam, focus)
 
 
@@ -230,10 +229,10 @@ def _crash(record: Record, cex: Record, src: Source, fam: str) -> Signature:
         form = name if isinstance(name, str) else name.group(1) if name else "?"
         if _SPACE.search(line):
             form += " in memory space"
-        return Signature("lowering-no-crash", form, reason, fam, form)
+        return Signature(InvariantId.LOWERING_NO_CRASH, form, reason, fam, form)
     first = str(cex.get("diagnostics") or detail).strip().splitlines()
     reason = _NUMBERS.sub("N", first[0])[:120] if first else "?"
-    return Signature("lowering-no-crash", "?", reason, fam)
+    return Signature(InvariantId.LOWERING_NO_CRASH, "?", reason, fam)
 
 
 def _line_of(text: str, loc: str) -> str:
@@ -248,14 +247,15 @@ def _unconverted(src: Source, off: Offense, pipeline: str, fam: str) -> Signatur
     per precondition: a sync alloc and a sync memset are one limitation)."""
     ops = [src.by_id(op) for op in off.source_ops] or [None]
     cause = precondition(ops[0], top_level_passes(pipeline))
-    return Signature("lowering-complete", PRECONDITIONS[cause], "left unconverted", fam, cause)
+    return Signature(InvariantId.LOWERING_COMPLETE, PRECONDITIONS[cause], "left unconverted", fam,
+                     cause)
 
 
 def _leak(invariant: str, src: Source, off: Offense, cex: Record, fam: str) -> Signature:
     """Named after the op where the handle was last used (dropped); where it
     sits (in a branch or not) does not matter.  Destroyed twice is a double
     destroy, the same cause the use-after-destroy rule names."""
-    kind = "event" if invariant == "event-no-leak" else "stream"
+    kind = "event" if invariant == InvariantId.EVENT_NO_LEAK else "stream"
     count = cex.get("destroy_count")
     if isinstance(count, int) and count > 1:
         return _double_destroy(kind, fam)
@@ -271,7 +271,7 @@ def _leak(invariant: str, src: Source, off: Offense, cex: Record, fam: str) -> S
 
 
 def _double_destroy(kind: str, fam: str) -> Signature:
-    return Signature("stream-no-use-after-destroy", f"any {kind} handle",
+    return Signature(InvariantId.STREAM_NO_USE_AFTER_DESTROY, f"any {kind} handle",
                      f"{kind} destroy -> destroyed again", fam, f"{kind} handle")
 
 
@@ -290,5 +290,5 @@ def _use_after_destroy(off: Offense, record: Record, fam: str) -> Signature:
         else "stream"
     if use is not None and use.callee in DESTROYS.values():
         return _double_destroy(kind, fam)
-    return Signature("stream-no-use-after-destroy", f"any {kind} handle",
+    return Signature(InvariantId.STREAM_NO_USE_AFTER_DESTROY, f"any {kind} handle",
                      f"{kind} destroy -> used again", fam, f"{kind} handle")
