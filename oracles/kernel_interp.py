@@ -3,7 +3,7 @@
 `load_kernel(text, symbol)` reads one `gpu.func` (custom form, as
 `verify.model.kernels` prints it, or generic form, as `mlir-opt` prints a user's
 file; a larger text holding it is fine) with xDSL (the gpu dialect left
-unregistered, `verify.ir.xdsl_context.gpu_unregistered`: the custom-form gpu
+unregistered, the "source" side of `verify.ir.parse.parse`: the custom-form gpu
 ops are first rewritten to their generic spelling) and compiles the body
 once into Python source: one function per launch that loops over blocks and
 threads, with every value that depends only on the launch (constants,
@@ -60,7 +60,6 @@ from xdsl.dialects.builtin import (
     MemRefType,
 )
 from xdsl.ir import Attribute, Block, Operation, SSAValue
-from xdsl.parser import Parser
 
 from gpu_alloc_verify.oracles import kernel_math
 from gpu_alloc_verify.oracles.floats import (
@@ -101,7 +100,7 @@ from gpu_alloc_verify.oracles.llvm_values import prop, sdiv
 from gpu_alloc_verify.verify.ir import locations
 from gpu_alloc_verify.verify.ir.fastparse import split_top
 from gpu_alloc_verify.verify.ir.lowered_ir import op_name
-from gpu_alloc_verify.verify.ir.xdsl_context import gpu_unregistered
+from gpu_alloc_verify.verify.ir.parse import NotParsed, parse
 from gpu_alloc_verify.verify.model.program import KernelRef
 
 STEP_LIMIT = 1_000_000  # loop iterations one thread may run
@@ -339,16 +338,17 @@ def _rewrite_gpu_ops(body: str, func: str) -> str:
 def _parse(text: str, func: str) -> Operation:
     source = _custom_to_generic(text, func) if _FUNC_HEAD.search(text) else text
     try:
-        module = Parser(gpu_unregistered(), source).parse_module()
-    except Exception as e:  # noqa: BLE001 - xDSL raises several error types
-        lines = [ln.strip() for ln in str(e).strip().splitlines() if ln.strip()]
+        module = parse(source, side="source", reader="xdsl", opaque=False)
+    except NotParsed as e:
+        lines = e.lines
         named = re.search(r"(?<![\w.%#!^\"])([a-z_]\w*\.[\w.]+)", lines[1]) \
             if len(lines) > 1 else None
         if named is not None and "custom format" in lines[-1]:
             raise KernelUnsupported(f"kernel @{func} uses {named.group(1)} (xDSL cannot read "
-                                    "its custom form; give the kernel in generic form)") from e
+                                    "its custom form; give the kernel in generic form)") \
+                from e.error
         raise KernelUnsupported(f"kernel @{func}: xDSL cannot read it: "
-                                f"{lines[-1] if lines else type(e).__name__}") from e
+                                f"{lines[-1] if lines else type(e.error).__name__}") from e.error
     for op in module.walk():
         if _name(op) == "gpu.func" and _sym(op) == func:
             return op

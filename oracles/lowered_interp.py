@@ -75,6 +75,7 @@ from gpu_alloc_verify.oracles.runtime import Outcome, Runtime
 from gpu_alloc_verify.verify.ir import fastparse
 from gpu_alloc_verify.verify.ir.locations import source_key
 from gpu_alloc_verify.verify.ir.lowered_ir import op_name
+from gpu_alloc_verify.verify.ir.parse import NotParsed, ReaderDeclined, parse
 from gpu_alloc_verify.verify.ir.xdsl_context import all_dialects
 
 LoweredStatus = Literal["ok", "incomplete", "unsupported", "error"]
@@ -92,17 +93,24 @@ DYNAMIC_INDEX = -2147483648
 
 
 def parse_module(text: str) -> ModuleOp:
-    """Parse lowered MLIR (generic form) with every xDSL dialect registered."""
-    return Parser(all_dialects(), text).parse_module()
+    """Parse lowered MLIR (generic form) with every xDSL dialect registered:
+    xDSL's classes, which the interpreter runs where the fast reader's
+    objects fall short (`read_fast` first)."""
+    try:
+        module: ModuleOp = parse(text, side="lowered", reader="xdsl", opaque=False)
+    except NotParsed as e:
+        raise e.error from None  # xDSL's own error, as its callers expect
+    return module
 
 
 def read_fast(text: str) -> fastparse.Op | None:
     """`verify.ir.fastparse`'s module of lowered text, or None where that reader
     declines the text."""
     try:
-        return fastparse.parse_module(text)
-    except fastparse.Unsupported:
+        module: fastparse.Op = parse(text, side="lowered", reader="fast")
+    except ReaderDeclined:
         return None
+    return module
 
 
 def residual_gpu_ops(module: Operation) -> list[str]:

@@ -162,7 +162,7 @@ def _chains(lines: list[Line], stream: str, start: int, end: int, func: str,
 
 def _of(loc: str | None, op: str) -> bool:
     """Is a line located at source op `op`, or at a copy a pass made of it
-    (`op2.2`, see `verify.ir.source_reader`)?"""
+    (`op2.2`, see `verify.source.to_program`)?"""
     return loc is not None and (loc == op or loc.startswith(op + ".")
                                 and loc[len(op) + 1:].isdigit())
 

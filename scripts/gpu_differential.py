@@ -156,12 +156,12 @@ def corpus_verdicts(spec: str, gpu_factory: Any, files: list[Path] | None = None
 
     from gpu_alloc_verify.oracles.differential import simulated
     from gpu_alloc_verify.oracles.source_xdsl import check_text
-    from gpu_alloc_verify.verify.ir.lowered_ir import opaque_pointers
-    from gpu_alloc_verify.verify.ir.source_module import from_text
+    from gpu_alloc_verify.verify.ir.parse import opaque_pointers
     from gpu_alloc_verify.verify.ir.tools import find_mlir_opt
     from gpu_alloc_verify.verify.lowerings.mlir_opt import MlirOptLowering
     from gpu_alloc_verify.verify.lowerings.registry import resolve
     from gpu_alloc_verify.verify.model.errors import SourceParseError
+    from gpu_alloc_verify.verify.source.user_file import from_text
 
     on_gpu: Counter[str] = Counter()
     on_sim: Counter[str] = Counter()

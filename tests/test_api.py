@@ -15,10 +15,10 @@ import pytest
 from gpu_alloc_verify.verify import api
 from gpu_alloc_verify.verify.cli import main
 from gpu_alloc_verify.verify.invariants.pipeline import active_invariants
-from gpu_alloc_verify.verify.ir.source_reader import program_from_text
 from gpu_alloc_verify.verify.model.errors import SourceParseError
 from gpu_alloc_verify.verify.model.program import Program
 from gpu_alloc_verify.verify.pytest_plugin import PREFIX, project_profile
+from gpu_alloc_verify.verify.source.to_program import program_from_text
 from tests.conftest import need_mlir_opt
 
 ROOT = Path(__file__).resolve().parent.parent

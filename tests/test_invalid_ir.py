@@ -26,9 +26,9 @@ from gpu_alloc_verify.generators.core import GenConfig
 from gpu_alloc_verify.verify.cli import main
 from gpu_alloc_verify.verify.invariants.pipeline import NO_CRASH, active_invariants, judge
 from gpu_alloc_verify.verify.ir.locations import tag_locations
-from gpu_alloc_verify.verify.ir.source_module import SourceModule
 from gpu_alloc_verify.verify.lowerings.failure_kind import CONFIRMED_BY_TOOL, classify, first_error
 from gpu_alloc_verify.verify.lowerings.registry import resolve
+from gpu_alloc_verify.verify.source.user_file import SourceModule
 from tests.conftest import collect_programs, need_mlir_opt
 
 ROOT = Path(__file__).parent.parent

@@ -15,7 +15,7 @@ import pytest
 ROOT = Path(__file__).resolve().parents[1]
 # The folders at the repository's top that install under gpu_alloc_verify.
 FOLDERS = ("verify", "generators", "oracles", "reports", "repro")
-STAGES = ("model", "tools", "ir", "extract", "lowerings", "invariants", "triage",
+STAGES = ("model", "tools", "ir", "source", "extract", "lowerings", "invariants", "triage",
           "campaign")
 # Stage packages at the repository's top (issue 30: `repro` makes lit tests).
 TOP_STAGES = ("repro",)

@@ -50,8 +50,8 @@ def test_split_api_is_the_one_calling_proposed_functions() -> None:
   return
 }
 """
-    from gpu_alloc_verify.verify.ir.source_module import from_text
     from gpu_alloc_verify.verify.ir.tools import find_mlir_opt
+    from gpu_alloc_verify.verify.source.user_file import from_text
 
     source = from_text(text, "t.mlir", find_mlir_opt())  # the real reader, as `check`
     split = resolve("xdsl:split-api").lower_batch([source])[0]

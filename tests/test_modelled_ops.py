@@ -18,9 +18,9 @@ import pytest
 
 from gpu_alloc_verify.verify.invariants import CHECKERS
 from gpu_alloc_verify.verify.invariants.pipeline import active_invariants, judge
-from gpu_alloc_verify.verify.ir.source_module import from_text
 from gpu_alloc_verify.verify.lowerings.base import LoweringOutcome
 from gpu_alloc_verify.verify.model.verdicts import CheckResult
+from gpu_alloc_verify.verify.source.user_file import from_text
 from tests.conftest import need_mlir_opt
 from tests.invariants.helpers import DECLS, check_module
 

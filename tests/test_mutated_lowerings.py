@@ -59,7 +59,7 @@ def test_no_false_alarm_on_real_mlir_opt_19() -> None:
     fully = 0
     from gpu_alloc_verify.verify.extract.calls import extract
     from gpu_alloc_verify.verify.ir.lowered_ir import parse_lowered
-    from gpu_alloc_verify.verify.ir.source_facts import source_facts
+    from gpu_alloc_verify.verify.source.of_program import source_facts
 
     for p, row in zip(progs, rows, strict=False):
         j = row["mlir-opt-19"]

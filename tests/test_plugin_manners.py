@@ -54,7 +54,7 @@ FAILING = '''
 from hypothesis import given, settings, strategies as st
 
 from gpu_alloc_verify.verify import api
-from gpu_alloc_verify.verify.ir.source_reader import program_from_text
+from gpu_alloc_verify.verify.source.to_program import program_from_text
 
 LEAKY = """
 func.func @main() {

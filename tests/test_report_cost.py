@@ -28,8 +28,8 @@ from gpu_alloc_verify.generators.programs import GenConfig
 from gpu_alloc_verify.repro import lower_tool
 from gpu_alloc_verify.repro.proof import find_filecheck
 from gpu_alloc_verify.verify.campaign.report import write_report
-from gpu_alloc_verify.verify.ir import source_reader
 from gpu_alloc_verify.verify.ir.tools import find_mlir_opt
+from gpu_alloc_verify.verify.source import to_program
 from gpu_alloc_verify.verify.triage import buckets, fast_model, rejudge
 from tests.conftest import collect_programs
 
@@ -51,8 +51,8 @@ def test_fast_model_is_xdsls_model_on_generated_programs() -> None:
     read = 0
     for g in _generic(texts):
         model, gap = fast_model.read_model(g, "prog")
-        assert model == source_reader.model_of(g, "prog")
-        assert (gap or "") == ("" if model is not None else source_reader.model_gap(g, "prog"))
+        assert model == to_program.model_of(g, "prog")
+        assert (gap or "") == ("" if model is not None else to_program.model_gap(g, "prog"))
         read += fast_model._fast(g, "prog") is not None
     assert read >= 0.9 * len(texts)  # the fast reader reads (nearly) all of them
 
@@ -99,7 +99,7 @@ def test_report_reads_and_judges_each_program_once(campaign: Path, tmp_path: Pat
     spy.on(rejudge, "judge", key=lambda source, outcome, lowering, wanted, *a: (
         source.name, source.written, source.text, lowering, tuple(wanted)))
     spy.on(fast_model, "_parse_generic", key=lambda generic, name, *a, **k: generic)
-    spy.on(source_reader, "_parse_generic", key=lambda generic, name, *a, **k: generic)
+    spy.on(to_program, "_parse_generic", key=lambda generic, name, *a, **k: generic)
     spy.on(fast_model, "read_program", key=lambda text, name="<input>": (text, name))
     before = dict(fast_model.READS)
 

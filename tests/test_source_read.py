@@ -11,13 +11,13 @@ from hypothesis import HealthCheck, given, settings
 
 from gpu_alloc_verify.generators.programs import GenConfig, programs
 from gpu_alloc_verify.verify.campaign.bench import SIZES, seeded_programs
-from gpu_alloc_verify.verify.ir.source_facts import source_facts
-from gpu_alloc_verify.verify.ir.source_light import light_module
-from gpu_alloc_verify.verify.ir.source_module import from_text
-from gpu_alloc_verify.verify.ir.source_read import SourceFacts, read_source
 from gpu_alloc_verify.verify.lowerings.xdsl_build import build_module
 from gpu_alloc_verify.verify.model.program import Alloc, MemRefType, Program
 from gpu_alloc_verify.verify.model.values import unknown_vars
+from gpu_alloc_verify.verify.source.facts import SourceFacts, read_source
+from gpu_alloc_verify.verify.source.light import light_module
+from gpu_alloc_verify.verify.source.of_program import source_facts
+from gpu_alloc_verify.verify.source.user_file import from_text
 from tests.conftest import need_mlir_opt
 from tests.perf.facts import _plain
 
@@ -218,7 +218,7 @@ def _constructs(program: Program) -> set[str]:
 @settings(max_examples=60, deadline=None, suppress_health_check=list(HealthCheck))
 @given(programs(GenConfig(max_ops=16, max_functions=3)))
 def test_the_light_module_reads_as_the_xdsl_module(program) -> None:  # type: ignore[no-untyped-def]
-    """`source_facts` reads a `Program` from `verify.ir.source_light`'s module:
+    """`source_facts` reads a `Program` from `verify.source.light`'s module:
     every fact is the one the xDSL module `build_module` makes gives."""
     assert _signature(read_source(light_module(program))) == _signature(
         read_source(build_module(program)))

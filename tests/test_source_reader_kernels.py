@@ -20,14 +20,6 @@ from gpu_alloc_verify.oracles.kernel_interp import catalogue_ref, same_as_catalo
 from gpu_alloc_verify.repro.lower_tool import lower_custom
 from gpu_alloc_verify.verify.cli import main
 from gpu_alloc_verify.verify.invariants.differential import kernels_not_catalogue
-from gpu_alloc_verify.verify.ir.source_reader import (
-    KERNELS_BY_NAME,
-    kernel_source,
-    model_gap,
-    model_of,
-    program_from_text,
-)
-from gpu_alloc_verify.verify.ir.source_text import normalize
 from gpu_alloc_verify.verify.ir.tools import find_mlir_opt
 from gpu_alloc_verify.verify.model.errors import SourceParseError
 from gpu_alloc_verify.verify.model.kernels import (
@@ -42,6 +34,14 @@ from gpu_alloc_verify.verify.model.program import (
     KernelRef,
     MemRefType,
     Program,
+)
+from gpu_alloc_verify.verify.source.text import normalize
+from gpu_alloc_verify.verify.source.to_program import (
+    KERNELS_BY_NAME,
+    kernel_source,
+    model_gap,
+    model_of,
+    program_from_text,
 )
 from tests.conftest import need_mlir_opt
 from tests.test_gen_kernels import every_construct
@@ -265,7 +265,7 @@ def test_copies_a_pass_made_of_an_op_are_named_after_it() -> None:
     """gpu-async-region gives the ops it makes for `gpu.dealloc ... loc("op2")`
     that location too: the copies are `op2.2`, `op2.3` (tied back to op2), and
     a fresh id never takes a name a later op of the text has."""
-    from gpu_alloc_verify.verify.ir.source_reader import program_from_text
+    from gpu_alloc_verify.verify.source.to_program import program_from_text
 
     text = """\
 func.func @f() {

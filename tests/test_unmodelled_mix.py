@@ -11,10 +11,10 @@ from hypothesis import strategies as st
 
 from gpu_alloc_verify.generators.programs import GenConfig, programs
 from gpu_alloc_verify.verify.invariants.pipeline import active_invariants, judge
-from gpu_alloc_verify.verify.ir.source_module import from_text
 from gpu_alloc_verify.verify.lowerings.mlir_opt import DEFAULT_PIPELINE, resolve_mlir_opt
 from gpu_alloc_verify.verify.model.program import Program
 from gpu_alloc_verify.verify.model.verdicts import VERDICTS
+from gpu_alloc_verify.verify.source.user_file import from_text
 from tests.conftest import need_mlir_opt
 
 # Ops no checker models, each valid wherever an op may stand in a function

@@ -38,6 +38,7 @@ from gpu_alloc_verify.verify.lowerings.base import Lowering
 from gpu_alloc_verify.verify.lowerings.mlir_opt import DEFAULT_PIPELINE
 from gpu_alloc_verify.verify.model.errors import SourceParseError
 from gpu_alloc_verify.verify.model.program import Program
+from gpu_alloc_verify.verify.model.verdicts import InvariantId, Verdict
 
 # The name text given without a `filename` goes by in locations (`<input>:3:9`).
 DEFAULT_FILENAME = "<input>"
@@ -73,7 +74,7 @@ def _subject(program: object) -> Program | str:
                         f"not {type(program).__name__}")
     if not _GENERATED_LOC.search(program):
         return program
-    from gpu_alloc_verify.verify.ir.source_reader import program_from_text
+    from gpu_alloc_verify.verify.source.to_program import program_from_text
 
     try:
         return program_from_text(program)
@@ -93,7 +94,7 @@ def _lowering(low: Lowering | str) -> Lowering:
     return lowering(low) if isinstance(low, str) else low
 
 
-def _invariants(invariants: Sequence[str] | None) -> list[str]:
+def _invariants(invariants: Sequence[str] | None) -> list[InvariantId]:
     if isinstance(invariants, str):
         invariants = [invariants]
     known = active_invariants()
@@ -128,7 +129,7 @@ def judgement(program: Program | str, lowering: Lowering | str,
 def check(program: Program | str, lowering: Lowering | str,
           invariants: Sequence[str] | None = None, runtime: str = "cuda",
           timeout_ms: int = DEFAULT_TIMEOUT_MS, filename: str | None = None
-          ) -> dict[str, str]:
+          ) -> dict[InvariantId, Verdict]:
     """Verdict per invariant: holds, violated, unknown, rejected or not-applicable."""
     return judgement(program, lowering, invariants, runtime, timeout_ms, filename).verdicts()
 
@@ -158,7 +159,7 @@ def assert_holds(program: Program | str, lowering: Lowering | str,
     text, name = _shown(subject, filename)
     parts = [render(r, program_name=name) for r in violation_records(subject, j, filename)]
     unknown = {i: r.reason or "solver gave up" for i, r in j.results.items()
-               if r.verdict == "unknown"}
+               if r.verdict == Verdict.UNKNOWN}
     if unknown and not allow_unknown:
         lines = [f"UNKNOWN on {j.spec} (not proven either way, never counted as holds):"]
         lines += [f"  {i}: {reason.splitlines()[0]}" for i, reason in unknown.items()]

@@ -38,7 +38,7 @@ from gpu_alloc_verify.verify.lowerings.mlir_opt import (
 )
 from gpu_alloc_verify.verify.lowerings.registry import available_specs, default_spec, resolve
 from gpu_alloc_verify.verify.model.errors import GpuAllocVerifyError, UsageError
-from gpu_alloc_verify.verify.model.verdicts import INVARIANTS
+from gpu_alloc_verify.verify.model.verdicts import INVARIANTS, InvariantId, Verdict
 
 RUNTIMES = ("cuda", "hip", "sycl")
 # Version of the `--json` summary of fuzz and check; its shape is
@@ -58,19 +58,19 @@ def exit_status(violated: bool, unknown: int, allow_unknown: bool = False) -> in
     return EXIT_OK
 
 
-def count_verdicts(by_invariant: dict[str, dict[str, int]], verdict: str) -> int:
+def count_verdicts(by_invariant: dict[str, dict[str, int]], verdict: Verdict) -> int:
     return sum(counts.get(verdict, 0) for counts in by_invariant.values())
 
 
 def verdict_line(by_invariant: dict[str, dict[str, int]]) -> str:
     """The totals the summary ends with, unknown always shown (e.g. "3 violated, 2 unknown")."""
-    violated = count_verdicts(by_invariant, "violated")
-    unknown = count_verdicts(by_invariant, "unknown")
-    holds = count_verdicts(by_invariant, "holds")
+    violated = count_verdicts(by_invariant, Verdict.VIOLATED)
+    unknown = count_verdicts(by_invariant, Verdict.UNKNOWN)
+    holds = count_verdicts(by_invariant, Verdict.HOLDS)
     return f"{violated} violated, {unknown} unknown, {holds} holds"
 
 
-def selected_invariants(selected: Sequence[str] | None) -> list[str]:
+def selected_invariants(selected: Sequence[str] | None) -> list[InvariantId]:
     """`--invariant` IDs checked against the known ones: a typo is a usage error."""
     known = active_invariants()
     bad = [i for i in dict.fromkeys(selected or []) if i not in known]
@@ -478,7 +478,7 @@ def _triage(results: str) -> Any:
 
 def _check_repro(args: argparse.Namespace, record: dict[str, Any]) -> str:
     """The one command that reproduces a `check` violation."""
-    from gpu_alloc_verify.verify.ir.source_module import STDIN_NAME
+    from gpu_alloc_verify.verify.source.user_file import STDIN_NAME
 
     file = "-" if args.file == STDIN_NAME else args.file  # as typed: `check -`
     cmd = ["gpu-alloc-verify", "check", file, "--lowering", str(record["lowering"]),
@@ -531,8 +531,8 @@ def check_files(args: argparse.Namespace) -> int:
     next is checked; text output has a `==> FILE <==` header per file and a
     status per file at the end; --json prints one object per file checked;
     --junitxml one testsuite per file.  Exit status: worst_status."""
-    from gpu_alloc_verify.verify.ir.source_module import STDIN_NAME
     from gpu_alloc_verify.verify.model.errors import SourceParseError
+    from gpu_alloc_verify.verify.source.user_file import STDIN_NAME
 
     files = [STDIN_NAME if f == "-" else f for f in args.files]
     if files.count(STDIN_NAME) > 1:
@@ -602,7 +602,7 @@ def cmd_check(args: argparse.Namespace) -> int:
     if unchecked is not None:
         print(f"gpu-alloc-verify: nothing checked: {unchecked}: exit 3", file=sys.stderr)
         return EXIT_UNKNOWN
-    unknown = count_verdicts(summary["by_invariant"], "unknown")
+    unknown = count_verdicts(summary["by_invariant"], Verdict.UNKNOWN)
     return exit_status(bool(summary["violations"]), unknown, args.allow_unknown)
 
 
@@ -626,10 +626,10 @@ def _check_summary(text: str, row: dict[str, Judgement], file: str = "") -> dict
                for d in j.disagreements]
     unknown = [{"lowering": spec, "invariant": inv, "reason": r.reason or "solver gave up"}
                for spec, j in row.items() for inv, r in j.results.items()
-               if r.verdict == "unknown"]
+               if r.verdict == Verdict.UNKNOWN]
     coverage = [{"lowering": spec, "invariant": inv, "coverage": r.coverage, "count": 1}
                 for spec, j in row.items() for inv, r in j.results.items()
-                if r.verdict == "holds" and r.coverage]
+                if r.verdict == Verdict.HOLDS and r.coverage]
     seen: dict[str, int] = {}
     for v in violations:  # a second violation of one (lowering, invariant): id-2, id-3...
         base = check_violation_id(file, str(v["lowering"]), str(v["invariant"]))
@@ -649,8 +649,8 @@ def _print_check(row: dict[str, Judgement], summary: dict[str, Any],
             print(f"  ({note})")
         for inv, r in j.results.items():
             extra = f"  ({r.reason.splitlines()[0][:100]})" if r.reason and r.verdict in (
-                "unknown", "rejected", "not-applicable") else ""
-            if r.verdict == "holds" and r.coverage:
+                Verdict.UNKNOWN, Verdict.REJECTED, Verdict.NOT_APPLICABLE) else ""
+            if r.verdict == Verdict.HOLDS and r.coverage:
                 extra = f" ({r.coverage})"
             print(f"  {inv:28} {r.verdict}{extra}")
             for v in r.violations:
@@ -723,7 +723,7 @@ def cmd_fuzz(args: argparse.Namespace) -> int:
                   f"{report.tally.examples} programs)")
         if args.report:
             print(f"report: {args.report}/index.html")
-    unknown = count_verdicts(summary["by_invariant"], "unknown")
+    unknown = count_verdicts(summary["by_invariant"], Verdict.UNKNOWN)
     return exit_status(bool(report.found or report.first_seen), unknown, args.allow_unknown)
 
 
@@ -898,13 +898,13 @@ def cmd_replay(args: argparse.Namespace) -> int:
     else:
         for s in still:
             why = f"  ({s['reason'].splitlines()[0][:100]})" if (
-                s["verdict"] == "unknown" and s["reason"]) else ""
+                s["verdict"] == Verdict.UNKNOWN and s["reason"]) else ""
             print(f"{s['id']}: {s['invariant']} on {s['lowering']} (runtime {s['runtime']}, "
                   f"pipeline '{s['pipeline']}'): {s['verdict']}{why}")
             for v in s.get("violations") or []:  # the counterexample, as `check` prints it
                 print("\n" + render(v), end="")
-    unknown = sum(1 for s in still if s["verdict"] == "unknown")
-    return exit_status(any(s["verdict"] == "violated" for s in still), unknown,
+    unknown = sum(1 for s in still if s["verdict"] == Verdict.UNKNOWN)
+    return exit_status(any(s["verdict"] == Verdict.VIOLATED for s in still), unknown,
                        args.allow_unknown)
 
 

@@ -20,7 +20,6 @@ from xdsl.interpreters.func import FuncFunctions
 from xdsl.interpreters.math import MathFunctions
 from xdsl.interpreters.scf import ScfFunctions
 from xdsl.ir import Attribute, Operation
-from xdsl.parser import Parser
 from xdsl.utils.exceptions import InterpretationError
 
 from gpu_alloc_verify.oracles.kernel_api import ELEM_BYTES, Kernel, KernelUnsupported, MemRefView
@@ -34,10 +33,10 @@ from gpu_alloc_verify.oracles.source_xdsl.host_ops import MODELLED, HostFunction
 from gpu_alloc_verify.oracles.source_xdsl.state import State, attach
 from gpu_alloc_verify.oracles.source_xdsl.values import INDEX_BITS, TooLarge, Unmodelled, scalar
 from gpu_alloc_verify.oracles.source_xdsl.view_ops import ViewFunctions
+from gpu_alloc_verify.verify.ir import parse as mlir
 from gpu_alloc_verify.verify.ir.attrs import attr_of
 from gpu_alloc_verify.verify.ir.locations import source_key
 from gpu_alloc_verify.verify.ir.lowered_ir import op_name
-from gpu_alloc_verify.verify.ir.xdsl_context import gpu_unregistered
 
 STEP_LIMIT = 200_000  # ops interpreted per run: past it the input is skipped
 # Seconds per run: kernels launched in a loop cost far more than their one
@@ -79,8 +78,13 @@ class _Steps(Interpreter.Listener):
 
 @lru_cache(maxsize=32)
 def parse(text: str) -> ModuleOp:
-    """Source text (generic form, as `verify.ir.source_text` prints it)."""
-    return Parser(gpu_unregistered(), text).parse_module()
+    """Source text (generic form, as `verify.source.text` prints it) in xDSL's
+    classes, which the interpreter runs."""
+    try:
+        module: ModuleOp = mlir.parse(text, side="source", reader="xdsl", opaque=False)
+    except mlir.NotParsed as e:
+        raise e.error from None  # xDSL's own error, as `check` reports it
+    return module
 
 
 def functions(module: ModuleOp) -> list[func.FuncOp]:

@@ -2,11 +2,11 @@
 correct twin it stays quiet on:
 
 - a call of an external function given buffers (`printMemrefF32`) is a host
-  access in host order (`source_read.external_host_call`, `calls.call`);
+  access in host order (`verify.source.facts.external_host_call`, `calls.call`);
 - a loop past the unroll bound whose handles live and die in one iteration
   is summarized by that iteration (`slicing.closed_effects`): every
   invariant but async-order is decided; async-order is left unknown by the
-  source reader (`source_read.loop_order_unknown`).
+  source reader (`verify.source.facts.loop_order_unknown`).
 """
 
 from __future__ import annotations

@@ -5,9 +5,9 @@ from __future__ import annotations
 import subprocess
 
 from gpu_alloc_verify.verify.invariants.pipeline import active_invariants, judge
-from gpu_alloc_verify.verify.ir.source_reader import program_from_text
 from gpu_alloc_verify.verify.lowerings.base import LoweringOutcome
 from gpu_alloc_verify.verify.model.verdicts import CheckResult
+from gpu_alloc_verify.verify.source.to_program import program_from_text
 from tests.conftest import need_mlir_opt
 
 # Declarations every hand-written lowered module may use.
@@ -50,7 +50,7 @@ def check_module(source: str, lowered_module: str, name: str = "src.mlir",
                  runtime: str = "cuda", timeout_ms: int = 2000) -> dict[str, CheckResult]:
     """Verdicts for a source in any MLIR (read as `check` reads a user's file,
     named `name`) and a whole hand-written lowered module."""
-    from gpu_alloc_verify.verify.ir.source_module import from_text
+    from gpu_alloc_verify.verify.source.user_file import from_text
 
     src = from_text(source, name, need_mlir_opt(19))
     j = judge(src, LoweringOutcome("ok", lowered=generic(lowered_module)), "hand-written",

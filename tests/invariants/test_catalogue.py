@@ -431,7 +431,7 @@ def test_solver_timeout_is_unknown_never_holds() -> None:
     assert answer.status == "unknown" and answer.reason
     from gpu_alloc_verify.verify.extract.calls import LoweredFacts
     from gpu_alloc_verify.verify.invariants.context import CheckContext
-    from gpu_alloc_verify.verify.ir.source_facts import source_facts
+    from gpu_alloc_verify.verify.source.of_program import source_facts
     from tests.invariants.helpers import program_from_text  # type: ignore[attr-defined]
 
     program = program_from_text("func.func @f() {\n return\n}\n")

@@ -16,7 +16,6 @@ from gpu_alloc_verify.verify.extract.layout import gep_offset, size_align
 from gpu_alloc_verify.verify.invariants.pipeline import active_invariants, judge
 from gpu_alloc_verify.verify.invariants.solver import bool_assignment
 from gpu_alloc_verify.verify.ir.lowered_ir import read_lowered
-from gpu_alloc_verify.verify.ir.source_reader import program_from_text
 from gpu_alloc_verify.verify.lowerings.base import LoweringOutcome
 from gpu_alloc_verify.verify.model import fold
 from gpu_alloc_verify.verify.model.values import (
@@ -25,6 +24,7 @@ from gpu_alloc_verify.verify.model.values import (
     unknown_int,
     unknown_vars,
 )
+from gpu_alloc_verify.verify.source.to_program import program_from_text
 from tests.conftest import need_mlir_opt
 from tests.invariants.helpers import DECLS, check
 

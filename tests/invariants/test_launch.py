@@ -111,8 +111,8 @@ def test_the_stream_of_an_llvm17_launch_is_seen_too() -> None:
     """10 operand segments (async object, no cluster sizes): the last is the
     stream, as in the 13 of LLVM 18 on."""
     from gpu_alloc_verify.verify.invariants.pipeline import active_invariants, judge
-    from gpu_alloc_verify.verify.ir.source_module import from_text
     from gpu_alloc_verify.verify.lowerings.base import LoweringOutcome
+    from gpu_alloc_verify.verify.source.user_file import from_text
     from tests.invariants.helpers import generic, need_mlir_opt
 
     src = from_text(SOURCE, "src.mlir", need_mlir_opt(19))

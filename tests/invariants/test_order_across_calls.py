@@ -3,7 +3,7 @@
 The source's helper `@upload` (a memset on a fresh stream and a host wait)
 is called twice from `@main`, with a host read of the buffer after each
 call.  The lowered code keeps the helper; the analysis puts each call's
-activation in `@main`'s host order (`verify.ir.source_inline`) and pairs
+activation in `@main`'s host order (`verify.source.inline`) and pairs
 each lowered call with its activation by the call-site locations.
 
 - twin: the correct lowering: `holds`.  It is the trap for merged
@@ -28,8 +28,8 @@ import pytest
 from gpu_alloc_verify.oracles.lowered_interp import run_function
 from gpu_alloc_verify.oracles.runtime import DEVICE_RACE, HOST_RACE
 from gpu_alloc_verify.oracles.simulated import SimulatedRuntime
-from gpu_alloc_verify.verify.ir.source_inline import inline_source
-from gpu_alloc_verify.verify.ir.source_module import from_text
+from gpu_alloc_verify.verify.source.inline import inline_source
+from gpu_alloc_verify.verify.source.user_file import from_text
 from tests.conftest import need_mlir_opt
 from tests.invariants.helpers import DECLS, check_module, generic
 

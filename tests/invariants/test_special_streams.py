@@ -13,9 +13,9 @@ import pytest
 from gpu_alloc_verify.verify.invariants.ground_truth import execute, observe
 from gpu_alloc_verify.verify.invariants.pipeline import active_invariants, judge
 from gpu_alloc_verify.verify.invariants.truth_inputs import boundary_inputs
-from gpu_alloc_verify.verify.ir.source_facts import source_facts
-from gpu_alloc_verify.verify.ir.source_reader import program_from_text
 from gpu_alloc_verify.verify.lowerings.base import LoweringOutcome
+from gpu_alloc_verify.verify.source.of_program import source_facts
+from gpu_alloc_verify.verify.source.to_program import program_from_text
 from tests.invariants.helpers import DECLS, generic
 
 CONTRACT, ORDER = "runtime-contract", "async-order"

@@ -16,9 +16,9 @@ from gpu_alloc_verify.verify.invariants.witness import (
     TruthPolicy,
     reconcile,
 )
-from gpu_alloc_verify.verify.ir.source_reader import program_from_text
 from gpu_alloc_verify.verify.lowerings.base import LoweringOutcome
 from gpu_alloc_verify.verify.model.verdicts import CheckResult, Violation
+from gpu_alloc_verify.verify.source.to_program import program_from_text
 from tests.invariants.helpers import DECLS, generic
 
 SOURCE = """
@@ -79,7 +79,7 @@ def _context(lowered_funcs: str):
     from gpu_alloc_verify.verify.extract.calls import extract
     from gpu_alloc_verify.verify.invariants.context import CheckContext
     from gpu_alloc_verify.verify.ir.lowered_ir import parse_lowered
-    from gpu_alloc_verify.verify.ir.source_facts import source_facts
+    from gpu_alloc_verify.verify.source.of_program import source_facts
 
     program = program_from_text(SOURCE)
     text = generic("module {\n" + lowered_funcs + DECLS + "}\n")

@@ -82,7 +82,7 @@ module {
 
 
 def _source_run(text: str, scalars: dict[int, Any]) -> list[Any]:
-    from gpu_alloc_verify.verify.ir.source_text import normalize
+    from gpu_alloc_verify.verify.source.text import normalize
 
     module = parse(normalize(text, "t.mlir", need_mlir_opt(19)))
     fn = functions(module)[0]
@@ -104,7 +104,7 @@ def test_source_globals_affine_views_and_fill() -> None:
 def test_an_out_of_bounds_subview_skips_the_input() -> None:
     text = SOURCE.replace("%g[1, 1] [1, 2]", "%g[1, 2] [1, 2]").replace(
         "offset: 4>>", "offset: 5>>")
-    from gpu_alloc_verify.verify.ir.source_text import normalize
+    from gpu_alloc_verify.verify.source.text import normalize
 
     module = parse(normalize(text, "t.mlir", need_mlir_opt(19)))
     fn = functions(module)[0]

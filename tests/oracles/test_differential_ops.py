@@ -235,7 +235,7 @@ func.func @sub(%a: memref<?xf32>, %b: memref<?xf32>) {
 def test_outlining_order_is_first_use_in_a_post_order_walk() -> None:
     from gpu_alloc_verify.oracles.source_xdsl.launch import plan
     from gpu_alloc_verify.oracles.source_xdsl.machine import parse
-    from gpu_alloc_verify.verify.ir.source_module import from_text
+    from gpu_alloc_verify.verify.source.user_file import from_text
 
     need_mlir_opt(19)
     module = parse(from_text(SUB, "sub.mlir", need_mlir_opt(19)).text)

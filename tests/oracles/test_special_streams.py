@@ -115,7 +115,7 @@ def test_case_102_runs_natively_as_the_interpreter_does(section: str, profile: s
     replayed on the profile, gives the interpreter's verdict."""
     from gpu_alloc_verify.verify.invariants.ground_truth import execute
     from gpu_alloc_verify.verify.invariants.native_truth import _native_runner, run_natively
-    from gpu_alloc_verify.verify.ir.source_reader import program_from_text
+    from gpu_alloc_verify.verify.source.to_program import program_from_text
     from tests.invariants.helpers import DECLS, generic
     from tests.soundness.test_adversarial import sections
 

@@ -25,7 +25,7 @@ from gpu_alloc_verify.oracles import fast_ir
 from gpu_alloc_verify.oracles.llvm_values import constant_value, field_offset, layout, prop
 from gpu_alloc_verify.oracles.lowered_interp import parse_module
 from gpu_alloc_verify.verify.ir.fastparse import parse_module as fast_parse
-from gpu_alloc_verify.verify.ir.lowered_ir import opaque_pointers
+from gpu_alloc_verify.verify.ir.parse import opaque_pointers
 from gpu_alloc_verify.verify.lowerings.base import Lowering
 from gpu_alloc_verify.verify.lowerings.mlir_opt import MlirOptLowering
 from gpu_alloc_verify.verify.lowerings.registry import resolve

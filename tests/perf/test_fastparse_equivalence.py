@@ -22,11 +22,11 @@ from gpu_alloc_verify.verify.campaign.bench import seeded_programs
 from gpu_alloc_verify.verify.extract.calls import extract
 from gpu_alloc_verify.verify.ir import fastparse
 from gpu_alloc_verify.verify.ir.lowered_ir import parse_lowered, read_lowered
-from gpu_alloc_verify.verify.ir.source_facts import source_facts
 from gpu_alloc_verify.verify.lowerings.base import Lowering
 from gpu_alloc_verify.verify.lowerings.mlir_opt import MlirOptLowering
 from gpu_alloc_verify.verify.lowerings.registry import resolve
 from gpu_alloc_verify.verify.model.program import Program
+from gpu_alloc_verify.verify.source.of_program import source_facts
 from tests.conftest import need_mlir_opt
 from tests.perf.facts import facts_signature
 

@@ -19,9 +19,9 @@ from gpu_alloc_verify.generators.programs import GenConfig
 from gpu_alloc_verify.verify.extract.calls import extract
 from gpu_alloc_verify.verify.invariants.schedule import encode
 from gpu_alloc_verify.verify.ir.lowered_ir import read_lowered
-from gpu_alloc_verify.verify.ir.source_facts import source_facts
 from gpu_alloc_verify.verify.lowerings.registry import resolve
 from gpu_alloc_verify.verify.model import fold
+from gpu_alloc_verify.verify.source.of_program import source_facts
 from tests.conftest import collect_programs
 
 INTS = [z3.Int("x"), z3.Int("y")]

@@ -38,8 +38,8 @@ from hypothesis import strategies as st
 from gpu_alloc_verify.generators.programs import GenConfig
 from gpu_alloc_verify.verify.ir import fastparse
 from gpu_alloc_verify.verify.ir.lowered_ir import LoweredParseError
-from gpu_alloc_verify.verify.ir.source_facts import source_facts
 from gpu_alloc_verify.verify.lowerings.mlir_opt import MlirOptLowering
+from gpu_alloc_verify.verify.source.of_program import source_facts
 from tests.conftest import collect_programs, need_mlir_opt
 from tests.perf.facts import fast_reader_agrees
 

@@ -346,8 +346,8 @@ from pathlib import Path
 import pytest
 
 from gpu_alloc_verify.verify.invariants import SOLVER_INVARIANTS
-from gpu_alloc_verify.verify.ir.source_reader import program_from_text
 from gpu_alloc_verify.verify.model.verdicts import CheckResult
+from gpu_alloc_verify.verify.source.to_program import program_from_text
 from tests.conftest import need_mlir_opt
 from tests.invariants.helpers import DECLS, check, generic
 

@@ -19,8 +19,8 @@ import pytest
 
 from gpu_alloc_verify.verify.invariants.ground_truth import EXECUTION_DECIDED, execute, observe
 from gpu_alloc_verify.verify.invariants.truth_inputs import boundary_inputs
-from gpu_alloc_verify.verify.ir.source_facts import source_facts
-from gpu_alloc_verify.verify.ir.source_reader import program_from_text
+from gpu_alloc_verify.verify.source.of_program import source_facts
+from gpu_alloc_verify.verify.source.to_program import program_from_text
 from tests.invariants.helpers import DECLS, generic
 from tests.soundness.test_adversarial import BUGS, BY_FILE, TWINS, _id, sections
 

@@ -37,12 +37,13 @@ from gpu_alloc_verify.verify.invariants.pipeline import NO_CRASH, Judgement, jud
 from gpu_alloc_verify.verify.invariants.solver import DEFAULT_TIMEOUT_MS
 from gpu_alloc_verify.verify.invariants.witness import DEFAULT_CROSSCHECK_SHARE, TruthPolicy
 from gpu_alloc_verify.verify.ir.lowered_ir import read_lowered
-from gpu_alloc_verify.verify.ir.source_facts import source_facts
 from gpu_alloc_verify.verify.lowerings.base import Lowering
 from gpu_alloc_verify.verify.lowerings.mlir_opt import DEFAULT_PIPELINE
 from gpu_alloc_verify.verify.lowerings.registry import default_spec, resolve
 from gpu_alloc_verify.verify.model.machine import default_jobs
 from gpu_alloc_verify.verify.model.program import Program
+from gpu_alloc_verify.verify.model.verdicts import InvariantId
+from gpu_alloc_verify.verify.source.of_program import source_facts
 
 SIZES = (5, 10, 20, 40)
 STAGES = ("generate", "print", "lower", "parse/extract", "solve", "truth", "execute")
@@ -54,11 +55,11 @@ REPEATS = 3  # alternating lowering-only and end-to-end runs; medians reported
 SEED = 0
 
 
-def solver_invariants() -> list[str]:
+def solver_invariants() -> list[InvariantId]:
     try:
         from gpu_alloc_verify.verify.invariants import SOLVER_INVARIANTS
     except ImportError:
-        return [i for i in CHECKERS if i != "differential"]
+        return [i for i in CHECKERS if i != InvariantId.DIFFERENTIAL]
     return list(SOLVER_INVARIANTS)
 
 
@@ -202,7 +203,7 @@ def _lower_only(lowering: Lowering, progs: Sequence[Program]) -> tuple[float, fl
 
 
 def _execute_costs(lowering: Lowering, progs: Sequence[Program], runtime: str) -> list[float]:
-    check = CHECKERS.get("differential")
+    check = CHECKERS.get(InvariantId.DIFFERENTIAL)
     if check is None:
         return []
     out: list[float] = []
@@ -233,7 +234,7 @@ def e2e_shares(n: int, jobs: int) -> list[list[int]]:
 
 
 def _e2e_run(lowering: Lowering, items: list[tuple[int, int]], seed: int,
-             invariants: list[str], runtime: str, timeout_ms: int, jobs: int
+             invariants: Sequence[str], runtime: str, timeout_ms: int, jobs: int
              ) -> tuple[float, float, float, list[Cost], dict[str, int]]:
     """One end-to-end campaign over `items`: wall, CPU and lowering seconds,
     per-program costs and the verdict counts."""

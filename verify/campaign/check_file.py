@@ -15,12 +15,12 @@ from gpu_alloc_verify.verify.campaign.check_progress import CheckProgress
 from gpu_alloc_verify.verify.invariants.pipeline import Judgement, judge
 from gpu_alloc_verify.verify.invariants.solver import DEFAULT_TIMEOUT_MS
 from gpu_alloc_verify.verify.invariants.witness import TruthPolicy
-from gpu_alloc_verify.verify.ir.source_module import SourceModule, from_text, read_text
 from gpu_alloc_verify.verify.ir.tools import find_mlir_opt
 from gpu_alloc_verify.verify.lowerings.base import Lowering
 from gpu_alloc_verify.verify.lowerings.mlir_opt import MlirOptLowering
 from gpu_alloc_verify.verify.model.errors import SourceParseError
-from gpu_alloc_verify.verify.model.verdicts import CheckResult
+from gpu_alloc_verify.verify.model.verdicts import CheckResult, InvariantId, Verdict
+from gpu_alloc_verify.verify.source.user_file import SourceModule, from_text, read_text
 
 
 def check_file(path: str, lowerings: Sequence[Lowering], invariants: Sequence[str],
@@ -88,5 +88,6 @@ def _judge(source: SourceModule, lowering: Lowering, invariants: Sequence[str],
 
 
 def _unreadable(spec: str, why: str, invariants: Sequence[str]) -> Judgement:
-    results = {i: CheckResult(i, "not-applicable", reason=why) for i in invariants}
+    results = {i: CheckResult(i, Verdict.NOT_APPLICABLE, reason=why)
+               for i in map(InvariantId, invariants)}
     return Judgement(spec, "rejected", results, diagnostics=why)

@@ -65,6 +65,7 @@ from gpu_alloc_verify.verify.lowerings.base import Lowering
 from gpu_alloc_verify.verify.lowerings.mlir_opt import DEFAULT_PIPELINE
 from gpu_alloc_verify.verify.model.program import Program
 from gpu_alloc_verify.verify.model.results import ResultsWriter
+from gpu_alloc_verify.verify.model.verdicts import InvariantId, Verdict
 
 
 @dataclass
@@ -331,7 +332,7 @@ class _Campaign:
             for spec, j in row.items():
                 entry: dict[str, Any] = {"status": j.status, "verdicts": j.verdicts()}
                 reasons = {inv: r.reason or "solver gave up" for inv, r in j.results.items()
-                           if r.verdict == "unknown"}
+                           if r.verdict == Verdict.UNKNOWN}
                 for inv, reason in reasons.items():
                     self._note_unknown(spec, inv, reason, text)
                 for d in j.disagreements:
@@ -339,7 +340,7 @@ class _Campaign:
                 if reasons:
                     entry["reasons"] = reasons
                 covered = {inv: r.coverage for inv, r in j.results.items()
-                           if r.verdict == "holds" and r.coverage}
+                           if r.verdict == Verdict.HOLDS and r.coverage}
                 for inv, cov in covered.items():
                     self._note_coverage(spec, inv, cov)
                 if covered:
@@ -460,7 +461,7 @@ class _Campaign:
         the file and the search did not draw it in this run)."""
         program, j = first.program, first.judgement
         if program is None:
-            from gpu_alloc_verify.verify.ir.source_reader import program_from_text
+            from gpu_alloc_verify.verify.source.to_program import program_from_text
 
             try:
                 program = program_from_text(first.text, f"{self.id} program {first.index}")
@@ -475,4 +476,4 @@ class _Campaign:
             j = check_batch([program], [by_spec[key[0]]], self.opts.invariants,
                             self.opts.runtime, timeout_ms=self.opts.solver_timeout_ms
                             )[0][key[0]]
-        return Found(key[0], key[1], program, j, shrunk=False)
+        return Found(key[0], InvariantId(key[1]), program, j, shrunk=False)

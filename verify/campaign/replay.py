@@ -23,6 +23,7 @@ from gpu_alloc_verify.verify.lowerings.registry import resolve
 from gpu_alloc_verify.verify.model.errors import UsageError
 from gpu_alloc_verify.verify.model.program import Program
 from gpu_alloc_verify.verify.model.results import read_records
+from gpu_alloc_verify.verify.model.verdicts import InvariantId, Verdict
 
 Record = dict[str, Any]
 
@@ -32,7 +33,7 @@ class ReplaySettings:
     """What a violation is judged under, as the campaign that found it had it."""
 
     lowering: str
-    invariant: str
+    invariant: InvariantId
     runtime: str = "cuda"
     pipeline: str = DEFAULT_PIPELINE
     solver_timeout_ms: int = DEFAULT_TIMEOUT_MS
@@ -83,7 +84,7 @@ def settings_of(record: Record, start: Record) -> ReplaySettings:
         return value if value is not None else start.get(key, default)
 
     timeout = pick("solver_timeout_ms", DEFAULT_TIMEOUT_MS)
-    return ReplaySettings(record["lowering"], invariant, str(pick("runtime", "cuda")),
+    return ReplaySettings(record["lowering"], InvariantId(invariant), str(pick("runtime", "cuda")),
                           str(pick("pipeline", DEFAULT_PIPELINE) or DEFAULT_PIPELINE),
                           timeout if isinstance(timeout, int) and timeout > 0
                           else DEFAULT_TIMEOUT_MS)
@@ -91,11 +92,11 @@ def settings_of(record: Record, start: Record) -> ReplaySettings:
 
 def replay_one(record: Record, settings: ReplaySettings, lowering: Lowering) -> Record:
     """Judge the record's program again; the verdict and reason of its invariant."""
-    from gpu_alloc_verify.verify.ir.source_module import SourceModule, from_text
-    from gpu_alloc_verify.verify.ir.source_reader import program_from_text
     from gpu_alloc_verify.verify.ir.tools import find_mlir_opt
     from gpu_alloc_verify.verify.lowerings.mlir_opt import MlirOptLowering
     from gpu_alloc_verify.verify.model.errors import SourceParseError
+    from gpu_alloc_verify.verify.source.to_program import program_from_text
+    from gpu_alloc_verify.verify.source.user_file import SourceModule, from_text
 
     name = str(record.get("id", "record"))
     program: Program | SourceModule
@@ -119,7 +120,7 @@ def replay_one(record: Record, settings: ReplaySettings, lowering: Lowering) -> 
     return {"id": record.get("id"), "invariant": settings.invariant,
             "lowering": settings.lowering, "runtime": settings.runtime,
             "pipeline": settings.pipeline,
-            "verdict": result.verdict if result else "unknown",
+            "verdict": result.verdict if result else Verdict.UNKNOWN,
             "reason": (result.reason if result else "not judged") or "",
             "violations": found}
 

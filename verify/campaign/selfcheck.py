@@ -39,9 +39,11 @@ from gpu_alloc_verify.verify.invariants.ground_truth import (
 )
 from gpu_alloc_verify.verify.invariants.pipeline import judge
 from gpu_alloc_verify.verify.invariants.truth_inputs import boundary_inputs, witness_inputs
-from gpu_alloc_verify.verify.ir.source_facts import SourceFacts, source_facts
 from gpu_alloc_verify.verify.lowerings.base import LoweringOutcome
 from gpu_alloc_verify.verify.model.program import Program
+from gpu_alloc_verify.verify.model.verdicts import InvariantId, Verdict
+from gpu_alloc_verify.verify.source.facts import SourceFacts
+from gpu_alloc_verify.verify.source.of_program import source_facts
 from gpu_alloc_verify.verify.tools.runner import find_mlir_opt, run_tool
 
 DEFAULT_LOWERINGS = ("mlir-opt-19", "mlir-opt-22", "xdsl:split-api")
@@ -69,7 +71,7 @@ class Disagreement:
     klass: str
     spec: str
     program: int
-    invariant: str
+    invariant: InvariantId
     kind: str
     analysis: str
     execution: str
@@ -125,7 +127,7 @@ def mlir_accepts(tool: str, text: str) -> bool:
 
 def _runnable(text: str) -> Any:
     from gpu_alloc_verify.oracles.lowered_interp import read_fast
-    from gpu_alloc_verify.verify.ir.lowered_ir import opaque_pointers
+    from gpu_alloc_verify.verify.ir.parse import opaque_pointers
 
     plain = opaque_pointers(text)
     fast = read_fast(plain)
@@ -149,7 +151,7 @@ class Runs:
                 ex = execute(self.base.program, self.module, function, inputs)
             except fastparse.Unsupported:  # outside the fast reader: xDSL's parse
                 from gpu_alloc_verify.oracles.lowered_interp import parse_module
-                from gpu_alloc_verify.verify.ir.lowered_ir import opaque_pointers
+                from gpu_alloc_verify.verify.ir.parse import opaque_pointers
 
                 self.module = parse_module(opaque_pointers(self.text))
                 self.made.clear()
@@ -163,18 +165,18 @@ class Runs:
                 for inputs in boundary_inputs(prog, fn.name)]
 
 
-def classify(runs: Runs, invariant: str, verdict: str, violations: list[Any],
+def classify(runs: Runs, invariant: InvariantId, verdict: Verdict, violations: list[Any],
              residue: bool) -> tuple[str, str]:
     """(kind, what execution showed) for one invariant's verdict."""
-    if verdict == "not-applicable":
+    if verdict == Verdict.NOT_APPLICABLE:
         return "n/a", "the analysis says not-applicable"
-    if verdict not in ("holds", "violated"):
+    if verdict not in (Verdict.HOLDS, Verdict.VIOLATED):
         return "undecided", f"the analysis says {verdict}"
     facts = runs.base.facts
     seen: list[tuple[Execution, Observation]] = []
     for ex in runs.boundary():
         seen.append((ex, observe(invariant, ex, facts)))
-    if verdict == "violated":
+    if verdict == Verdict.VIOLATED:
         for v in violations:
             path = v.counterexample.get("path") or {}
             for fn, inputs in witness_inputs(runs.base.program, runs.base.source, path):
@@ -186,9 +188,9 @@ def classify(runs: Runs, invariant: str, verdict: str, violations: list[Any],
     if shown:
         ex, o = shown[0]
         what = f"{ex.show_inputs(runs.base.source)}: {o.seen[0]}"
-        return ("agree" if verdict == "violated" else "unsound"), what
+        return ("agree" if verdict == Verdict.VIOLATED else "unsound"), what
     undecided = [o.why_not for _, o in seen if not o.decided]
-    if verdict == "holds":
+    if verdict == Verdict.HOLDS:
         return ("agree", "") if len(undecided) < len(seen) else \
             ("undecided", undecided[0] if undecided else "nothing ran")
     if undecided or not seen:
@@ -197,11 +199,12 @@ def classify(runs: Runs, invariant: str, verdict: str, violations: list[Any],
     return "imprecise", f"{ran} run without it"
 
 
-def _judge(base: Base, text: str) -> tuple[dict[str, tuple[str, list[Any]]], bool] | None:
+def _judge(base: Base, text: str
+           ) -> tuple[dict[InvariantId, tuple[Verdict, list[Any]]], bool] | None:
     """The analysis's verdicts on `text` (None: the project's reader rejects
     it), and whether it has ops left unconverted."""
     outcome = LoweringOutcome("ok", lowered=text, entry=base.outcome.entry)
-    j = judge(base.program, outcome, base.spec, ["lowering-no-crash", *EXECUTION_DECIDED],
+    j = judge(base.program, outcome, base.spec, [InvariantId.LOWERING_NO_CRASH, *EXECUTION_DECIDED],
               truth=None)
     if j.status != "ok":
         return None
@@ -211,26 +214,26 @@ def _judge(base: Base, text: str) -> tuple[dict[str, tuple[str, list[Any]]], boo
             if i in EXECUTION_DECIDED}, residue
 
 
-def check_text(base: Base, text: str) -> dict[str, tuple[str, str, str]] | None:
+def check_text(base: Base, text: str) -> dict[InvariantId, tuple[str, str, str]] | None:
     """invariant -> (kind, analysis verdict, execution's words) for `text`."""
     judged = _judge(base, text)
     if judged is None:
         return None
     verdicts, residue = judged
     runs = Runs(base, text)
-    out: dict[str, tuple[str, str, str]] = {}
+    out: dict[InvariantId, tuple[str, str, str]] = {}
     for inv, (verdict, violations) in verdicts.items():
         kind, what = classify(runs, inv, verdict, violations, residue)
-        detail = violations[0].detail if verdict == "violated" and violations else verdict
+        detail = violations[0].detail if verdict == Verdict.VIOLATED and violations else verdict
         out[inv] = (kind, detail, what)
     return out
 
 
 def make_bases(programs: list[Program], first: int, specs: list[str]) -> list[Base]:
     """Each program lowered by each lowering (those that lower it fully)."""
-    from gpu_alloc_verify.verify.ir.source_read import read_source
-    from gpu_alloc_verify.verify.ir.source_text import parse_source
     from gpu_alloc_verify.verify.lowerings.registry import resolve
+    from gpu_alloc_verify.verify.source.facts import read_source
+    from gpu_alloc_verify.verify.source.text import parse_text
 
     by_spec = {spec: resolve(spec).lower_batch(programs) for spec in specs}
     out: list[Base] = []
@@ -240,7 +243,7 @@ def make_bases(programs: list[Program], first: int, specs: list[str]) -> list[Ba
             outcome = by_spec[spec][k]
             if outcome.status != "ok" or not outcome.lowered:
                 continue
-            facts = read_source(parse_source(outcome.entry, "entry IR")) if outcome.entry \
+            facts = read_source(parse_text(outcome.entry, "entry IR")) if outcome.entry \
                 else src
             tool = _validator(spec)
             if tool is not None and not mlir_accepts(tool, outcome.lowered):

@@ -332,7 +332,7 @@ class _Extractor(ControlFlow, Memory, Integers):
                 if loc is not None:
                     # Host code given the source call's buffers reads and
                     # writes them while it runs: one point in host order,
-                    # paired with the source's call (`source_read`).
+                    # paired with the source's call (`verify.source.facts`).
                     self.facts.calls.append(Call(len(self.facts.calls), self.func,
                                                  "host.store", (), guard, loc,
                                                  iters=self.iters, sites=self.sites(),

@@ -7,8 +7,8 @@ from typing import Any
 
 from gpu_alloc_verify.verify.extract.calls import LoweredFacts
 from gpu_alloc_verify.verify.invariants.solver import DEFAULT_TIMEOUT_MS
-from gpu_alloc_verify.verify.ir.source_facts import SourceFacts
 from gpu_alloc_verify.verify.model.program import Program
+from gpu_alloc_verify.verify.source.facts import SourceFacts
 
 
 @dataclass

@@ -5,7 +5,7 @@ module outside the generator's model (and one whose kernels are not the
 catalogue's) is run from its own text (`oracles.source_xdsl`).
 
 Kernels run as the catalogue's (`verify.model.kernels`).  A program read
-from text (tagged `kernels-by-name` by `verify.ir.source_reader`) names its
+from text (tagged `kernels-by-name` by `verify.source.to_program`) names its
 kernels only; their bodies are the user's, so each launched one is first
 compared with the catalogue kernel of its name, and the verdict is `unknown`
 where one differs or cannot be read: running the catalogue's in its place
@@ -16,20 +16,20 @@ from __future__ import annotations
 
 from gpu_alloc_verify.verify.invariants.context import CheckContext
 from gpu_alloc_verify.verify.model.program import Program
-from gpu_alloc_verify.verify.model.verdicts import CheckResult
+from gpu_alloc_verify.verify.model.verdicts import CheckResult, InvariantId, Verdict
 
 
 def check_differential(ctx: CheckContext) -> CheckResult:
     from gpu_alloc_verify.oracles.differential import check, simulated
-    from gpu_alloc_verify.verify.ir.lowered_ir import opaque_pointers
+    from gpu_alloc_verify.verify.ir.parse import opaque_pointers
 
     different = kernels_not_catalogue(ctx.program) if ctx.program is not None else ""
     if ctx.program is None or different:
         # Outside the model, or kernels of the user's own: interpret the text.
         if ctx.source_text is None and different:
-            return CheckResult("differential", "unknown", reason=different)
+            return CheckResult(InvariantId.DIFFERENTIAL, Verdict.UNKNOWN, reason=different)
         if ctx.source_text is None:
-            return CheckResult("differential", "not-applicable",
+            return CheckResult(InvariantId.DIFFERENTIAL, Verdict.NOT_APPLICABLE,
                                reason="the oracle runs only programs in the generator's "
                                "model, or a source text; this module is neither")
         from gpu_alloc_verify.oracles.source_xdsl import check_text
@@ -47,7 +47,7 @@ def kernels_not_catalogue(program: Program) -> str:
     """Why the kernels of a program read by name are not known to be the
     catalogue's (the source runner runs catalogue kernels only); "" when they
     are, or when the program was generated (its kernels are the catalogue's)."""
-    from gpu_alloc_verify.verify.ir.source_reader import KERNELS_BY_NAME, kernel_source
+    from gpu_alloc_verify.verify.source.to_program import KERNELS_BY_NAME, kernel_source
 
     if KERNELS_BY_NAME not in program.tags:
         return ""

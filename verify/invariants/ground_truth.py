@@ -45,16 +45,17 @@ from gpu_alloc_verify.oracles.source_interp import (
     program_unmodelled,
 )
 from gpu_alloc_verify.verify.ir import fastparse
-from gpu_alloc_verify.verify.ir.source_facts import SourceFacts
 from gpu_alloc_verify.verify.model.program import MemRefType, Program
 from gpu_alloc_verify.verify.model.runtime_api import arg_of, roles
-from gpu_alloc_verify.verify.model.verdicts import CheckResult
+from gpu_alloc_verify.verify.model.verdicts import CheckResult, InvariantId
+from gpu_alloc_verify.verify.source.facts import SourceFacts
 
 # Invariants a run of the lowered code decides (the others are facts of the
 # module text, or, for `differential`, an execution already).
-EXECUTION_DECIDED = (
-    "sync-alloc-no-stream", "stream-no-leak", "stream-no-use-after-destroy",
-    "event-no-leak", "host-shared-flag", "async-order", "runtime-contract",
+EXECUTION_DECIDED: tuple[InvariantId, ...] = (
+    InvariantId.SYNC_ALLOC_NO_STREAM, InvariantId.STREAM_NO_LEAK,
+    InvariantId.STREAM_NO_USE_AFTER_DESTROY, InvariantId.EVENT_NO_LEAK,
+    InvariantId.HOST_SHARED_FLAG, InvariantId.ASYNC_ORDER, InvariantId.RUNTIME_CONTRACT,
 )
 MAX_INPUT = 1 << 12  # a larger integer input (a trip count) is not run
 RACES = (HOST_RACE, DEVICE_RACE)
@@ -180,26 +181,26 @@ def execute_lowered_only(facts: SourceFacts, module: Any, function: str,
     return ex
 
 
-def observe(invariant: str, ex: Execution, facts: SourceFacts) -> Observation:
+def observe(invariant: InvariantId, ex: Execution, facts: SourceFacts) -> Observation:
     """What `ex` shows about `invariant` (`facts`: what gpu-to-llvm was given)."""
     if not ex.ran:
         return Observation(False, why_not=ex.why_not or "the lowered code did not run")
     low = ex.lowered
     assert low is not None and low.outcome is not None
     errors = low.outcome.errors
-    if invariant == "stream-no-use-after-destroy":
+    if invariant == InvariantId.STREAM_NO_USE_AFTER_DESTROY:
         return Observation(True, [f"{e.kind} at {e.loc or '?'} ({e.detail})" for e in errors
                                   if e.kind in (USE_AFTER_DESTROY, DOUBLE_DESTROY)])
-    if invariant in ("stream-no-leak", "event-no-leak"):
+    if invariant in (InvariantId.STREAM_NO_LEAK, InvariantId.EVENT_NO_LEAK):
         return _leaks(invariant, ex, facts)
-    if invariant == "sync-alloc-no-stream":
+    if invariant == InvariantId.SYNC_ALLOC_NO_STREAM:
         sync = {op.id for op in facts.sync_allocs()}
         return Observation(True, [f"mgpuStreamCreate at {c.loc} (a synchronous gpu.alloc)"
                                   for c in low.raw_trace
                                   if c.callee == "mgpuStreamCreate" and c.loc in sync])
-    if invariant == "host-shared-flag":
+    if invariant == InvariantId.HOST_SHARED_FLAG:
         return Observation(True, _wrong_flags(ex, facts))
-    if invariant == "async-order":
+    if invariant == InvariantId.ASYNC_ORDER:
         src = ex.source
         if src is None or src.outcome is None:
             return Observation(False, why_not="the source did not run")
@@ -215,19 +216,19 @@ def observe(invariant: str, ex: Execution, facts: SourceFacts) -> Observation:
                                f"({misuse[0].kind} at {misuse[0].loc or '?'}): what it "
                                "leaves in memory says nothing of order")
         return Observation(True, _out_of_order(ex))
-    if invariant == "runtime-contract":
+    if invariant == InvariantId.RUNTIME_CONTRACT:
         return Observation(True, [f"{e.kind} at {e.loc or '?'} ({e.detail})" for e in errors
                                   if e.kind in (NULL_STREAM, INVALID_HANDLE)])
     return Observation(False, why_not=f"{invariant} is not decided by execution")
 
 
-def _leaks(invariant: str, ex: Execution, facts: SourceFacts) -> Observation:
+def _leaks(invariant: InvariantId, ex: Execution, facts: SourceFacts) -> Observation:
     low, src = ex.lowered, ex.source
     assert low is not None and low.outcome is not None
     if low.token_residue:
         return Observation(False, why_not="an op left unconverted made or took a token: the "
                            "handles behind it are not the lowered code's")
-    kind = "stream" if invariant == "stream-no-leak" else "event"
+    kind = "stream" if invariant == InvariantId.STREAM_NO_LEAK else "event"
     if kind == "stream" and src is None and not _always_awaited(facts):
         return Observation(False, why_not="the source is outside the executable model and "
                            "may leave a token un-awaited: which on these inputs is not known")

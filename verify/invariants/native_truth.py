@@ -72,7 +72,7 @@ def run_natively(program: Program, ex: Execution, lowered_text: str, profile: st
     same inputs, its calls (which must be the interpreter's, call for call)
     replayed on the checking runtime.  Or why it cannot be."""
     from gpu_alloc_verify.oracles.replay import replay
-    from gpu_alloc_verify.verify.ir.lowered_ir import opaque_pointers
+    from gpu_alloc_verify.verify.ir.parse import opaque_pointers
 
     if not ex.ran or ex.lowered is None:
         return ex.why_not or "the interpreter did not run it"

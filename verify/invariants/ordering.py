@@ -31,12 +31,12 @@ from gpu_alloc_verify.verify.invariants import solver
 from gpu_alloc_verify.verify.invariants.common import Findings, describe_path
 from gpu_alloc_verify.verify.invariants.context import CheckContext
 from gpu_alloc_verify.verify.invariants.schedule import Item, Schedule, describe, encode
-from gpu_alloc_verify.verify.ir.source_inline import HostOrder, inline_source
-from gpu_alloc_verify.verify.ir.source_read import SourceOp
 from gpu_alloc_verify.verify.model import fold
 from gpu_alloc_verify.verify.model.runtime_api import PROFILES
 from gpu_alloc_verify.verify.model.values import unknown_vars
-from gpu_alloc_verify.verify.model.verdicts import CheckResult, Violation
+from gpu_alloc_verify.verify.model.verdicts import CheckResult, InvariantId, Verdict, Violation
+from gpu_alloc_verify.verify.source.facts import SourceOp
+from gpu_alloc_verify.verify.source.inline import HostOrder, inline_source
 
 
 def _host_ordered(op: SourceOp) -> bool:
@@ -396,7 +396,7 @@ def _decide(f: Findings, sch: Schedule, pairs: list[_Pair], hidden: list[z3.Expr
     f.last_model = model
     path = solver.bool_assignment(model, pair.bad)
     f.violations.append(Violation(
-        "async-order", f"{pair.detail}, {describe_path(path)}",
+        InvariantId.ASYNC_ORDER, f"{pair.detail}, {describe_path(path)}",
         {"path": path, "edge": pair.why, "schedule": describe(sch, model)},
         sorted({m for m in pair.marked if m})))
     return True
@@ -428,7 +428,7 @@ def _untagged_work(f: Findings, sch: Schedule, edges: _Edges, func: str) -> None
 
 def check_async_order(ctx: CheckContext) -> CheckResult:
     funcs = list(dict.fromkeys(c.func for c in ctx.lowered.calls))
-    f = Findings("async-order", ctx)
+    f = Findings(InvariantId.ASYNC_ORDER, ctx)
     any_edge = False
     for func, reasons in ctx.source.order_unknown.items():
         f.unknown.extend(f"order in @{func} not decided: {r}" for r in reasons)
@@ -447,7 +447,7 @@ def check_async_order(ctx: CheckContext) -> CheckResult:
         if isinstance(edges.flat, _Flat):
             f.unknown.extend(f"order in @{func} not decided: {d}" for d in edges.flat.order.doubts)
         elif any(c.func == func for c in ctx.source.calls):
-            # The callees' host accesses are not in this order (`source_read`
+            # The callees' host accesses are not in this order (`verify.source.facts`
             # leaves them to the inlining).
             f.unknown.append(f"order in @{func} not decided across its calls: {edges.flat}")
         _untagged_work(f, sch, edges, func)
@@ -459,6 +459,6 @@ def check_async_order(ctx: CheckContext) -> CheckResult:
         if _decide(f, sch, pairs, hidden):
             return f.result()
     if not any_edge and not f.violations and not f.unknown and not ctx.lowered.cuts:
-        return CheckResult("async-order", "not-applicable",
+        return CheckResult(InvariantId.ASYNC_ORDER, Verdict.NOT_APPLICABLE,
                            reason="no happens-before edge between lowered work")
     return f.result()

@@ -14,23 +14,29 @@ from gpu_alloc_verify.verify.invariants.solver import DEFAULT_TIMEOUT_MS
 from gpu_alloc_verify.verify.invariants.witness import Disagreement, TruthPolicy, reconcile
 from gpu_alloc_verify.verify.ir.fastparse import Unsupported
 from gpu_alloc_verify.verify.ir.lowered_ir import LoweredParseError, parse_lowered, read_lowered
-from gpu_alloc_verify.verify.ir.source_facts import source_facts
-from gpu_alloc_verify.verify.ir.source_module import SourceModule
-from gpu_alloc_verify.verify.ir.source_read import read_source
-from gpu_alloc_verify.verify.ir.source_text import parse_source
 from gpu_alloc_verify.verify.lowerings.base import Lowering, LoweringOutcome, Status
 from gpu_alloc_verify.verify.lowerings.failure_kind import CONFIRMED_BY_TOOL
 from gpu_alloc_verify.verify.model.errors import SourceParseError
 from gpu_alloc_verify.verify.model.program import Program
-from gpu_alloc_verify.verify.model.verdicts import VERDICTS, CheckResult, Violation
+from gpu_alloc_verify.verify.model.verdicts import (
+    VERDICTS,
+    CheckResult,
+    InvariantId,
+    Verdict,
+    Violation,
+)
+from gpu_alloc_verify.verify.source.facts import read_source
+from gpu_alloc_verify.verify.source.of_program import source_facts
+from gpu_alloc_verify.verify.source.text import parse_text
+from gpu_alloc_verify.verify.source.user_file import SourceModule
 
-NO_CRASH = "lowering-no-crash"
+NO_CRASH = InvariantId.LOWERING_NO_CRASH
 DEFAULT_TRUTH = TruthPolicy()  # every violation's witness run; holds not cross-checked
 # Invariants about what gpu-to-llvm does with the ops it is given.
-ENTRY_JUDGED = ("sync-alloc-no-stream", "host-shared-flag")
+ENTRY_JUDGED = (InvariantId.SYNC_ALLOC_NO_STREAM, InvariantId.HOST_SHARED_FLAG)
 
 
-def active_invariants(selected: Sequence[str] | None = None) -> list[str]:
+def active_invariants(selected: Sequence[str] | None = None) -> list[InvariantId]:
     known = [NO_CRASH, *CHECKERS]
     if not selected:
         return known
@@ -43,7 +49,7 @@ class Judgement:
 
     spec: str
     status: Status
-    results: dict[str, CheckResult]
+    results: dict[InvariantId, CheckResult]
     lowered: str = ""
     diagnostics: str = ""
     notes: list[str] = field(default_factory=list)  # how the verdicts were reached
@@ -54,7 +60,7 @@ class Judgement:
     def violations(self) -> list[Violation]:
         return [v for r in self.results.values() for v in r.violations]
 
-    def verdicts(self) -> dict[str, str]:
+    def verdicts(self) -> dict[InvariantId, Verdict]:
         return {k: r.verdict for k, r in self.results.items()}
 
 
@@ -67,53 +73,55 @@ def judge(program: Program | SourceModule, outcome: LoweringOutcome, spec: str,
     gets the seconds spent in "parse", "extract" and each invariant added.
     `truth`: how execution checks the verdicts (`verify.invariants.witness`);
     None: not at all."""
-    results: dict[str, CheckResult] = {}
-    rest = [i for i in invariants if i != NO_CRASH]
+    wanted = [InvariantId(i) for i in invariants]  # IDs given as text (a flag) too
+    results: dict[InvariantId, CheckResult] = {}
+    rest = [i for i in wanted if i != NO_CRASH]
     if outcome.status in ("crash", "timeout"):
-        results[NO_CRASH] = CheckResult(NO_CRASH, "violated", [Violation(
+        results[NO_CRASH] = CheckResult(NO_CRASH, Verdict.VIOLATED, [Violation(
             NO_CRASH, f"the lowering {'hung' if outcome.status == 'timeout' else 'crashed'}"
             f" on a valid program: {_first_line(outcome.diagnostics)}",
             {"diagnostics": outcome.diagnostics})])
         for i in rest:
-            results[i] = CheckResult(i, "not-applicable", reason=f"lowering {outcome.status}")
-        return Judgement(spec, outcome.status, _ordered(results, invariants),
+            results[i] = CheckResult(i, Verdict.NOT_APPLICABLE, reason=f"lowering {outcome.status}")
+        return Judgement(spec, outcome.status, _ordered(results, wanted),
                          diagnostics=outcome.diagnostics)
     if outcome.status == "invalid-ir":
-        results[NO_CRASH] = CheckResult(NO_CRASH, "violated", [invalid_ir_violation(outcome)])
+        results[NO_CRASH] = CheckResult(NO_CRASH, Verdict.VIOLATED,
+                                        [invalid_ir_violation(outcome)])
         for i in rest:
-            results[i] = CheckResult(i, "not-applicable",
+            results[i] = CheckResult(i, Verdict.NOT_APPLICABLE,
                                      reason="the lowering emitted IR that fails verification")
-        return Judgement(spec, "invalid-ir", _ordered(results, invariants),
+        return Judgement(spec, "invalid-ir", _ordered(results, wanted),
                          diagnostics=outcome.diagnostics)
     if outcome.not_applicable:  # the lowering cannot take this input at all
-        for i in invariants:
-            results[i] = CheckResult(i, "not-applicable", reason=outcome.not_applicable)
-        return Judgement(spec, outcome.status, _ordered(results, invariants),
+        for i in wanted:
+            results[i] = CheckResult(i, Verdict.NOT_APPLICABLE, reason=outcome.not_applicable)
+        return Judgement(spec, outcome.status, _ordered(results, wanted),
                          diagnostics=outcome.not_applicable)
-    results[NO_CRASH] = CheckResult(NO_CRASH, "holds")
+    results[NO_CRASH] = CheckResult(NO_CRASH, Verdict.HOLDS)
     if outcome.status == "rejected":
         for i in rest:
-            results[i] = CheckResult(i, "rejected", reason=_error_line(outcome.diagnostics))
-        return Judgement(spec, "rejected", _ordered(results, invariants),
+            results[i] = CheckResult(i, Verdict.REJECTED, reason=_error_line(outcome.diagnostics))
+        return Judgement(spec, "rejected", _ordered(results, wanted),
                          diagnostics=outcome.diagnostics)
     clock = time.perf_counter()
     try:
         src = source_facts(program)
     except SourceParseError as e:  # valid for the tool, unreadable to the harness
         for i in rest:
-            results[i] = CheckResult(i, "unknown", reason=f"the source is not read: {e}")
-        return Judgement(spec, "ok", _ordered(results, invariants), outcome.lowered,
+            results[i] = CheckResult(i, Verdict.UNKNOWN, reason=f"the source is not read: {e}")
+        return Judgement(spec, "ok", _ordered(results, wanted), outcome.lowered,
                          outcome.diagnostics)
     try:
         module: Any = read_lowered(outcome.lowered, parser, outcome.module)
         parsed = time.perf_counter()
         facts = _extract(module, outcome, src.lowered_arg_names)
     except LoweredParseError as e:
-        results[NO_CRASH] = CheckResult(NO_CRASH, "violated", [Violation(
+        results[NO_CRASH] = CheckResult(NO_CRASH, Verdict.VIOLATED, [Violation(
             NO_CRASH, f"the lowering reported success but printed unreadable IR: {e}")])
         for i in rest:
-            results[i] = CheckResult(i, "not-applicable", reason="unreadable output")
-        return Judgement(spec, "crash", _ordered(results, invariants), outcome.lowered,
+            results[i] = CheckResult(i, Verdict.NOT_APPLICABLE, reason="unreadable output")
+        return Judgement(spec, "crash", _ordered(results, wanted), outcome.lowered,
                          outcome.diagnostics)
     if outcome.module is not None:
         module = outcome.module  # checkers see the in-process lowering's own module
@@ -124,14 +132,14 @@ def judge(program: Program | SourceModule, outcome: LoweringOutcome, spec: str,
     notes: list[str] = []
     if outcome.entry:
         try:
-            ctx.entry = read_source(parse_source(outcome.entry, "entry IR"))
+            ctx.entry = read_source(parse_text(outcome.entry, "entry IR"))
             notes.append(f"{', '.join(ENTRY_JUDGED)} judged against the IR entering "
                          "gpu-to-llvm (the pipeline rewrites the source before it); the "
                          "others against the program as written")
         except SourceParseError as e:
             for i in ENTRY_JUDGED:
                 if i in rest:
-                    results[i] = CheckResult(i, "unknown",
+                    results[i] = CheckResult(i, Verdict.UNKNOWN,
                                              reason=f"the IR entering gpu-to-llvm is not read: {e}")
             rest = [i for i in rest if i not in ENTRY_JUDGED]
     if timings is None:
@@ -148,7 +156,7 @@ def judge(program: Program | SourceModule, outcome: LoweringOutcome, spec: str,
     disagreements = reconcile(ctx, results, truth) if truth is not None else []
     if timings is not None:
         timings["ground-truth"] = timings.get("ground-truth", 0.0) + time.perf_counter() - now
-    return Judgement(spec, "ok", _ordered(results, invariants), outcome.lowered,
+    return Judgement(spec, "ok", _ordered(results, wanted), outcome.lowered,
                      outcome.diagnostics, notes, disagreements)
 
 
@@ -188,7 +196,8 @@ def _first_line(text: str) -> str:
     return text.strip().splitlines()[0] if text.strip() else ""
 
 
-def _ordered(results: dict[str, CheckResult], order: Sequence[str]) -> dict[str, CheckResult]:
+def _ordered(results: dict[InvariantId, CheckResult], order: Sequence[InvariantId]
+             ) -> dict[InvariantId, CheckResult]:
     return {i: results[i] for i in order if i in results}
 
 

@@ -11,8 +11,8 @@ from typing import Any
 
 from gpu_alloc_verify.oracles.differential import DEFAULT_SIZE, default_value
 from gpu_alloc_verify.oracles.source_interp import ArgValue
-from gpu_alloc_verify.verify.ir.source_facts import SourceFacts
 from gpu_alloc_verify.verify.model.program import MemRefType, Program
+from gpu_alloc_verify.verify.source.facts import SourceFacts
 
 
 def boundary_inputs(program: Program, function: str, budget: int = 16

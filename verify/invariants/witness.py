@@ -39,7 +39,7 @@ from gpu_alloc_verify.verify.invariants.truth_inputs import (
     label_witnesses,
     witness_inputs,
 )
-from gpu_alloc_verify.verify.model.verdicts import CheckResult, Violation
+from gpu_alloc_verify.verify.model.verdicts import CheckResult, InvariantId, Verdict, Violation
 
 # Campaigns cross-check the holds of this share of their programs (check: all).
 DEFAULT_CROSSCHECK_SHARE = 0.1
@@ -71,9 +71,9 @@ class TruthPolicy:
 class Disagreement:
     """The analysis and execution disagree: a defect of the analysis."""
 
-    invariant: str
+    invariant: InvariantId
     kind: str  # "unsound" (holds, execution violates) or "imprecise" (the reverse)
-    analysis: str  # what the analysis said
+    analysis: Verdict  # what the analysis said
     execution: str  # what the run showed, with its inputs
 
     def to_json(self) -> dict[str, str]:
@@ -116,7 +116,7 @@ class _Runs:
         return label_boundary_inputs(self.ctx.source, self.module, function, budget)
 
 
-def reconcile(ctx: CheckContext, results: MutableMapping[str, CheckResult],
+def reconcile(ctx: CheckContext, results: MutableMapping[InvariantId, CheckResult],
               policy: TruthPolicy) -> list[Disagreement]:
     """Check each execution-decided verdict in `results` against execution,
     in place; returns the disagreements found (analysis defects)."""
@@ -139,9 +139,9 @@ def reconcile(ctx: CheckContext, results: MutableMapping[str, CheckResult],
     crosscheck = policy.crosschecks(ctx.lowered_text)
     for i in todo:
         result = results[i]
-        if result.verdict == "violated" and policy.confirm:
+        if result.verdict == Verdict.VIOLATED and policy.confirm:
             found += _confirm(runs, result, policy.native)
-        elif result.verdict == "holds" and crosscheck:
+        elif result.verdict == Verdict.HOLDS and crosscheck:
             found += _crosscheck(runs, result, policy.budget)
     return found
 
@@ -149,7 +149,7 @@ def reconcile(ctx: CheckContext, results: MutableMapping[str, CheckResult],
 def _runnable(ctx: CheckContext) -> Any:
     from gpu_alloc_verify.oracles.lowered_interp import read_fast
     from gpu_alloc_verify.verify.ir import fastparse
-    from gpu_alloc_verify.verify.ir.lowered_ir import opaque_pointers
+    from gpu_alloc_verify.verify.ir.parse import opaque_pointers
 
     if isinstance(ctx.module, fastparse.Op) and "!llvm.ptr<" not in ctx.lowered_text:
         # read already, by the fast reader (typed pointers are made opaque first)
@@ -173,14 +173,15 @@ def _execute(runs: _Runs, function: str, inputs: dict[str, Any]) -> Execution:
         return runs.get(function, inputs)
     except fastparse.Unsupported:  # outside the fast reader's model: run xDSL's parse
         from gpu_alloc_verify.oracles.lowered_interp import parse_module
-        from gpu_alloc_verify.verify.ir.lowered_ir import opaque_pointers
+        from gpu_alloc_verify.verify.ir.parse import opaque_pointers
 
         runs.module = parse_module(opaque_pointers(runs.ctx.lowered_text))
         runs.made.clear()
         return runs.get(function, inputs)
 
 
-def _confirmed(runs: _Runs, invariant: str, ex: Execution, shown: str, native: bool) -> str:
+def _confirmed(runs: _Runs, invariant: InvariantId, ex: Execution, shown: str,
+               native: bool) -> str:
     """The confirmation of a violation the interpreter showed: by the native
     run's calls too where the policy asks and the module runs natively."""
     interpreted = f"{CONFIRMED} (lowered-IR interpreter): {shown}"
@@ -228,10 +229,11 @@ def _confirm(runs: _Runs, result: CheckResult, native: bool) -> list[Disagreemen
     result.violations = kept
     if kept or not contradicted:
         return []
-    result.verdict = "unknown"
+    result.verdict = Verdict.UNKNOWN
     result.reason = ("the analysis and execution disagree (an analysis defect, reported): "
                      + contradicted[0])
-    return [Disagreement(result.invariant, "imprecise", "violated", c) for c in contradicted]
+    return [Disagreement(result.invariant, "imprecise", Verdict.VIOLATED, c)
+            for c in contradicted]
 
 
 def _crosscheck(runs: _Runs, result: CheckResult, budget: int) -> list[Disagreement]:
@@ -245,13 +247,13 @@ def _crosscheck(runs: _Runs, result: CheckResult, budget: int) -> list[Disagreem
             tried += 1
             if seen.seen:
                 what = f"{ex.show_inputs(runs.ctx.source)}: {seen.seen[0]}"
-                result.verdict = "violated"
+                result.verdict = Verdict.VIOLATED
                 result.violations = [Violation(
                     result.invariant, f"{FOUND} (the analysis said holds): {what}",
                     {"inputs": {f"{function}:{k}": v
                                 for k, v in ex.named_inputs(runs.ctx.source).items()},
                      "found_by": "execution"}, confirmation=f"{FOUND}: {what}")]
-                return [Disagreement(result.invariant, "unsound", "holds", what)]
+                return [Disagreement(result.invariant, "unsound", Verdict.HOLDS, what)]
     if tried:
         result.coverage = f"cross-checked by execution on {tried} input(s)"
     return []

@@ -1,9 +1,13 @@
-"""Reading and printing MLIR text (stage: read).
+"""Reading MLIR text (stage: read); the user-file side built on it is
+`verify.source`.
 
-- `fastparse`: a light reader of generic-form MLIR (xDSL's parse where it declines).
-- `printer`: a `Program` as MLIR text.
-- `source_module`, `source_reader`, `source_read`, `source_light`, `source_facts`:
-  a source module as written, and what it promises (tokens, buffers, branches).
+- `parse`: the one front door for MLIR text (`parse`): the fast reader
+  first, xDSL's parser where it declines.
+- `fastparse`: a light reader of generic-form MLIR.
+- `xdsl_context`: the xDSL dialect sets `parse` reads with.
 - `lowered_ir`: parsing lowered modules.
-- `ir_lines`, `pretty_ir`: MLIR lines for people (locations, custom form).
+- `attrs`, `types`, `locations`, `graph`: facts of parsed ops, types by their
+  text, source locations, reachability.
+- `ir_lines`: MLIR lines for people (line-based, for text that may not parse).
+- `tools`: where the MLIR tools of each LLVM version are.
 """

@@ -15,8 +15,8 @@ exactly that into small objects that duck-type the parts of xDSL's
 attribute dictionaries only when one is asked for.
 
 The rule: a construct is read exactly as xDSL's parser reads it, or the
-reader raises `Unsupported` (and `verify.ir.lowered_ir.read_lowered` falls back
-to xDSL); never a different reading.  It reads token by token, as xDSL's
+reader raises `Unsupported` (and `verify.ir.parse.parse` falls back to
+xDSL); never a different reading.  It reads token by token, as xDSL's
 lexer does: whitespace, newlines and `//` comments may stand between any two
 tokens of the op structure.  Types, and attribute values `extract` does not
 look into, stay the text printed (a type over several lines is declined).

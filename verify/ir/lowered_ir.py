@@ -1,6 +1,6 @@
-"""Parsing lowered modules: xDSL (generic form, unknown ops allowed), or the
-fast reader of `verify.ir.fastparse`, which falls back to xDSL on anything
-outside the subset it reads."""
+"""Parsing lowered modules, through `verify.ir.parse.parse` (every dialect
+registered, unknown ops allowed): the fast reader's objects where it reads
+the text, xDSL's otherwise."""
 
 from __future__ import annotations
 
@@ -8,15 +8,8 @@ import os
 import re
 from typing import Any
 
-from xdsl.parser import Parser
-from xdsl.utils.exceptions import ParseError
-
-from gpu_alloc_verify.verify.ir.xdsl_context import all_dialects
+from gpu_alloc_verify.verify.ir.parse import NotParsed, ReaderDeclined, parse
 from gpu_alloc_verify.verify.model.errors import GpuAllocVerifyError
-
-# `!llvm.ptr<...>` and, inside other LLVM types, the short `ptr<...>`.
-_PTR_RE = re.compile(r"(?<![\w])(?:!llvm\.)?ptr<")
-
 
 # `read_lowered`'s parser: "fast" (default) or "xdsl"; the environment
 # variable GPU_ALLOC_VERIFY_PARSER overrides it.
@@ -38,34 +31,6 @@ def op_name(op: Any) -> str:
         if attr is not None:
             return str(attr.data)
     return str(name)
-
-
-def opaque_pointers(text: str) -> str:
-    """`!llvm.ptr<i8>` (LLVM 16's typed pointers) to `!llvm.ptr`: xDSL reads
-    only opaque pointers, and the pointee type does not matter to the checks."""
-    if "ptr<" not in text:
-        return text
-    out: list[str] = []
-    pos = 0
-    while (m := _PTR_RE.search(text, pos)) is not None:
-        start = m.start()
-        marker = m.group(0)
-        out.append(text[pos:start] + marker[:-1])
-        depth, i = 0, start + len(marker) - 1
-        while i < len(text):
-            if text[i] == "<":
-                depth += 1
-            elif text[i] == ">":
-                depth -= 1
-                if depth == 0:
-                    break
-            i += 1
-        inner = text[start + len(marker): i]
-        if inner.strip().isdigit():  # an address space is kept
-            out[-1] += f"<{inner}>"
-        pos = i + 1
-    out.append(text[pos:])
-    return "".join(out)
 
 
 _KERNEL_MODULE = re.compile(r'^(\s*)"gpu\.module"\(.*\(\{$')
@@ -94,12 +59,14 @@ def without_kernel_bodies(text: str) -> str:
 
 
 def parse_lowered(text: str) -> Any:
+    """xDSL's module of lowered text (what in-process checks walk)."""
     try:
-        return Parser(all_dialects(), opaque_pointers(text)).parse_module()
-    except ParseError as e:
-        raise LoweredParseError(str(e).splitlines()[0] if str(e) else "parse error") from e
-    except Exception as e:  # xDSL raises assorted errors on odd input
-        raise LoweredParseError(f"{type(e).__name__}: {e}") from e
+        return parse(text, side="lowered", reader="xdsl")
+    except NotParsed as e:
+        msg = str(e)
+        if e.syntax:
+            raise LoweredParseError(msg.splitlines()[0] if msg else "parse error") from e.error
+        raise LoweredParseError(f"{type(e.error).__name__}: {msg}") from e.error
 
 
 def read_lowered(text: str, parser: str | None = None, module: Any = None) -> Any:
@@ -109,12 +76,12 @@ def read_lowered(text: str, parser: str | None = None, module: Any = None) -> An
     `text`, raising `LoweredParseError` as `parse_lowered` does.  (Walking
     the fast reader's objects is quicker than walking xDSL's, so it reads
     even what an in-process lowering has parsed.)"""
+    # Not one `parse`: the fast reader reads the text without kernel bodies,
+    # and where it declines an xDSL module already at hand is taken first.
     if text and (parser or DEFAULT_PARSER) == "fast":
-        from gpu_alloc_verify.verify.ir.fastparse import Unsupported, parse_module
-
         try:
-            return parse_module(without_kernel_bodies(text))
-        except Unsupported:
+            return parse(without_kernel_bodies(text), side="lowered", reader="fast")
+        except ReaderDeclined:
             pass
     if module is not None:
         return module

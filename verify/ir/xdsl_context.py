@@ -4,10 +4,10 @@ Both allow unregistered ops (a lowering's or a user's ops xDSL does not
 know are kept as generic ones, `verify.ir.lowered_ir.op_name` names them).
 
 - `all_dialects`: every xDSL dialect registered; lowered modules
-  (`verify.ir.lowered_ir.parse_lowered`, `oracles.lowered_interp.parse_module`).
+  (`verify.ir.parse.parse`'s "lowered" side).
 - `gpu_unregistered`: every dialect but gpu, whose ops then read the same
   whatever their generic spelling in a given MLIR version; source text
-  (`verify.ir.source_text`, `verify.ir.source_reader`, `oracles.kernel_interp`).
+  (`verify.ir.parse.parse`'s "source" side).
 """
 
 from __future__ import annotations

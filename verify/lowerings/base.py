@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Any, Literal, Protocol
 from gpu_alloc_verify.verify.model.program import Program
 
 if TYPE_CHECKING:
-    from gpu_alloc_verify.verify.ir.source_module import SourceModule
+    from gpu_alloc_verify.verify.source.user_file import SourceModule
 
 # ok: lowered; rejected: declined with a diagnostic (e.g. failed to legalize);
 # invalid-ir: the tool failed on IR a pass produced (its verifier, or casts the

@@ -40,7 +40,7 @@ from gpu_alloc_verify.verify.tools.runner import (
 )
 
 if TYPE_CHECKING:
-    from gpu_alloc_verify.verify.ir.source_module import SourceModule
+    from gpu_alloc_verify.verify.source.user_file import SourceModule
 
 SPLIT = "// -----"
 # Kernels need their gpu.module converted before gpu-to-llvm: without it, 19

@@ -19,7 +19,6 @@ from dataclasses import dataclass
 from xdsl.dialects.builtin import ModuleOp
 from xdsl.pattern_rewriter import RewritePattern
 
-from gpu_alloc_verify.verify.ir.source_module import SourceModule
 from gpu_alloc_verify.verify.lowerings.base import LoweringOutcome
 from gpu_alloc_verify.verify.lowerings.xdsl_build import build_module
 from gpu_alloc_verify.verify.lowerings.xdsl_convert import (
@@ -42,6 +41,7 @@ from gpu_alloc_verify.verify.lowerings.xdsl_split_api import reference_patterns,
 from gpu_alloc_verify.verify.lowerings.xdsl_std import std_patterns
 from gpu_alloc_verify.verify.model.errors import EnvironmentProblem
 from gpu_alloc_verify.verify.model.program import Program
+from gpu_alloc_verify.verify.source.user_file import SourceModule
 
 XDSL_VARIANTS: dict[str, str] = {
     "llvm16": "LLVM 16: async alloc with exactly one dependency only; sync or host_shared "

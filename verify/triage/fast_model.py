@@ -1,6 +1,6 @@
 """The generator's model of normalized generic text, read by the fast reader.
 
-`verify.ir.source_reader.model_of` parses the text with xDSL (10-40 ms a
+`verify.source.to_program.model_of` parses the text with xDSL (10-40 ms a
 module) before its `_Reader` walks it; triage and the lit tests of a report
 read hundreds of recorded and reduced programs that way.  Here the same
 `_Reader` walks `verify.ir.fastparse`'s IR instead (about 1 ms), adapted
@@ -21,24 +21,25 @@ from gpu_alloc_verify.oracles.fast_ir import constant as fast_constant
 from gpu_alloc_verify.verify.ir import fastparse
 from gpu_alloc_verify.verify.ir.attrs import attr_of, func_name, int_tuple
 from gpu_alloc_verify.verify.ir.lowered_ir import op_name
-from gpu_alloc_verify.verify.ir.source_reader import (
-    KERNELS_BY_NAME,
-    _parse_generic,
-    _remember,
-)
-from gpu_alloc_verify.verify.ir.source_reader import _Reader as _XdslReader
-from gpu_alloc_verify.verify.ir.source_text import normalize
+from gpu_alloc_verify.verify.ir.parse import parse
 from gpu_alloc_verify.verify.ir.tools import find_mlir_opt
 from gpu_alloc_verify.verify.model.errors import SourceParseError
 from gpu_alloc_verify.verify.model.kernels import KernelRef
 from gpu_alloc_verify.verify.model.program import Arg, Function, Op, Program
+from gpu_alloc_verify.verify.source.text import normalize
+from gpu_alloc_verify.verify.source.to_program import (
+    KERNELS_BY_NAME,
+    _parse_generic,
+    _remember,
+)
+from gpu_alloc_verify.verify.source.to_program import _Reader as _XdslReader
 
 # How many texts each reader read (what `tests/test_report_cost.py` counts).
 READS = {"fast": 0, "xdsl": 0}
 
 
 class _FastReader(_XdslReader):
-    """`source_reader._Reader` on fastparse's ops; differs only where the
+    """`to_program._Reader` on fastparse's ops; differs only where the
     objects do, and fails (so xDSL reads the text) wherever unsure."""
 
     def op(self, op: Any) -> Op | None:
@@ -99,17 +100,17 @@ class _FastReader(_XdslReader):
 
 def _fast(generic: str, name: str, file_ids: bool = True) -> Program | None:
     try:
-        module = fastparse.parse_module(generic)
+        module = parse(generic, reader="fast")
         program = _FastReader(name, file_ids).module(module)
     except Exception:  # declined or outside the model: xDSL decides
         return None
     if KERNELS_BY_NAME in program.tags:
-        _remember(program, generic)  # as `source_reader._parse_generic` does
+        _remember(program, generic)  # as `to_program._parse_generic` does
     return program
 
 
 def read_model(generic: str, name: str) -> tuple[Program | None, str | None]:
-    """`source_reader.model_of(generic, name)`, by the fast reader where it
+    """`to_program.model_of(generic, name)`, by the fast reader where it
     reads the whole text; and, where it is None, `model_gap`'s answer (from
     the same xDSL reading)."""
     program = _fast(generic, name)
@@ -126,7 +127,7 @@ def read_model(generic: str, name: str) -> tuple[Program | None, str | None]:
 
 
 def read_program(text: str, name: str = "<input>") -> Program:
-    """`source_reader.program_from_text(text, name)` (the same normalization
+    """`to_program.program_from_text(text, name)` (the same normalization
     by the newest mlir-opt, the same errors), by the fast reader where it
     reads the whole text."""
     tool = find_mlir_opt()

@@ -17,8 +17,8 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from gpu_alloc_verify.verify.ir.fastparse import split_list
-from gpu_alloc_verify.verify.ir.source_module import SourceModule
 from gpu_alloc_verify.verify.lowerings.base import Lowering
+from gpu_alloc_verify.verify.source.user_file import SourceModule
 from gpu_alloc_verify.verify.triage.rejudge import Settings, rejudge
 from gpu_alloc_verify.verify.triage.signature import signature_of
 

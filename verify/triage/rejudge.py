@@ -15,7 +15,6 @@ from dataclasses import dataclass
 from typing import Any
 
 from gpu_alloc_verify.verify.invariants.pipeline import judge
-from gpu_alloc_verify.verify.ir.source_module import SourceModule
 from gpu_alloc_verify.verify.ir.tools import find_mlir_opt
 from gpu_alloc_verify.verify.lowerings.base import Lowering
 from gpu_alloc_verify.verify.lowerings.mlir_opt import MlirOptLowering
@@ -23,6 +22,7 @@ from gpu_alloc_verify.verify.lowerings.registry import resolve
 from gpu_alloc_verify.verify.lowerings.xdsl_lowering import XdslLowering
 from gpu_alloc_verify.verify.model.errors import EnvironmentProblem
 from gpu_alloc_verify.verify.model.program import Program
+from gpu_alloc_verify.verify.source.user_file import SourceModule
 from gpu_alloc_verify.verify.tools.pool import map_on_workers
 from gpu_alloc_verify.verify.tools.runner import ToolTimedOut, run_tool
 from gpu_alloc_verify.verify.triage.fast_model import read_model

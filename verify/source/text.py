@@ -1,6 +1,6 @@
 """Source text as the harness reads it: printed in generic form, with every
-location, by the `mlir-opt` under test (`normalize`), and parsed by the fast
-reader or xDSL with the gpu dialect unregistered (`parse_source`)."""
+location, by the `mlir-opt` under test (`normalize`), and parsed by
+`verify.ir.parse.parse` with the gpu dialect unregistered (`parse_text`)."""
 
 from __future__ import annotations
 
@@ -9,9 +9,7 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
-from xdsl.parser import Parser
-
-from gpu_alloc_verify.verify.ir.xdsl_context import gpu_unregistered
+from gpu_alloc_verify.verify.ir.parse import NotParsed, parse
 from gpu_alloc_verify.verify.model.errors import SourceParseError
 from gpu_alloc_verify.verify.tools.runner import (
     GENERIC,
@@ -54,24 +52,13 @@ def _quote(name: str) -> str:
     return '"' + name.replace("\\", "\\\\").replace('"', '\\"') + '"'
 
 
-_XDSL_POS = re.compile(r"^\S*:(\d+):(\d+)$")
-
-
-def parse_source(text: str, name: str) -> Any:
-    """The parsed generic module: the fast reader's objects, else xDSL's."""
-    from gpu_alloc_verify.verify.ir.fastparse import Unsupported, parse_module
-    from gpu_alloc_verify.verify.ir.lowered_ir import opaque_pointers
-
+def parse_text(text: str, name: str) -> Any:
+    """The parsed generic module (the fast reader's objects, else xDSL's), or
+    SourceParseError naming `name:line:col` where xDSL points."""
     try:
-        return parse_module(text)
-    except Unsupported:
-        pass
-    try:
-        return Parser(gpu_unregistered(), opaque_pointers(text), name).parse_module()
-    except Exception as e:  # xDSL raises several error types
-        msg = [ln.strip() for ln in str(e).strip().splitlines() if ln.strip()]
-        pos = _XDSL_POS.match(msg[0]) if msg else None
-        at = f"{name}:{pos.group(1)}:{pos.group(2)}" if pos and len(msg) > 1 else name
+        return parse(text, side="source", name=name)
+    except NotParsed as e:
+        at = f"{name}:{e.at[0]}:{e.at[1]}" if e.at else name
         raise SourceParseError(f"{at}: not valid MLIR for xDSL's reader: "
-                               f"{msg[-1] if msg else type(e).__name__}; give it in generic "
-                               "form, or install an mlir-opt to read it") from e
+                               f"{e.lines[-1] if e.lines else type(e.error).__name__}; give it "
+                               "in generic form, or install an mlir-opt to read it") from e.error

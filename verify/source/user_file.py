@@ -16,10 +16,10 @@ from pathlib import Path
 from typing import Any
 
 from gpu_alloc_verify.verify.ir.locations import tag_locations
-from gpu_alloc_verify.verify.ir.source_read import SourceFacts, read_source
-from gpu_alloc_verify.verify.ir.source_text import normalize, parse_source
 from gpu_alloc_verify.verify.model.errors import SourceParseError
 from gpu_alloc_verify.verify.model.program import Program
+from gpu_alloc_verify.verify.source.facts import SourceFacts, read_source
+from gpu_alloc_verify.verify.source.text import normalize, parse_text
 
 _LOC_STRING = 'loc("'
 
@@ -83,7 +83,7 @@ class SourceModule:
 
     def module(self) -> Any:
         if self._module is None:
-            self._module = parse_source(self.text, self.name)
+            self._module = parse_text(self.text, self.name)
         return self._module
 
     def facts(self) -> SourceFacts:
@@ -96,14 +96,14 @@ class SourceModule:
         in-process lowerings and the differential oracle need it); None
         when the file uses what the model does not hold."""
         if self._program == "":
-            from gpu_alloc_verify.verify.ir.source_reader import model_of
+            from gpu_alloc_verify.verify.source.to_program import model_of
 
             self._program = model_of(self.text, self.name)
         return self._program if isinstance(self._program, Program) else None
 
     def model_gap(self) -> str:
         """Why `program()` is None."""
-        from gpu_alloc_verify.verify.ir.source_reader import model_gap
+        from gpu_alloc_verify.verify.source.to_program import model_gap
 
         return model_gap(self.text, self.name)
 

@@ -1,6 +1,6 @@
 """A source function with the module functions it calls put in its host order.
 
-The reader (`verify.ir.source_read`) reads each function once.  A call runs
+The reader (`verify.source.facts`) reads each function once.  A call runs
 its callee's ops at the call's place in the caller's host order, once per
 call: two calls of one function are two *activations*, with values of their
 own.  `inline_source` lists every op of a root function's activations in
@@ -22,8 +22,8 @@ from dataclasses import dataclass, field, replace
 
 import z3
 
-from gpu_alloc_verify.verify.ir.source_read import SourceCall, SourceFacts, SourceOp
 from gpu_alloc_verify.verify.model import fold
+from gpu_alloc_verify.verify.source.facts import SourceCall, SourceFacts, SourceOp
 
 # Calls nested deeper than the lowered code's extractor inlines
 # (`verify.extract.calls.MAX_INLINE`) are not followed there either.

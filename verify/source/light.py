@@ -1,6 +1,6 @@
 """The source module of a `Program` as `verify.ir.fastparse`'s small objects.
 
-`verify.ir.source_read.read_source` reads generic IR objects, xDSL's or the
+`verify.source.facts.read_source` reads generic IR objects, xDSL's or the
 fast reader's.  For a generated `Program` the facts used to be read from the
 xDSL module `verify.lowerings.xdsl_build.build_module` makes; building that
 module (and printing every xDSL type back to text as the reader asks for it)
@@ -253,7 +253,7 @@ class _FunctionBuilder:
 
 def light_module(program: Program) -> Op:
     """The source module of `program`, as `build_module` makes it, in the fast
-    reader's objects (what `verify.ir.source_read.read_source` walks)."""
+    reader's objects (what `verify.source.facts.read_source` walks)."""
     block = _block([])
     if program.kernels:
         block.ops.append(_op("gpu.module", []))  # device code: never read

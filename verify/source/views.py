@@ -2,7 +2,7 @@
 
 - descriptor ops (`memref.cast`, `memory_space_cast`, `subview`, ...): their
   memref result is a view of the operand's buffer, so host accesses through
-  it are accesses of that buffer (`verify.ir.source_read` aliases them);
+  it are accesses of that buffer (`verify.source.facts` aliases them);
 - `mgpuMemGetDeviceMemRef1d*` (ROCm's wrappers, called from the source): the
   device's view of a host-registered buffer, the same memory; it reads
   nothing (`hipHostGetDevicePointer` and a descriptor);

@@ -1,7 +1,7 @@
 """Reading MLIR text into the generator's `Program` model, where it fits.
 
 `check` does not need this: it reads any module as written
-(`verify.ir.source_module`, `verify.ir.source_read`).  The model is needed where
+(`verify.source.user_file`, `verify.source.facts`).  The model is needed where
 the harness re-runs a program it printed (replaying a campaign record,
 `verify.api`) and by what executes programs (the differential oracle, the
 in-process xDSL lowerings); for a user's file they use it when the file fits
@@ -30,15 +30,12 @@ import weakref
 from collections.abc import Callable
 from typing import Any
 
-from xdsl.parser import Parser
-
 from gpu_alloc_verify.verify.ir import locations
 from gpu_alloc_verify.verify.ir.attrs import attr_of, func_name, launch_operands, source_loc
 from gpu_alloc_verify.verify.ir.lowered_ir import op_name
-from gpu_alloc_verify.verify.ir.source_text import normalize
+from gpu_alloc_verify.verify.ir.parse import NotParsed, parse
 from gpu_alloc_verify.verify.ir.tools import find_mlir_opt
 from gpu_alloc_verify.verify.ir.types import memref_text
-from gpu_alloc_verify.verify.ir.xdsl_context import gpu_unregistered
 from gpu_alloc_verify.verify.model.errors import SourceParseError
 from gpu_alloc_verify.verify.model.kernels import SHAPES, kernel_params, parse_kernel_name
 from gpu_alloc_verify.verify.model.program import (
@@ -66,6 +63,7 @@ from gpu_alloc_verify.verify.model.program import (
     Size,
     Wait,
 )
+from gpu_alloc_verify.verify.source.text import normalize
 
 KERNELS_BY_NAME = "kernels-by-name"  # the tag of a program whose kernels were read by name
 _IGNORED = {"func.return", "scf.yield"}
@@ -97,9 +95,6 @@ def model_gap(generic: str, name: str) -> str:
     except Exception as e:  # noqa: BLE001 - any reason is the answer asked for
         return f"{name}: {type(e).__name__}: {e}"
     return ""
-
-
-_XDSL_POS = re.compile(r"^\S*:(\d+):(\d+)$")
 
 
 def program_from_text(text: str, name: str = "<input>") -> Program:
@@ -134,15 +129,14 @@ def _remember(program: Program, text: str) -> None:
 
 
 def _parse_generic(generic: str, name: str, file_ids: bool = False) -> Program:
-    try:
-        module = Parser(gpu_unregistered(), generic, name).parse_module()
-    except Exception as e:  # xDSL raises several error types
-        msg = [ln.strip() for ln in str(e).strip().splitlines() if ln.strip()]
-        pos = _XDSL_POS.match(msg[0]) if msg else None
-        if pos and len(msg) > 1:
-            raise SourceParseError(f"{name}:{pos.group(1)}:{pos.group(2)}: not valid MLIR: "
-                                   f"{msg[-1]}; fix the file there") from e
-        raise SourceParseError(f"{name}: not valid MLIR: {msg[0] if msg else e}") from e
+    try:  # `_Reader` walks xDSL's classes; typed pointers stay as written
+        module = parse(generic, side="source", name=name, reader="xdsl", opaque=False)
+    except NotParsed as e:
+        if e.at:
+            raise SourceParseError(f"{name}:{e.at[0]}:{e.at[1]}: not valid MLIR: "
+                                   f"{e.lines[-1]}; fix the file there") from e.error
+        raise SourceParseError(f"{name}: not valid MLIR: {e.lines[0] if e.lines else e}") \
+            from e.error
     program = _Reader(name, file_ids).module(module)
     if KERNELS_BY_NAME in program.tags:
         _remember(program, generic)

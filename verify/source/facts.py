@@ -6,7 +6,7 @@ surface `gpu-to-llvm` lowers: `gpu.wait`, `gpu.alloc`, `gpu.dealloc`,
 `gpu.memcpy`, `gpu.memset`, `gpu.launch_func` (and an un-outlined
 `gpu.launch`), host reads and writes of buffers (`memref.copy`: one host
 access of both its buffers; descriptor ops name the buffer they view, see
-`verify.ir.source_views`), with the branch conditions
+`verify.source.views`), with the branch conditions
 under which each runs.  Every op is keyed by its location (`opN` for a name
 location, `file:line:col` for a file one), the key lowered calls carry.
 
@@ -23,6 +23,11 @@ checkers it could mislead say `unknown` instead of deciding:
 - code under a condition the reader does not read (a computed `i1`, a loop
   with bounds it cannot fold, a `cf` block past the entry) runs under an
   unknown condition, never a made-up one.
+
+The same branch variables name both sides (`branch_var`): `f0:%cond0` is
+the i1 argument `%cond0` of `@f0` in the source and its counterpart in the
+lowered function, so a path condition found on the lowered side reads in
+source terms.
 """
 
 from __future__ import annotations
@@ -44,15 +49,15 @@ from gpu_alloc_verify.verify.ir.attrs import (
 )
 from gpu_alloc_verify.verify.ir.graph import reachable_facts
 from gpu_alloc_verify.verify.ir.lowered_ir import op_name
-from gpu_alloc_verify.verify.ir.source_views import (
+from gpu_alloc_verify.verify.ir.types import memref_text
+from gpu_alloc_verify.verify.model import fold
+from gpu_alloc_verify.verify.model.values import source_unknown
+from gpu_alloc_verify.verify.source.views import (
     ADDRESS_OF,
     is_address_math,
     is_device_view,
     viewed,
 )
-from gpu_alloc_verify.verify.ir.types import memref_text
-from gpu_alloc_verify.verify.model import fold
-from gpu_alloc_verify.verify.model.values import source_unknown
 
 # Iterations `verify.extract` unrolls (its default bound): a source loop
 # that may run more with gpu work inside is one whose order across
@@ -71,7 +76,7 @@ _INERT = {
     "memref.assume_alignment", "gpu.host_register", "gpu.host_unregister",
     "builtin.unrealized_conversion_cast", "affine.apply", "affine.min", "affine.max",
     "cf.assert", "func.constant",
-    # No memory access (uses of their results are followed: `source_views`).
+    # No memory access (uses of their results are followed: `verify.source.views`).
     "memref.memory_space_cast", "memref.extract_aligned_pointer_as_index",
     "memref.transpose",
     # No stream or event: the runtime selects a device, pins host memory.
@@ -121,7 +126,7 @@ def branch_var(func: str, arg: str) -> z3.BoolRef:
 class SourceCall:
     """A `func.call` of a function of the module (with a body): where it sits
     in its caller's host order, and the names of what it passes and gets back,
-    so the callee's work can be put in the caller's order (`source_inline`)."""
+    so the callee's work can be put in the caller's order (`verify.source.inline`)."""
 
     id: str | None  # the call's location key: the one lowered code carries
     func: str  # the caller
@@ -252,7 +257,7 @@ class _Reader:
         self.param_values: dict[str, list[Any]] = {}
         # Calls of module functions `call` does not follow (more than one call
         # site): their buffers are accessed by the callee's own ops, in the
-        # callers' order once inlined (`source_inline`), not hidden from it.
+        # callers' order once inlined (`verify.source.inline`), not hidden from it.
         self.inlined_places: set[str] = set()
         self.return_values: dict[str, list[Any]] = {}
 
@@ -522,7 +527,7 @@ class _Reader:
 
     def note_call(self, op: Any, guard: z3.BoolRef) -> None:
         """Record a call of a module function with a body (read apart, and put
-        in its callers' order by `source_inline`)."""
+        in its callers' order by `verify.source.inline`)."""
         from gpu_alloc_verify.verify.ir.attrs import source_loc
 
         callee = callee_name(op) or ""
@@ -696,7 +701,7 @@ class _Reader:
 
     def gpu_related(self, gpu: set[str]) -> set[str]:
         """Functions whose host order holds gpu work once calls are inlined
-        (`source_inline`): those that call, or are called with, a function
+        (`verify.source.inline`): those that call, or are called with, a function
         with gpu ops.  A hidden host access in one is not decided."""
         calls: dict[str, set[str]] = {}
         for rec, _, _ in self.call_values:

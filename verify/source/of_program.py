@@ -1,0 +1,38 @@
+"""The source facts of either kind of source: a generated `Program` or a
+user's file (`verify.source.user_file.SourceModule`).
+
+Facts are read from a parsed source module (`verify.source.facts`), whatever
+produced it: a user's file as `mlir-opt` parsed it (`verify.source.user_file`),
+or a generated `Program`, whose module is the one its printed text parses to
+(`verify.lowerings.xdsl_build` builds exactly that, without the text round
+trip; `tests/test_source_read.py` checks the two agree).  A `Program`'s
+facts are read from the same module built in `verify.ir.fastparse`'s small
+objects (`verify.source.light`), which is several times cheaper to build and
+to read; `tests/test_source_read.py` checks it gives the same facts as the
+xDSL module.
+"""
+
+from __future__ import annotations
+
+from functools import lru_cache
+from typing import TYPE_CHECKING
+
+from gpu_alloc_verify.verify.model.program import Program
+from gpu_alloc_verify.verify.source.facts import SourceFacts, read_source
+from gpu_alloc_verify.verify.source.light import light_module
+
+if TYPE_CHECKING:
+    from gpu_alloc_verify.verify.source.user_file import SourceModule
+
+
+def source_facts(source: Program | SourceModule) -> SourceFacts:
+    """Facts of a `Program` or a `verify.source.user_file.SourceModule`."""
+    if isinstance(source, Program):
+        return _program_facts(source)
+    return source.facts()
+
+
+@lru_cache(maxsize=64)
+def _program_facts(program: Program) -> SourceFacts:
+    # One program is judged once per lowering: read its module once.
+    return read_source(light_module(program))
