@@ -164,6 +164,10 @@ class _Interp:
         self.values: dict[str, ArgValue] = dict(args)  # index values: args, memref.dim
         self.streams: list[int] = []
         self.all_events: list[int] = []
+        # event -> the stream it was recorded on, while nothing came after it
+        # there: the stream's tail is that event's work.
+        self.tail_of: dict[int, int] = {}
+        self.last_on: dict[int, int] = {}  # stream -> the event at its tail
 
     def arg(self, name: str) -> ArgValue:
         if name not in self.args:
@@ -172,10 +176,22 @@ class _Interp:
 
     # -- tokens -------------------------------------------------------------
     def stream_after(self, deps: tuple[str, ...]) -> int:
-        s = self.rt.stream_create()
-        self.streams.append(s)
-        for d in deps:
-            self.rt.stream_wait_event(s, self.events[d])
+        """A stream on which new work runs after the work behind `deps` and
+        after nothing else: the stream of a dependency whose work is still its
+        tail (the first op to consume a token continues its stream), else a
+        new one.  Either orders exactly the same, but a chain of n ops stays on
+        one queue instead of n (the simulator's clocks grow with the queues)."""
+        events = [self.events[d] for d in deps]
+        kept = next((e for e in events if e in self.tail_of), None)
+        if kept is None:
+            s = self.rt.stream_create()
+            self.streams.append(s)
+        else:
+            s = self.tail_of.pop(kept)  # this op's work comes after it now
+            del self.last_on[s]
+        for e in events:
+            if e != kept:
+                self.rt.stream_wait_event(s, e)
         return s
 
     def complete(self, token: str | None, s: int, deps: tuple[str, ...]) -> None:
@@ -185,6 +201,10 @@ class _Interp:
         e = self.rt.event_create()
         self.all_events.append(e)
         self.rt.event_record(e, s)
+        if s in self.last_on:
+            del self.tail_of[self.last_on.pop(s)]
+        self.tail_of[e] = s
+        self.last_on[s] = e
         inst = len(self.produced)
         self.produced[inst] = token
         self.events[token] = e

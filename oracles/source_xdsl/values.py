@@ -37,7 +37,7 @@ class Token:
 
     event: int
     instance: int
-    covers: frozenset[int]
+    implies: tuple[int, ...]  # the instances its op waited on (their closure: `State`)
 
 
 def type_text(t: Attribute) -> str:
