@@ -29,6 +29,7 @@ from __future__ import annotations
 
 import bisect
 import collections
+import functools
 from dataclasses import dataclass, field
 
 import z3
@@ -85,6 +86,9 @@ class Schedule:
     _constraints: list[z3.BoolRef] | None = None
     _succ: dict[str, list[tuple[str, frozenset[int]]]] | None = None
     _reach: dict[tuple[str, frozenset[int]], set[str]] = field(default_factory=dict)
+    # The earliest host time H known to follow a point on a path (`ordered`).
+    _hbound: dict[tuple[str, frozenset[int]], int] = field(default_factory=dict)
+    _forward: bool = True  # every order goes from a call to itself or a later one
 
     def order(self, guard: z3.BoolRef, earlier: str, later: str, strict: bool = False) -> None:
         if guard is not fold.FALSE:
@@ -173,24 +177,78 @@ class Schedule:
             self._succ = {}
             for o in self.orders:
                 self._succ.setdefault(o.earlier, []).append((o.later, fold.atoms(o.guard)))
+                if _place(o.later) < _place(o.earlier):
+                    self._forward = False
         key = (earlier, path)
         seen = self._reach.get(key)
         if seen is not None:
             return later in seen
-        # Breadth first, stopping at `later`: the edges asked about are
-        # mostly short hops, and a full walk per edge is quadratic on long
-        # chains.  Only a walk that ran out is remembered whole.
+        # The host times run in one chain (H0 < H1 < ...) and a call's start
+        # follows its own: once a walk from `earlier` meets H_k with k at or
+        # before `later`'s host time, `later` follows.  So each point's walk
+        # stops at the host chain, and its earliest H is remembered: a host
+        # wait orders every later op through one walk, not one walk each.
+        target = _host_time(later)
+        known = self._hbound.get(key)
+        if target is not None and known is not None and known <= target:
+            return True
+        # Every order goes forward in call order (checked above): no chain to
+        # `later` passes a point of a later call.
+        bound = _place(later) if self._forward else None
+        whole = True
         seen = {earlier}
         frontier = collections.deque([earlier])
         while frontier:
             for nxt, needs in self._succ.get(frontier.popleft(), ()):
-                if nxt not in seen and needs <= path:
-                    if nxt == later:
+                if nxt in seen or not needs <= path:
+                    continue
+                if nxt == later:
+                    return True
+                # Stopping at a later host time needs orders that only go forward.
+                h = _host_index(nxt) if target is not None and self._forward else None
+                if h is not None:
+                    if known is None or h < known:
+                        known = self._hbound[key] = h
+                    if h <= target:  # type: ignore[operator]
                         return True
-                    seen.add(nxt)
-                    frontier.append(nxt)
-        self._reach[key] = seen
+                    whole = False
+                    continue
+                if bound is not None and _place(nxt) > bound:
+                    whole = False
+                    continue
+                seen.add(nxt)
+                frontier.append(nxt)
+        if whole:  # only a walk that ran out is remembered whole
+            self._reach[key] = seen
         return later in seen
+
+
+_END = 1 << 62
+
+
+@functools.lru_cache(maxsize=1 << 16)
+def _place(name: str) -> int:
+    """The call a time variable belongs to (`H3`, `s3`, `e3`, `T3`, `W3`: call
+    3; `H_end` after all): variables are named by call index."""
+    digits = len(name) - len(name.rstrip("0123456789"))
+    return int(name[-digits:]) if digits else _END
+
+
+@functools.lru_cache(maxsize=1 << 16)
+def _host_index(name: str) -> int | None:
+    """For the host time H of a call (or `H_end`), its place in the chain."""
+    tail = name.rsplit(":", 1)[-1]
+    if tail == "H_end":
+        return _END
+    return _place(name) if tail[:1] == "H" else None
+
+
+@functools.lru_cache(maxsize=1 << 16)
+def _host_time(name: str) -> int | None:
+    """The host time a point follows by one unconditional order: a host time
+    itself, or a work item's start (`sK` follows `HK`); None for others."""
+    tail = name.rsplit(":", 1)[-1]
+    return _host_index(name) if tail[:1] == "H" else _place(name) if tail[:1] == "s" else None
 
 
 def _assume_equal(guard: z3.BoolRef) -> z3.BoolRef | None:
