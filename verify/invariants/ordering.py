@@ -172,6 +172,9 @@ class _Edges:
         self.producer = {op.token: op for op in ops.values() if op.is_gpu and op.token}
         self.order = {op_id: k for k, op_id in enumerate(ops)}
         self.keys = _loop_keys(calls)
+        # Without unrolled loops an edge from an op to one before it in host
+        # order never applies (`applies`): such pairs are not even built.
+        self.straight = not any(c.iters for c in calls)
 
     def behind(self, token: str, seen: set[str] | None = None) -> list[SourceOp]:
         """The ops whose work a token stands for (through work-less waits)."""
@@ -227,23 +230,32 @@ class _Edges:
             for d in y.deps:
                 for x in self.behind(d):
                     yield _Edge(x, y, fold.TRUE, "token", via=d)
+        ordered = [h for h in ops if _host_ordered(h) or h.is_gpu]
         for w in ops:
             if w.kind == "wait" and w.token is None:
-                yield from self._host_wait(w, ops)
+                yield from self._host_wait(w, self._after(w, ordered))
             elif _host_ordered(w):
-                yield from self._host_op(w, ops)
+                yield from self._host_op(w, self._after(w, ordered))
+
+    def _after(self, w: SourceOp, ops: list[SourceOp]) -> list[SourceOp]:
+        """The ops an edge made at `w`'s place in host order may reach: those
+        after it, or all of them where a loop may bring one round again."""
+        if not self.straight:
+            return ops
+        k = self.order[w.id]
+        return [h for h in ops if self.order[h.id] > k]
 
     def _host_wait(self, w: SourceOp, ops: list[SourceOp]) -> Iterable[_Edge]:
         # The host blocks until the awaited work is done: every host access
         # and every op issued after it (in host order) starts later.
         guard = self.guard(w.id)
+        awaited = [x for d in w.deps for x in self.behind(d)]
         for h in ops:
-            if h is w or not (_host_ordered(h) or h.is_gpu):
+            if h is w:
                 continue
-            for d in w.deps:
-                for x in self.behind(d):
-                    if x is not h and self.matters(x, h):
-                        yield _Edge(x, h, guard, "wait", w.id)
+            for x in awaited:
+                if x is not h and self.matters(x, h):
+                    yield _Edge(x, h, guard, "wait", w.id)
 
     def _host_op(self, y: SourceOp, ops: list[SourceOp]) -> Iterable[_Edge]:
         # A synchronous op finishes, and a host access happens, before what
@@ -253,7 +265,7 @@ class _Edges:
         if y.id not in self.items and not y.is_host_access:
             return  # no lowered work and no host access: no edge of it matters
         for h in ops:
-            if h is y or not (_host_ordered(h) or h.is_gpu) or not self.matters(y, h):
+            if h is y or not self.matters(y, h):
                 continue
             if y.is_host_access and not _touch(y, h):
                 continue
