@@ -27,7 +27,7 @@ from __future__ import annotations
 import json
 import re
 import struct
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
 from itertools import product
@@ -74,7 +74,7 @@ from gpu_alloc_verify.oracles.mgpu_calls import (
 from gpu_alloc_verify.oracles.runtime import Outcome, Runtime
 from gpu_alloc_verify.verify.ir import fastparse
 from gpu_alloc_verify.verify.ir.locations import source_key
-from gpu_alloc_verify.verify.ir.lowered_ir import op_name
+from gpu_alloc_verify.verify.ir.lowered_ir import module_ops, op_name
 from gpu_alloc_verify.verify.ir.parse import NotParsed, ReaderDeclined, parse
 from gpu_alloc_verify.verify.ir.xdsl_context import all_dialects
 
@@ -162,7 +162,9 @@ class _Machine:
                 sym = getattr(prop(op, "sym_name"), "data", None)
                 if isinstance(sym, str):
                     self.globals[sym] = op
-        for op in _host_ops(module):
+        # Functions live at the module's top: a walk of every op would be
+        # quadratic when a module is run once per function.
+        for op in module_ops(module):
             if op_name(op) in ("llvm.func", "func.func"):
                 sym = getattr(prop(op, "sym_name"), "data", None)  # either model's string
                 if isinstance(sym, str):
@@ -611,17 +613,6 @@ class _Machine:
         taken = 0 if self.v(op.operands[0]) else 1
         chosen = then_args if taken == 0 else else_args
         return "br", (op.successors[taken], [self.v(x) for x in chosen])
-
-
-def _host_ops(op: Any) -> Iterator[Any]:
-    """`op` and the ops it nests, but not a gpu.module's: a kernel may share
-    a host function's name, and the host never calls it."""
-    yield op
-    for region in op.regions:
-        for block in region.blocks:
-            for inner in block.ops:
-                if op_name(inner) != "gpu.module":
-                    yield from _host_ops(inner)
 
 
 @lru_cache(maxsize=256)

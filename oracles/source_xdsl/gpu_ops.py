@@ -11,6 +11,7 @@ the op's own.  A launch runs the kernel's own `gpu.func` body
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable
 from functools import lru_cache
 from math import prod
@@ -56,7 +57,14 @@ def _grid(sizes: list[int]) -> tuple[tuple[int, int, int], tuple[int, int, int]]
 
 
 def is_token(v: Any) -> bool:
-    return "gpu.async.token" in str(v.type)
+    return _token_type(v.type)
+
+
+@functools.lru_cache(maxsize=1024)
+def _token_type(t: Any) -> bool:
+    """Printing a type is the cost (the gpu dialect is read unregistered),
+    and a module has few distinct types: once per type."""
+    return "gpu.async.token" in str(t)
 
 
 def _split(op: Operation, args: PythonValues) -> tuple[list[Any], list[Any], bool]:

@@ -75,11 +75,11 @@ def lowered_arguments(labels: list[str], types: list[str], inputs: Mapping[str, 
 def function_types(module: Any, function: str) -> list[str] | None:
     """The printed argument types of `function` in a lowered module."""
     from gpu_alloc_verify.oracles.llvm_values import prop, type_name
-    from gpu_alloc_verify.verify.ir.lowered_ir import op_name
+    from gpu_alloc_verify.verify.ir.lowered_ir import module_ops, op_name
 
     if not hasattr(module, "walk"):  # text nothing could read
         return None
-    for op in module.walk():
+    for op in module_ops(module):
         if op_name(op) in ("llvm.func", "func.func"):
             sym = getattr(prop(op, "sym_name"), "data", None)
             if sym == function and op.regions and op.regions[0].blocks:

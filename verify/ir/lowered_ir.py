@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import os
 import re
+from collections.abc import Iterator
 from typing import Any
 
 from gpu_alloc_verify.verify.ir.parse import NotParsed, ReaderDeclined, parse
@@ -31,6 +32,20 @@ def op_name(op: Any) -> str:
         if attr is not None:
             return str(attr.data)
     return str(name)
+
+
+def module_ops(module: Any) -> Iterator[Any]:
+    """The ops of a module's body and of the `builtin.module`s nested in it
+    (where host functions live), not a `gpu.module`'s and not what functions
+    hold: finding a function walks the module's top, not every op."""
+    for region in module.regions:
+        for block in region.blocks:
+            for inner in block.ops:
+                name = op_name(inner)
+                if name == "builtin.module":
+                    yield from module_ops(inner)
+                elif name != "gpu.module":
+                    yield inner
 
 
 _KERNEL_MODULE = re.compile(r'^(\s*)"gpu\.module"\(.*\(\{$')
