@@ -79,6 +79,34 @@ class _Users:
         return out
 
 
+class _UseIndex:
+    """The calls that may take a handle of one kind, by the literal handle
+    they take (a call with a symbolic one, or an escape, may take any): the
+    later uses of a destroyed handle are looked up, not scanned for (a scan
+    per destroy is quadratic in a long program)."""
+
+    def __init__(self, calls: list[Call], kind: str) -> None:
+        self.by_handle: dict[int, list[Call]] = {}
+        self.any: list[Call] = []
+        for u in calls:
+            if u.is_escape:
+                self.any.append(u)
+                continue
+            lits = [literal(v) for role, v in handle_args(u) if role == kind]
+            if any(x is None for x in lits):
+                self.any.append(u)
+            else:
+                for x in set(lits):
+                    self.by_handle.setdefault(x, []).append(u)  # type: ignore[arg-type]
+
+    def after(self, d: Call, h: int) -> list[Call]:
+        """The calls after `d` in its function that may take `h`, in order
+        (a call with another literal handle never does: `_touches`)."""
+        found = [u for u in (*self.by_handle.get(h, ()), *self.any)
+                 if u.index > d.index and u.func == d.func]
+        return sorted(found, key=lambda u: u.index)
+
+
 def _unshowable_destroy(f: Findings, d: Call, users: _Users) -> None:
     """A destroy of a value the analysis could not follow (or an escape): it
     may free any handle it may equal, so a later use of one is `unknown`,
@@ -102,6 +130,7 @@ def check_use_after_destroy(ctx: CheckContext) -> CheckResult:
     calls = ctx.lowered.calls
     destroys = [c for c in calls if (c.callee in DESTROYERS or c.is_escape) and c.args]
     users: _Users | None = None
+    index: dict[str, _UseIndex] = {}
     for d in destroys:
         if d.is_escape or _tainted(d.args[0]):
             users = users or _Users(calls)
@@ -114,7 +143,9 @@ def check_use_after_destroy(ctx: CheckContext) -> CheckResult:
             freed = fold.conj(d.guard, fold.eq(d.args[0], h))
             if freed is fold.FALSE:
                 continue
-            uses = [(u, what, when, hid) for u in calls[d.index + 1:] if u.func == d.func
+            if kind not in index:
+                index[kind] = _UseIndex(calls, kind)
+            uses = [(u, what, when, hid) for u in index[kind].after(d, h)
                     for what, when, hid in _touches(u, kind, h)]
             shown = [(u, what, when) for u, what, when, hid in uses if not hid]
             hidden = [(u, what, when) for u, what, when, hid in uses if hid]
