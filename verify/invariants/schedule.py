@@ -496,6 +496,34 @@ def _replaced(records: list[_Record], r: _Record, before: int, event: z3.ArithRe
             any(r2.doubt for r2 in later))
 
 
+class _ByStream:
+    """Work items by the literal stream they are on (the others may be on
+    any): the items an event call or a synchronize can be ordered with are
+    looked up, not scanned for; two different literal streams give no order
+    (`order_if_same` keeps none), so the orders are the same, in the same
+    order."""
+
+    def __init__(self, work: list[Item]) -> None:
+        self.work = work
+        self.by_value: dict[int, list[Item]] = {}
+        self.any: list[Item] = []
+        for w in work:
+            v = fold.value_of(w.stream)  # type: ignore[arg-type]
+            (self.any if v is None else self.by_value.setdefault(v, [])).append(w)
+
+    def on(self, stream: z3.ArithRef) -> list[Item]:
+        v = fold.value_of(stream)
+        if v is None:
+            return self.work
+        return sorted((*self.by_value.get(v, ()), *self.any), key=lambda w: w.call.index)
+
+    def before(self, stream: z3.ArithRef, index: int) -> list[Item]:
+        return [w for w in self.on(stream) if w.call.index < index]
+
+    def after(self, stream: z3.ArithRef, index: int) -> list[Item]:
+        return [w for w in self.on(stream) if w.call.index > index]
+
+
 def _event_orders(sch: Schedule, calls: list[Call], work: list[Item], after: dict[int, str],
                   prefix: str, lives: _Lives) -> None:
     """Records, waits and host synchronizations (CUDA wrapper semantics): a
@@ -510,6 +538,7 @@ def _event_orders(sch: Schedule, calls: list[Call], work: list[Item], after: dic
     # per record and one per later call, instead of one per pair of them
     # (the same constraints: `W` is constrained by nothing else).
     released: list[tuple[Call, str]] = []
+    by_stream = _ByStream(work)
 
     def seen(r: _Record, c: Call, event: z3.ArithRef, live: Life, later: str) -> bool:
         # `c` (alive where `live` says) sees record `r` of `event`: `later` after
@@ -533,10 +562,9 @@ def _event_orders(sch: Schedule, calls: list[Call], work: list[Item], after: dic
         if c.callee == "mgpuEventRecord" and len(c.args) == 2:
             t = f"{prefix}T{c.index}"
             sch.order(true, sch.host[c.index], t)
-            for w in work:
-                if w.call.index < c.index:
-                    sch.order_if_same((w.call.guard, c.guard), ((w.stream, c.args[1]),),  # type: ignore[arg-type]
-                                      w.end, t)
+            for w in by_stream.before(c.args[1], c.index):
+                sch.order_if_same((w.call.guard, c.guard), ((w.stream, c.args[1]),),  # type: ignore[arg-type]
+                                  w.end, t)
             # Orders into `t` are harmless where the record does nothing.
             queued(c, c.args[1], t, (true, False))
             records.append(_Record(c, t, *lives.alive(c, ((c.args[0], "event"),
@@ -547,21 +575,19 @@ def _event_orders(sch: Schedule, calls: list[Call], work: list[Item], after: dic
             # Records seen (not `any`: each must add its order).
             if sum(seen(r, c, c.args[1], live, later=point) for r in records):
                 released.append((c, point))
-                for w in work:
-                    if w.call.index > c.index and not _distinct(w.stream, c.args[0]):  # type: ignore[arg-type]
-                        sch.order_if_same((w.call.guard,), ((w.stream, c.args[0]),),  # type: ignore[arg-type]
-                                          point, w.start)
+                for w in by_stream.after(c.args[0], c.index):
+                    sch.order_if_same((w.call.guard,), ((w.stream, c.args[0]),),  # type: ignore[arg-type]
+                                      point, w.start)
         elif c.callee == "mgpuEventSynchronize" and len(c.args) == 1:
             live = lives.alive(c, ((c.args[0], "event"),))
             for r in records:
                 seen(r, c, c.args[0], live, later=after[c.index])
         elif c.callee == "mgpuStreamSynchronize" and len(c.args) == 1:
             live = lives.alive(c, ((c.args[0], "stream"),))
-            for w in work:
-                if w.call.index < c.index:
-                    sch.order_if_same((w.call.guard, c.guard, live[0]),
-                                      ((w.stream, c.args[0]),),  # type: ignore[arg-type]
-                                      w.end, after[c.index], doubt=live[1])
+            for w in by_stream.before(c.args[0], c.index):
+                sch.order_if_same((w.call.guard, c.guard, live[0]),
+                                  ((w.stream, c.args[0]),),  # type: ignore[arg-type]
+                                  w.end, after[c.index], doubt=live[1])
             queued(c, c.args[0], after[c.index], live)
 
 
