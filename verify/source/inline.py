@@ -78,7 +78,8 @@ class _Names:
 
     def text(self, name: str, stack: Stack) -> str:
         n, s = self.find((name, stack))
-        return n if not s else f"{n}@{'|'.join(s)}"
+        # Read in reasons ("depends on %t6 (of the call at f.mlir:61:15)").
+        return n if not s else f"{n} (of the call at {' < '.join(reversed(s))})"
 
 
 def inline_source(src: SourceFacts, root: str) -> HostOrder | str:
