@@ -251,8 +251,10 @@ def test_shrinking_deletes_launches_whole() -> None:
     def has_launch(p: Program) -> bool:
         return any(isinstance(op, Launch) for op in p.walk())
 
+    # Derandomized: about 1 search in 30 ends at a launch on an argument
+    # buffer (one op), another local minimum; a fixed seed makes it one answer.
     smallest = find(programs(GenConfig(max_ops=10)), has_launch,
-                    settings=settings(database=None, max_examples=2000,
+                    settings=settings(database=None, max_examples=2000, derandomize=True,
                                       suppress_health_check=list(HealthCheck)))
     # A sync alloc and a sync launch of the simplest shape on it.
     assert smallest.op_count() == 2, smallest.to_mlir()
