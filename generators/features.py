@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Callable
+from typing import Any
 
 from gpu_alloc_verify.verify.model.kernels import SHAPE_NAMES
 from gpu_alloc_verify.verify.model.program import (
@@ -65,47 +67,86 @@ def _outer_tokens_used(loop: For) -> bool:
     return False
 
 
+def _async_features(op: Wait | Alloc | Dealloc | Memset | Memcpy | Launch, out: set[str],
+                    uses: Counter[str]) -> None:
+    kind = _KIND[type(op)]
+    mode = "async" if op.token is not None else "sync"
+    out.add(f"{kind}.{mode}")
+    out.add(f"{kind}.deps={min(len(op.deps), 3)}")
+    uses.update(op.deps)
+    if len(op.deps) > 1:
+        # Many tokens into an async op; a host wait on many is ordinary.
+        out.add("token.fan-in" if op.token is not None else "wait.sync.many")
+
+
+def _alloc_features(op: Alloc, out: set[str], uses: Counter[str]) -> None:
+    _async_features(op, out, uses)
+    out.add(f"alloc.host_shared={str(op.host_shared).lower()}")
+    out.add("alloc.dynamic" if op.type.num_dynamic else "alloc.static")
+    out.add(f"alloc.elem={op.type.elem}")
+
+
+def _launch_features(op: Launch, out: set[str], uses: Counter[str]) -> None:
+    _async_features(op, out, uses)
+    out |= _launch(op)
+
+
+def _host_alloc_features(op: HostAlloc, out: set[str], uses: Counter[str]) -> None:
+    out.add("host.alloc")
+
+
+def _host_dealloc_features(op: HostDealloc, out: set[str], uses: Counter[str]) -> None:
+    out.add("host.dealloc")
+
+
+def _dim_features(op: Dim, out: set[str], uses: Counter[str]) -> None:
+    out.add("memref.dim")
+
+
+def _host_store_features(op: HostStore, out: set[str], uses: Counter[str]) -> None:
+    out.add("host.store")
+
+
+def _host_load_features(op: HostLoad, out: set[str], uses: Counter[str]) -> None:
+    out.add("host.load")
+
+
+def _if_features(op: If, out: set[str], uses: Counter[str]) -> None:
+    out.add("scf.if.else" if op.orelse else "scf.if")
+    if op.results:
+        out.add("scf.if.yield-token")
+
+
+def _for_features(op: For, out: set[str], uses: Counter[str]) -> None:
+    out.add("scf.for")
+    if op.iter_args:
+        out.add("scf.for.iter-token")
+    if _outer_tokens_used(op):
+        out.add("token.into-loop")
+
+
+# The feature tags of each kind of op (`OP_KINDS`; tests/test_op_dispatch.py);
+# each also counts the tokens the op uses, for "token.fan-out".
+_OP_FEATURES: dict[type, Callable[[Any, set[str], Counter[str]], None]] = {
+    Wait: _async_features, Alloc: _alloc_features, Dealloc: _async_features,
+    Memset: _async_features, Memcpy: _async_features, Launch: _launch_features,
+    HostAlloc: _host_alloc_features, HostDealloc: _host_dealloc_features, Dim: _dim_features,
+    HostStore: _host_store_features, HostLoad: _host_load_features, If: _if_features,
+    For: _for_features,
+}
+
+
 def features(program: Program) -> list[str]:
     out: set[str] = {f"functions={len(program.functions)}"}
     for fn in program.functions:
         out |= _signature(fn)
     uses: Counter[str] = Counter()
     for op in program.walk():
-        if isinstance(op, ASYNC_OPS):
-            kind = _KIND[type(op)]
-            mode = "async" if op.token is not None else "sync"
-            out.add(f"{kind}.{mode}")
-            out.add(f"{kind}.deps={min(len(op.deps), 3)}")
-            uses.update(op.deps)
-            if len(op.deps) > 1:
-                # Many tokens into an async op; a host wait on many is ordinary.
-                out.add("token.fan-in" if op.token is not None else "wait.sync.many")
-            if isinstance(op, Alloc):
-                out.add(f"alloc.host_shared={str(op.host_shared).lower()}")
-                out.add("alloc.dynamic" if op.type.num_dynamic else "alloc.static")
-                out.add(f"alloc.elem={op.type.elem}")
-            if isinstance(op, Launch):
-                out |= _launch(op)
-        elif isinstance(op, HostAlloc):
-            out.add("host.alloc")
-        elif isinstance(op, HostDealloc):
-            out.add("host.dealloc")
-        elif isinstance(op, Dim):
-            out.add("memref.dim")
-        elif isinstance(op, HostStore):
-            out.add("host.store")
-        elif isinstance(op, HostLoad):
-            out.add("host.load")
-        elif isinstance(op, If):
-            out.add("scf.if.else" if op.orelse else "scf.if")
-            if op.results:
-                out.add("scf.if.yield-token")
-        elif isinstance(op, For):
-            out.add("scf.for")
-            if op.iter_args:
-                out.add("scf.for.iter-token")
-            if _outer_tokens_used(op):
-                out.add("token.into-loop")
+        add = _OP_FEATURES.get(type(op))
+        if add is None:  # pragma: no cover - the Op union is closed
+            raise TypeError(f"generators.features: no feature rule for op kind "
+                            f"{type(op).__name__}: {op!r}")
+        add(op, out, uses)
     if any(isinstance(op, Alloc) and op.token is not None and not op.deps
            for op in program.walk()):
         out.add("alloc.async.no-deps")

@@ -27,10 +27,10 @@ with element k = k + 1 so that what the program does to it shows.
 from __future__ import annotations
 
 import struct
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from math import prod
-from typing import Literal
+from typing import Any, Literal
 
 from gpu_alloc_verify.oracles.kernel_api import ELEM_BYTES, KernelArg, KernelUnsupported, MemRefView
 from gpu_alloc_verify.oracles.runtime import Outcome, Runtime, memset_pattern
@@ -243,68 +243,82 @@ class _Interp:
             self.op(op)
 
     def op(self, op: Op) -> None:
-        if isinstance(op, Wait):
-            if op.token is None:
-                self.host_wait(op.deps)
-            else:
-                self.complete(op.token, self.stream_after(op.deps), op.deps)
-        elif isinstance(op, Alloc):
-            sizes = tuple(d if d is not None else self.size(n) for d, n in self._dims(op))
-            nbytes = prod(sizes) * ELEM_BYTES[op.type.elem]
-            if op.token is None:
-                ptr = self.rt.mem_alloc_sync(nbytes, op.host_shared)
-            else:
-                s = self.stream_after(op.deps)
-                ptr = self.rt.mem_alloc(nbytes, s, op.host_shared)
-                self.complete(op.token, s, op.deps)
-            self.buffers[op.result] = _Buffer(ptr, op.type, sizes)
-        elif isinstance(op, Dealloc):
-            self.host_wait_quietly(op.deps)
+        run_op = _OP_RUNNERS.get(type(op))
+        if run_op is None:  # pragma: no cover - the Op union is closed
+            raise Unsupported(f"oracles.source_interp: no rule for op kind "
+                              f"{type(op).__name__}: {op!r}")
+        run_op(self, op)
+
+    def op_wait(self, op: Wait) -> None:
+        if op.token is None:
+            self.host_wait(op.deps)
+        else:
+            self.complete(op.token, self.stream_after(op.deps), op.deps)
+
+    def op_alloc(self, op: Alloc) -> None:
+        sizes = tuple(d if d is not None else self.size(n) for d, n in self._dims(op))
+        nbytes = prod(sizes) * ELEM_BYTES[op.type.elem]
+        if op.token is None:
+            ptr = self.rt.mem_alloc_sync(nbytes, op.host_shared)
+        else:
             s = self.stream_after(op.deps)
-            self.rt.mem_free(self.buffers[op.memref].ptr, s)
+            ptr = self.rt.mem_alloc(nbytes, s, op.host_shared)
             self.complete(op.token, s, op.deps)
-        elif isinstance(op, Memset):
-            buf = self.buffers[op.dst]
-            pattern = element_bytes(op.value, op.type.elem)
-            s = self.stream_after(op.deps)
-            memset_pattern(self.rt, buf.ptr, pattern, buf.elems, s)
-            self.complete(op.token, s, op.deps)
-        elif isinstance(op, Launch):
-            self.launch(op)
-        elif isinstance(op, HostAlloc):
-            sizes = tuple(d if d is not None else self.size(n)
-                          for d, n in zip(op.type.shape, _dyn_names(op.type, op.dyn_sizes),
-                                          strict=True))
-            ptr = self.rt.host_alloc(prod(sizes) * ELEM_BYTES[op.type.elem])
-            self.buffers[op.result] = _Buffer(ptr, op.type, sizes)
-        elif isinstance(op, HostDealloc):
-            self.rt.host_free(self.buffers[op.memref].ptr)
-        elif isinstance(op, Memcpy):
-            dst, src = self.buffers[op.dst], self.buffers[op.src]
-            s = self.stream_after(op.deps)
-            self.rt.memcpy(dst.ptr, src.ptr, dst.nbytes, s)
-            self.complete(op.token, s, op.deps)
-        elif isinstance(op, HostStore):
-            buf = self.buffers[op.memref]
-            self.rt.host_write(buf.ptr, element_bytes(op.value, op.type.elem))
-        elif isinstance(op, HostLoad):
-            buf = self.buffers[op.memref]
-            self.rt.host_read(buf.ptr, ELEM_BYTES[op.type.elem])
-        elif isinstance(op, If):
-            taken = bool(self.arg(op.cond))
-            self.run(op.then if taken else op.orelse)
-            self.bind(op.results, op.then_yield if taken else op.else_yield)
-        elif isinstance(op, For):
-            carried = tuple(a for a, _ in op.iter_args)
-            self.bind(carried, tuple(init for _, init in op.iter_args))
-            for _ in range(op.trip_count):
-                self.run(op.body)
-                self.bind(carried, op.yields)
-            self.bind(op.results, carried)  # zero trips: the initial tokens
-        elif isinstance(op, Dim):  # reads the descriptor only: nothing a runtime sees
-            self.values[op.result] = self.buffers[op.memref].sizes[op.index]
-        else:  # pragma: no cover - the Op union is closed
-            raise Unsupported(f"unknown op {op!r}")
+        self.buffers[op.result] = _Buffer(ptr, op.type, sizes)
+
+    def op_dealloc(self, op: Dealloc) -> None:
+        self.host_wait_quietly(op.deps)
+        s = self.stream_after(op.deps)
+        self.rt.mem_free(self.buffers[op.memref].ptr, s)
+        self.complete(op.token, s, op.deps)
+
+    def op_memset(self, op: Memset) -> None:
+        buf = self.buffers[op.dst]
+        pattern = element_bytes(op.value, op.type.elem)
+        s = self.stream_after(op.deps)
+        memset_pattern(self.rt, buf.ptr, pattern, buf.elems, s)
+        self.complete(op.token, s, op.deps)
+
+    def op_host_alloc(self, op: HostAlloc) -> None:
+        sizes = tuple(d if d is not None else self.size(n)
+                      for d, n in zip(op.type.shape, _dyn_names(op.type, op.dyn_sizes),
+                                      strict=True))
+        ptr = self.rt.host_alloc(prod(sizes) * ELEM_BYTES[op.type.elem])
+        self.buffers[op.result] = _Buffer(ptr, op.type, sizes)
+
+    def op_host_dealloc(self, op: HostDealloc) -> None:
+        self.rt.host_free(self.buffers[op.memref].ptr)
+
+    def op_memcpy(self, op: Memcpy) -> None:
+        dst, src = self.buffers[op.dst], self.buffers[op.src]
+        s = self.stream_after(op.deps)
+        self.rt.memcpy(dst.ptr, src.ptr, dst.nbytes, s)
+        self.complete(op.token, s, op.deps)
+
+    def op_host_store(self, op: HostStore) -> None:
+        buf = self.buffers[op.memref]
+        self.rt.host_write(buf.ptr, element_bytes(op.value, op.type.elem))
+
+    def op_host_load(self, op: HostLoad) -> None:
+        buf = self.buffers[op.memref]
+        self.rt.host_read(buf.ptr, ELEM_BYTES[op.type.elem])
+
+    def op_if(self, op: If) -> None:
+        taken = bool(self.arg(op.cond))
+        self.run(op.then if taken else op.orelse)
+        self.bind(op.results, op.then_yield if taken else op.else_yield)
+
+    def op_for(self, op: For) -> None:
+        carried = tuple(a for a, _ in op.iter_args)
+        self.bind(carried, tuple(init for _, init in op.iter_args))
+        for _ in range(op.trip_count):
+            self.run(op.body)
+            self.bind(carried, op.yields)
+        self.bind(op.results, carried)  # zero trips: the initial tokens
+
+    def op_dim(self, op: Dim) -> None:
+        """Reads the descriptor only: nothing a runtime sees."""
+        self.values[op.result] = self.buffers[op.memref].sizes[op.index]
 
     def host_wait_quietly(self, deps: tuple[str, ...]) -> None:
         """Wait for deps on the host without counting them as awaited by the source."""
@@ -350,6 +364,16 @@ class _Interp:
         for s in self.streams:
             self.rt.stream_destroy(s)
         return [self.produced[i] for i in sorted(set(self.produced) - self.awaited)]
+
+
+# How `_Interp.op` runs each kind of op (`OP_KINDS`; tests/test_op_dispatch.py).
+_OP_RUNNERS: dict[type, Callable[[_Interp, Any], None]] = {
+    Wait: _Interp.op_wait, Alloc: _Interp.op_alloc, Dealloc: _Interp.op_dealloc,
+    Memset: _Interp.op_memset, Launch: _Interp.launch, HostAlloc: _Interp.op_host_alloc,
+    HostDealloc: _Interp.op_host_dealloc, Memcpy: _Interp.op_memcpy,
+    HostStore: _Interp.op_host_store, HostLoad: _Interp.op_host_load, If: _Interp.op_if,
+    For: _Interp.op_for, Dim: _Interp.op_dim,
+}
 
 
 def _dyn_names(t: MemRefType, names: tuple[str, ...]) -> list[str]:

@@ -178,7 +178,8 @@ class _FunctionBuilder:
     def op(self, op: Op, loc: NameLoc) -> Operation:
         build = _OP_BUILDERS.get(type(op))
         if build is None:  # pragma: no cover - the Op union is closed
-            raise TypeError(f"unknown op {op!r}")
+            raise TypeError(f"verify.lowerings.xdsl_build: no builder for op kind "
+                            f"{type(op).__name__}: {op!r}")
         return build(self, op, loc)
 
     def wait(self, op: Wait, loc: NameLoc) -> Operation:
@@ -348,7 +349,8 @@ class _FunctionBuilder:
         return launch
 
 
-# How `_FunctionBuilder.op` builds each kind of op.
+# How `_FunctionBuilder.op` builds each kind of op (`OP_KINDS`;
+# tests/test_op_dispatch.py).
 _OP_BUILDERS: dict[type, Callable[[_FunctionBuilder, Any, NameLoc], Operation]] = {
     Wait: _FunctionBuilder.wait, Alloc: _FunctionBuilder.alloc,
     Dealloc: _FunctionBuilder.dealloc, Memset: _FunctionBuilder.memset,

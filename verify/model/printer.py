@@ -10,6 +10,9 @@ back to its source op.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from typing import Any
+
 from gpu_alloc_verify.verify.model.kernels import kernel_text
 from gpu_alloc_verify.verify.model.program import (
     FLOAT_TYPES,
@@ -92,77 +95,93 @@ class _Printer:
 
     def op(self, op: Op, depth: int) -> None:
         loc = self.loc(op.id)
-        if isinstance(op, Wait):
-            lhs = f"{op.token} = " if op.token else ""
-            self.emit(depth, f"{lhs}gpu.wait{self.deps(op.token, op.deps)} {loc}")
-        elif isinstance(op, Alloc):
-            lhs = op.result + (f", {op.token}" if op.token else "")
-            shared = " host_shared" if op.host_shared else ""
-            sizes = ", ".join(op.dyn_sizes)
-            self.emit(
-                depth,
-                f"{lhs} = gpu.alloc{self.deps(op.token, op.deps)}{shared} ({sizes}) : "
-                f"{op.type} {loc}",
-            )
-        elif isinstance(op, Dealloc):
-            lhs = f"{op.token} = " if op.token else ""
-            self.emit(
-                depth,
-                f"{lhs}gpu.dealloc{self.deps(op.token, op.deps)} {op.memref} : {op.type} {loc}",
-            )
-        elif isinstance(op, Memset):
-            lhs = f"{op.token} = " if op.token else ""
-            value = _const_name(op.value, op.type.elem)
-            self.emit(
-                depth,
-                f"{lhs}gpu.memset{self.deps(op.token, op.deps)} {op.dst}, {value} : "
-                f"{op.type}, {op.type.elem} {loc}",
-            )
-        elif isinstance(op, Memcpy):
-            lhs = f"{op.token} = " if op.token else ""
-            self.emit(
-                depth,
-                f"{lhs}gpu.memcpy{self.deps(op.token, op.deps)} {op.dst}, {op.src} : "
-                f"{op.type}, {op.type} {loc}",
-            )
-        elif isinstance(op, HostStore):
-            idx = ", ".join("%c0" for _ in op.type.shape)
-            value = _const_name(op.value, op.type.elem)
-            self.emit(depth, f"memref.store {value}, {op.memref}[{idx}] : {op.type} {loc}")
-        elif isinstance(op, HostLoad):
-            idx = ", ".join("%c0" for _ in op.type.shape)
-            self.emit(depth, f"{op.result} = memref.load {op.memref}[{idx}] : {op.type} {loc}")
-        elif isinstance(op, Launch):
-            self.emit(depth, self.launch(op))
-        elif isinstance(op, HostAlloc):
-            sizes = ", ".join(op.dyn_sizes)
-            self.emit(depth, f"{op.result} = memref.alloc({sizes}) : {op.type} {loc}")
-        elif isinstance(op, HostDealloc):
-            self.emit(depth, f"memref.dealloc {op.memref} : {op.type} {loc}")
-        elif isinstance(op, Dim):
-            self.emit(depth, f"{op.result} = memref.dim {op.memref}, %c{op.index} : "
-                             f"{op.type} {loc}")
-        elif isinstance(op, If):
-            self.emit(depth, f"{_lhs(op.results)}scf.if {op.cond}{_token_types(op.results)} {{")
-            self.body(op.then, depth + 1)
-            self.yield_(op.then_yield, depth + 1)
-            if op.orelse or op.results:
-                self.emit(depth, "} else {")
-                self.body(op.orelse, depth + 1)
-                self.yield_(op.else_yield, depth + 1)
-            self.emit(depth, f"}} {loc}")
-        elif isinstance(op, For):
-            carried = ""
-            if op.iter_args:
-                inits = ", ".join(f"{a} = {init}" for a, init in op.iter_args)
-                carried = f" iter_args({inits}){_token_types(op.results)}"
-            self.emit(depth, f"{_lhs(op.results)}scf.for {op.iv} = %c0 to %c{op.trip_count} "
-                             f"step %c1{carried} {{")
-            self.body(op.body, depth + 1)
-            self.yield_(op.yields, depth + 1)
-            self.emit(depth, f"}} {loc}")
-        else:  # pragma: no cover - the Op union is closed
-            raise TypeError(f"unknown op {op!r}")
+        print_op = _OP_PRINTERS.get(type(op))
+        if print_op is None:  # pragma: no cover - the Op union is closed
+            raise TypeError(f"verify.model.printer: no printer for op kind "
+                            f"{type(op).__name__}: {op!r}")
+        print_op(self, op, depth, loc)
+
+    def op_wait(self, op: Wait, depth: int, loc: str) -> None:
+        lhs = f"{op.token} = " if op.token else ""
+        self.emit(depth, f"{lhs}gpu.wait{self.deps(op.token, op.deps)} {loc}")
+
+    def op_alloc(self, op: Alloc, depth: int, loc: str) -> None:
+        lhs = op.result + (f", {op.token}" if op.token else "")
+        shared = " host_shared" if op.host_shared else ""
+        sizes = ", ".join(op.dyn_sizes)
+        self.emit(
+            depth,
+            f"{lhs} = gpu.alloc{self.deps(op.token, op.deps)}{shared} ({sizes}) : "
+            f"{op.type} {loc}",
+        )
+
+    def op_dealloc(self, op: Dealloc, depth: int, loc: str) -> None:
+        lhs = f"{op.token} = " if op.token else ""
+        self.emit(
+            depth,
+            f"{lhs}gpu.dealloc{self.deps(op.token, op.deps)} {op.memref} : {op.type} {loc}",
+        )
+
+    def op_memset(self, op: Memset, depth: int, loc: str) -> None:
+        lhs = f"{op.token} = " if op.token else ""
+        value = _const_name(op.value, op.type.elem)
+        self.emit(
+            depth,
+            f"{lhs}gpu.memset{self.deps(op.token, op.deps)} {op.dst}, {value} : "
+            f"{op.type}, {op.type.elem} {loc}",
+        )
+
+    def op_memcpy(self, op: Memcpy, depth: int, loc: str) -> None:
+        lhs = f"{op.token} = " if op.token else ""
+        self.emit(
+            depth,
+            f"{lhs}gpu.memcpy{self.deps(op.token, op.deps)} {op.dst}, {op.src} : "
+            f"{op.type}, {op.type} {loc}",
+        )
+
+    def op_host_store(self, op: HostStore, depth: int, loc: str) -> None:
+        idx = ", ".join("%c0" for _ in op.type.shape)
+        value = _const_name(op.value, op.type.elem)
+        self.emit(depth, f"memref.store {value}, {op.memref}[{idx}] : {op.type} {loc}")
+
+    def op_host_load(self, op: HostLoad, depth: int, loc: str) -> None:
+        idx = ", ".join("%c0" for _ in op.type.shape)
+        self.emit(depth, f"{op.result} = memref.load {op.memref}[{idx}] : {op.type} {loc}")
+
+    def op_launch(self, op: Launch, depth: int, loc: str) -> None:
+        self.emit(depth, self.launch(op))
+
+    def op_host_alloc(self, op: HostAlloc, depth: int, loc: str) -> None:
+        sizes = ", ".join(op.dyn_sizes)
+        self.emit(depth, f"{op.result} = memref.alloc({sizes}) : {op.type} {loc}")
+
+    def op_host_dealloc(self, op: HostDealloc, depth: int, loc: str) -> None:
+        self.emit(depth, f"memref.dealloc {op.memref} : {op.type} {loc}")
+
+    def op_dim(self, op: Dim, depth: int, loc: str) -> None:
+        self.emit(depth, f"{op.result} = memref.dim {op.memref}, %c{op.index} : "
+                         f"{op.type} {loc}")
+
+    def op_if(self, op: If, depth: int, loc: str) -> None:
+        self.emit(depth, f"{_lhs(op.results)}scf.if {op.cond}{_token_types(op.results)} {{")
+        self.body(op.then, depth + 1)
+        self.yield_(op.then_yield, depth + 1)
+        if op.orelse or op.results:
+            self.emit(depth, "} else {")
+            self.body(op.orelse, depth + 1)
+            self.yield_(op.else_yield, depth + 1)
+        self.emit(depth, f"}} {loc}")
+
+    def op_for(self, op: For, depth: int, loc: str) -> None:
+        carried = ""
+        if op.iter_args:
+            inits = ", ".join(f"{a} = {init}" for a, init in op.iter_args)
+            carried = f" iter_args({inits}){_token_types(op.results)}"
+        self.emit(depth, f"{_lhs(op.results)}scf.for {op.iv} = %c0 to %c{op.trip_count} "
+                         f"step %c1{carried} {{")
+        self.body(op.body, depth + 1)
+        self.yield_(op.yields, depth + 1)
+        self.emit(depth, f"}} {loc}")
 
     def yield_(self, tokens: tuple[str, ...], depth: int) -> None:
         """The explicit `scf.yield` of tokens (an empty one stays implicit)."""
@@ -186,6 +205,17 @@ class _Printer:
         for kernel in program.kernels:
             self.lines.append(kernel_text(kernel, "    "))
         self.emit(1, "}")
+
+
+# How `_Printer.op` prints each kind of op (`OP_KINDS`; tests/test_op_dispatch.py).
+_OP_PRINTERS: dict[type, Callable[[_Printer, Any, int, str], None]] = {
+    Wait: _Printer.op_wait, Alloc: _Printer.op_alloc, Dealloc: _Printer.op_dealloc,
+    Memset: _Printer.op_memset, Memcpy: _Printer.op_memcpy,
+    HostStore: _Printer.op_host_store, HostLoad: _Printer.op_host_load,
+    Launch: _Printer.op_launch, HostAlloc: _Printer.op_host_alloc,
+    HostDealloc: _Printer.op_host_dealloc, Dim: _Printer.op_dim,
+    If: _Printer.op_if, For: _Printer.op_for,
+}
 
 
 def _lhs(results: tuple[str, ...]) -> str:
@@ -227,21 +257,53 @@ def constants_of(fn: Function) -> tuple[set[int], set[tuple[int, str]]]:
     index: set[int] = set()
     values: set[tuple[int, str]] = set()
     for op in walk_ops(fn.body):
-        if isinstance(op, For):
-            index |= {0, 1, op.trip_count}
-        elif isinstance(op, (Memset, HostStore)):
-            values.add((op.value, op.type.elem))
-            if isinstance(op, HostStore):
-                index.add(0)
-        elif isinstance(op, HostLoad):
-            index.add(0)
-        elif isinstance(op, Dim):
-            index.add(op.index)
-        elif isinstance(op, Launch):
-            index |= {s for s in (*op.grid, *op.block) if isinstance(s, int)}
-            if isinstance(op.scalar, int):
-                values.add((op.scalar, op.kernel.type.elem))
+        add = _OP_CONSTANTS.get(type(op))
+        if add is None:  # pragma: no cover - the Op union is closed
+            raise TypeError(f"verify.model.printer.constants_of: no constants rule for op "
+                            f"kind {type(op).__name__}: {op!r}")
+        add(op, index, values)
     return index, values
+
+
+def _no_constants(op: Op, index: set[int], values: set[tuple[int, str]]) -> None:
+    """The op's operands are values the function defines: no constant."""
+
+
+def _for_constants(op: For, index: set[int], values: set[tuple[int, str]]) -> None:
+    index.update({0, 1, op.trip_count})
+
+
+def _memset_constants(op: Memset, index: set[int], values: set[tuple[int, str]]) -> None:
+    values.add((op.value, op.type.elem))
+
+
+def _host_store_constants(op: HostStore, index: set[int], values: set[tuple[int, str]]) -> None:
+    values.add((op.value, op.type.elem))
+    index.add(0)
+
+
+def _host_load_constants(op: HostLoad, index: set[int], values: set[tuple[int, str]]) -> None:
+    index.add(0)
+
+
+def _dim_constants(op: Dim, index: set[int], values: set[tuple[int, str]]) -> None:
+    index.add(op.index)
+
+
+def _launch_constants(op: Launch, index: set[int], values: set[tuple[int, str]]) -> None:
+    index.update({s for s in (*op.grid, *op.block) if isinstance(s, int)})
+    if isinstance(op.scalar, int):
+        values.add((op.scalar, op.kernel.type.elem))
+
+
+# Which constants `constants_of` hoists for each kind of op (`OP_KINDS`;
+# tests/test_op_dispatch.py).
+_OP_CONSTANTS: dict[type, Callable[[Any, set[int], set[tuple[int, str]]], None]] = {
+    Wait: _no_constants, Alloc: _no_constants, Dealloc: _no_constants,
+    Memset: _memset_constants, Memcpy: _no_constants, HostStore: _host_store_constants,
+    HostLoad: _host_load_constants, Launch: _launch_constants, HostAlloc: _no_constants,
+    HostDealloc: _no_constants, Dim: _dim_constants, If: _no_constants, For: _for_constants,
+}
 
 
 def print_program(program: Program, loc_prefix: str = "") -> str:

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, get_args
 
 # Buffer element types the generator uses (16 lowers a memset of f32 / i32
 # only, 18-22 also of 16-bit types, none of 64-bit).  bf16 prints and lowers
@@ -200,6 +200,12 @@ class For:
 
 Op = (Wait | Alloc | Dealloc | Memset | Memcpy | Launch | HostStore | HostLoad | HostAlloc
       | HostDealloc | Dim | If | For)
+# The op classes a function body may hold, in the order of `Op`.  Each consumer
+# of the model (printer, interpreters, builders, feature tags) dispatches on
+# `type(op)` through a table keyed by these; `tests/test_op_dispatch.py` checks
+# that every table covers every kind.  (Not `generators.core.OP_KINDS`, the
+# names of the kinds the generator draws.)
+OP_KINDS: tuple[type, ...] = get_args(Op)
 ASYNC_OPS = (Wait, Alloc, Dealloc, Memset, Memcpy, Launch)
 
 

@@ -19,6 +19,9 @@ Device code (`gpu.module @kernels`) is left empty: the reader never walks it.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from typing import Any
+
 from gpu_alloc_verify.verify.ir.fastparse import (
     UNKNOWN_LOC,
     Block,
@@ -159,82 +162,107 @@ class _FunctionBuilder:
         return op
 
     def op(self, op: ProgOp, loc: str) -> Op:
+        build = _OP_BUILDERS.get(type(op))
+        if build is None:  # pragma: no cover - the Op union is closed
+            raise TypeError(f"verify.source.light: no builder for op kind "
+                            f"{type(op).__name__}: {op!r}")
+        return build(self, op, loc)
+
+    def op_wait(self, op: Wait, loc: str) -> Op:
         v = self.values
-        if isinstance(op, Wait):
-            return self.async_op("gpu.wait", op.token, [v[n] for n in op.deps], loc)
-        if isinstance(op, Alloc):
-            alloc = self.async_op("gpu.alloc", op.token,
-                                  [*(v[n] for n in op.deps), *(v[n] for n in op.dyn_sizes)],
-                                  loc, (memref_text(op.type),))
-            if op.host_shared:
-                alloc._props = {"hostShared": _UNIT}
-            self.bind(op.result, alloc.results[0])
-            return alloc
-        if isinstance(op, Dealloc):
-            return self.async_op("gpu.dealloc", op.token,
-                                 [*(v[n] for n in op.deps), v[op.memref]], loc)
-        if isinstance(op, Memset):
-            return self.async_op("gpu.memset", op.token,
-                                 [*(v[n] for n in op.deps), v[op.dst],
-                                  self.value_consts[(op.value, op.type.elem)]], loc)
-        if isinstance(op, Memcpy):
-            return self.async_op("gpu.memcpy", op.token,
-                                 [*(v[n] for n in op.deps), v[op.dst], v[op.src]], loc)
-        if isinstance(op, HostStore):
-            idx = [self.index_consts[0]] * len(op.type.shape)
-            return _op("memref.store",
-                       [self.value_consts[(op.value, op.type.elem)], v[op.memref], *idx],
-                       (), loc)
-        if isinstance(op, HostLoad):
-            idx = [self.index_consts[0]] * len(op.type.shape)
-            load = _op("memref.load", [v[op.memref], *idx], (op.type.elem,), loc)
-            self.bind(op.result, load.results[0])
-            return load
-        if isinstance(op, Launch):
-            return self.launch(op, loc)
-        if isinstance(op, HostAlloc):
-            halloc = _op("memref.alloc", [v[n] for n in op.dyn_sizes],
-                         (memref_text(op.type),), loc)
-            self.bind(op.result, halloc.results[0])
-            return halloc
-        if isinstance(op, HostDealloc):
-            return _op("memref.dealloc", [v[op.memref]], (), loc)
-        if isinstance(op, Dim):
-            dim = _op("memref.dim", [v[op.memref], self.index_consts[op.index]], ("index",), loc)
-            self.bind(op.result, dim.results[0])
-            return dim
-        if isinstance(op, If):
-            then_block = _block([])
-            self.body(op.then, then_block)
-            then_block.ops.append(_op("scf.yield", [v[t] for t in op.then_yield]))
-            else_block = None
-            if op.orelse or op.results:
-                else_block = _block([])
-                self.body(op.orelse, else_block)
-                else_block.ops.append(_op("scf.yield", [v[t] for t in op.else_yield]))
-            if_op = _op("scf.if", [v[op.cond]], tuple(TOKEN for _ in op.results), loc)
-            if_op.regions = [_region(then_block), _region(else_block)]
-            for name, res in zip(op.results, if_op.results, strict=True):
-                self.bind(name, res)
-            return if_op
-        if isinstance(op, For):
-            iv = Value(op.iv, "index")
-            carried = [Value(a, TOKEN) for a, _ in op.iter_args]
-            inits = [v[init] for _, init in op.iter_args]  # read before the body binds
-            body = _block([iv, *carried])
-            self.bind(op.iv, iv)
-            for arg in carried:
-                self.bind(arg.name, arg)
-            self.body(op.body, body)
-            body.ops.append(_op("scf.yield", [v[t] for t in op.yields]))
-            for_op = _op("scf.for", [self.index_consts[0], self.index_consts[op.trip_count],
-                                     self.index_consts[1], *inits],
-                         tuple(TOKEN for _ in op.results), loc)
-            for_op.regions = [_region(body)]
-            for name, res in zip(op.results, for_op.results, strict=True):
-                self.bind(name, res)
-            return for_op
-        raise TypeError(f"unknown op {op!r}")  # pragma: no cover - the Op union is closed
+        return self.async_op("gpu.wait", op.token, [v[n] for n in op.deps], loc)
+
+    def op_alloc(self, op: Alloc, loc: str) -> Op:
+        v = self.values
+        alloc = self.async_op("gpu.alloc", op.token,
+                              [*(v[n] for n in op.deps), *(v[n] for n in op.dyn_sizes)],
+                              loc, (memref_text(op.type),))
+        if op.host_shared:
+            alloc._props = {"hostShared": _UNIT}
+        self.bind(op.result, alloc.results[0])
+        return alloc
+
+    def op_dealloc(self, op: Dealloc, loc: str) -> Op:
+        v = self.values
+        return self.async_op("gpu.dealloc", op.token,
+                             [*(v[n] for n in op.deps), v[op.memref]], loc)
+
+    def op_memset(self, op: Memset, loc: str) -> Op:
+        v = self.values
+        return self.async_op("gpu.memset", op.token,
+                             [*(v[n] for n in op.deps), v[op.dst],
+                              self.value_consts[(op.value, op.type.elem)]], loc)
+
+    def op_memcpy(self, op: Memcpy, loc: str) -> Op:
+        v = self.values
+        return self.async_op("gpu.memcpy", op.token,
+                             [*(v[n] for n in op.deps), v[op.dst], v[op.src]], loc)
+
+    def op_host_store(self, op: HostStore, loc: str) -> Op:
+        v = self.values
+        idx = [self.index_consts[0]] * len(op.type.shape)
+        return _op("memref.store",
+                   [self.value_consts[(op.value, op.type.elem)], v[op.memref], *idx],
+                   (), loc)
+
+    def op_host_load(self, op: HostLoad, loc: str) -> Op:
+        v = self.values
+        idx = [self.index_consts[0]] * len(op.type.shape)
+        load = _op("memref.load", [v[op.memref], *idx], (op.type.elem,), loc)
+        self.bind(op.result, load.results[0])
+        return load
+
+    def op_host_alloc(self, op: HostAlloc, loc: str) -> Op:
+        v = self.values
+        halloc = _op("memref.alloc", [v[n] for n in op.dyn_sizes],
+                     (memref_text(op.type),), loc)
+        self.bind(op.result, halloc.results[0])
+        return halloc
+
+    def op_host_dealloc(self, op: HostDealloc, loc: str) -> Op:
+        v = self.values
+        return _op("memref.dealloc", [v[op.memref]], (), loc)
+
+    def op_dim(self, op: Dim, loc: str) -> Op:
+        v = self.values
+        dim = _op("memref.dim", [v[op.memref], self.index_consts[op.index]], ("index",), loc)
+        self.bind(op.result, dim.results[0])
+        return dim
+
+    def op_if(self, op: If, loc: str) -> Op:
+        v = self.values
+        then_block = _block([])
+        self.body(op.then, then_block)
+        then_block.ops.append(_op("scf.yield", [v[t] for t in op.then_yield]))
+        else_block = None
+        if op.orelse or op.results:
+            else_block = _block([])
+            self.body(op.orelse, else_block)
+            else_block.ops.append(_op("scf.yield", [v[t] for t in op.else_yield]))
+        if_op = _op("scf.if", [v[op.cond]], tuple(TOKEN for _ in op.results), loc)
+        if_op.regions = [_region(then_block), _region(else_block)]
+        for name, res in zip(op.results, if_op.results, strict=True):
+            self.bind(name, res)
+        return if_op
+
+    def op_for(self, op: For, loc: str) -> Op:
+        v = self.values
+        iv = Value(op.iv, "index")
+        carried = [Value(a, TOKEN) for a, _ in op.iter_args]
+        inits = [v[init] for _, init in op.iter_args]  # read before the body binds
+        body = _block([iv, *carried])
+        self.bind(op.iv, iv)
+        for arg in carried:
+            self.bind(arg.name, arg)
+        self.body(op.body, body)
+        body.ops.append(_op("scf.yield", [v[t] for t in op.yields]))
+        for_op = _op("scf.for", [self.index_consts[0], self.index_consts[op.trip_count],
+                                 self.index_consts[1], *inits],
+                     tuple(TOKEN for _ in op.results), loc)
+        for_op.regions = [_region(body)]
+        for name, res in zip(op.results, for_op.results, strict=True):
+            self.bind(name, res)
+        return for_op
 
     def size(self, size: Size) -> Value:
         return self.index_consts[size] if isinstance(size, int) else self.values[size]
@@ -249,6 +277,18 @@ class _FunctionBuilder:
                              [*(self.values[n] for n in op.deps),
                               *(self.size(s) for s in op.grid),
                               *(self.size(s) for s in op.block), *args], loc)
+
+
+# How `_FunctionBuilder.op` builds each kind of op (`OP_KINDS`;
+# tests/test_op_dispatch.py), as `verify.lowerings.xdsl_build._OP_BUILDERS` does.
+_OP_BUILDERS: dict[type, Callable[[_FunctionBuilder, Any, str], Op]] = {
+    Wait: _FunctionBuilder.op_wait, Alloc: _FunctionBuilder.op_alloc,
+    Dealloc: _FunctionBuilder.op_dealloc, Memset: _FunctionBuilder.op_memset,
+    Memcpy: _FunctionBuilder.op_memcpy, HostStore: _FunctionBuilder.op_host_store,
+    HostLoad: _FunctionBuilder.op_host_load, Launch: _FunctionBuilder.launch,
+    HostAlloc: _FunctionBuilder.op_host_alloc, HostDealloc: _FunctionBuilder.op_host_dealloc,
+    Dim: _FunctionBuilder.op_dim, If: _FunctionBuilder.op_if, For: _FunctionBuilder.op_for,
+}
 
 
 def light_module(program: Program) -> Op:
