@@ -34,6 +34,7 @@ from typing import Any, Literal
 
 from gpu_alloc_verify.oracles.kernel_api import ELEM_BYTES, KernelArg, KernelUnsupported, MemRefView
 from gpu_alloc_verify.oracles.runtime import Outcome, Runtime, memset_pattern
+from gpu_alloc_verify.oracles.token_streams import TokenStreams
 from gpu_alloc_verify.verify.model.errors import InterpreterDeclined
 from gpu_alloc_verify.verify.model.program import (
     FLOAT_TYPES,
@@ -149,25 +150,17 @@ class _Interp:
         self.args = args
         self.rt = rt
         self.events: dict[str, int] = {}  # token name -> event standing for it
-        # token name -> its current instance; instance -> the instances its op
-        # waited on.  What a token implies is the closure, walked only when
-        # awaited (a set per token is quadratic on long chains).
+        # token name -> its current instance (what it implies: `self.tokens`)
         self.covers: dict[str, int] = {}
-        self.implied: dict[int, tuple[int, ...]] = {}
         self.instance: dict[str, int] = {}  # token name -> its current instance id
         self.produced: dict[int, str] = {}
-        self.awaited: set[int] = set()
+        self.tokens = TokenStreams(rt)
         self.buffers: dict[str, _Buffer] = {
             name: _Buffer(v.ptr, _arg_type(fn, name), v.sizes)
             for name, v in args.items() if isinstance(v, MemRefView)
         }
         self.values: dict[str, ArgValue] = dict(args)  # index values: args, memref.dim
-        self.streams: list[int] = []
         self.all_events: list[int] = []
-        # event -> the stream it was recorded on, while nothing came after it
-        # there: the stream's tail is that event's work.
-        self.tail_of: dict[int, int] = {}
-        self.last_on: dict[int, int] = {}  # stream -> the event at its tail
 
     def arg(self, name: str) -> ArgValue:
         if name not in self.args:
@@ -176,23 +169,7 @@ class _Interp:
 
     # -- tokens -------------------------------------------------------------
     def stream_after(self, deps: tuple[str, ...]) -> int:
-        """A stream on which new work runs after the work behind `deps` and
-        after nothing else: the stream of a dependency whose work is still its
-        tail (the first op to consume a token continues its stream), else a
-        new one.  Either orders exactly the same, but a chain of n ops stays on
-        one queue instead of n (the simulator's clocks grow with the queues)."""
-        events = [self.events[d] for d in deps]
-        kept = next((e for e in events if e in self.tail_of), None)
-        if kept is None:
-            s = self.rt.stream_create()
-            self.streams.append(s)
-        else:
-            s = self.tail_of.pop(kept)  # this op's work comes after it now
-            del self.last_on[s]
-        for e in events:
-            if e != kept:
-                self.rt.stream_wait_event(s, e)
-        return s
+        return self.tokens.stream_after([self.events[d] for d in deps])
 
     def complete(self, token: str | None, s: int, deps: tuple[str, ...]) -> None:
         if token is None:  # a synchronous op: finish before the host goes on
@@ -201,16 +178,13 @@ class _Interp:
         e = self.rt.event_create()
         self.all_events.append(e)
         self.rt.event_record(e, s)
-        if s in self.last_on:
-            del self.tail_of[self.last_on.pop(s)]
-        self.tail_of[e] = s
-        self.last_on[s] = e
+        self.tokens.recorded(e, s)
         inst = len(self.produced)
         self.produced[inst] = token
         self.events[token] = e
         self.instance[token] = inst
         self.covers[token] = inst
-        self.implied[inst] = tuple(self.covers[d] for d in deps)
+        self.tokens.implied[inst] = tuple(self.covers[d] for d in deps)
 
     def bind(self, names: tuple[str, ...], values: tuple[str, ...]) -> None:
         """`scf.yield` / `iter_args`: each name now stands for the completion
@@ -224,17 +198,7 @@ class _Interp:
     def host_wait(self, deps: tuple[str, ...]) -> None:
         for d in deps:
             self.rt.event_synchronize(self.events[d])
-            self._await(self.covers[d])
-
-    def _await(self, inst: int) -> None:
-        """`inst` and all it implies are awaited; what is already was walked
-        (awaited only grows), so a run walks each instance once."""
-        stack = [inst]
-        while stack:
-            i = stack.pop()
-            if i not in self.awaited:
-                self.awaited.add(i)
-                stack.extend(self.implied[i])
+            self.tokens.await_(self.covers[d])
 
     # -- ops ----------------------------------------------------------------
     def run(self, ops: tuple[Op, ...]) -> None:
@@ -361,9 +325,9 @@ class _Interp:
         self.rt.set_location(None)
         for e in self.all_events:
             self.rt.event_destroy(e)
-        for s in self.streams:
+        for s in self.tokens.streams:
             self.rt.stream_destroy(s)
-        return [self.produced[i] for i in sorted(set(self.produced) - self.awaited)]
+        return [self.produced[i] for i in sorted(set(self.produced) - self.tokens.awaited)]
 
 
 # How `_Interp.op` runs each kind of op (`OP_KINDS`; tests/test_op_dispatch.py).
