@@ -14,20 +14,7 @@ import pytest
 
 from gpu_alloc_verify.verify.ir.tools import find_mlir_opt
 from scripts.scale_check import SHAPES
-
-
-def _chain(n: int) -> str:
-    lines = ["func.func @main() {",
-             "  %t0 = gpu.wait async",
-             "  %b, %t1 = gpu.alloc async [%t0] () : memref<64xf32>",
-             "  %c = arith.constant 1.0 : f32"]
-    prev = "%t1"
-    for i in range(2, n):
-        lines.append(f"  %t{i} = gpu.memset async [{prev}] %b, %c : memref<64xf32>, f32")
-        prev = f"%t{i}"
-    lines += [f"  %td = gpu.dealloc async [{prev}] %b : memref<64xf32>",
-              "  gpu.wait [%td]", "  return", "}"]
-    return "\n".join(lines) + "\n"
+from scripts.scale_check import chain as _chain  # also tests/test_check_progress.py's
 
 
 @pytest.mark.skipif(find_mlir_opt(19) is None, reason="needs mlir-opt-19")

@@ -25,9 +25,8 @@ def _plain(sch: Schedule, a: str, b: str) -> bool:
     return b in seen
 
 
-def _random_schedule(rng: random.Random, n: int, backward: bool) -> Schedule:
-    """A host chain H0 < ... < H_end, each call's s/e after its H, and random
-    orders between points of calls (forward, or any way with `backward`)."""
+def _host_chain(n: int) -> tuple[Schedule, list[str]]:
+    """A host chain H0 < ... < H_end, each call's s/e after its H."""
     sch = Schedule()
     t = fold.TRUE
     hs = [f"f:H{i}" for i in range(n)] + ["f:H_end"]
@@ -36,6 +35,14 @@ def _random_schedule(rng: random.Random, n: int, backward: bool) -> Schedule:
     for i in range(n):
         sch.order(t, f"f:H{i}", f"f:s{i}")
         sch.order(t, f"f:s{i}", f"f:e{i}", strict=True)
+    return sch, hs
+
+
+def _random_schedule(rng: random.Random, n: int, backward: bool) -> Schedule:
+    """The host chain and random orders between points of calls (forward,
+    or any way with `backward`)."""
+    sch, hs = _host_chain(n)
+    t = fold.TRUE
     points = [f"f:{k}{i}" for i in range(n) for k in "seTW"] + hs
     for _ in range(n * 2):
         a, b = rng.sample(points, 2)
@@ -61,15 +68,8 @@ def test_ordered_agrees_with_a_plain_walk() -> None:
 
 
 def test_a_host_wait_orders_every_later_call_through_one_walk() -> None:
-    sch = Schedule()
-    t = fold.TRUE
     n = 3000
-    hs = [f"f:H{i}" for i in range(n)] + ["f:H_end"]
-    for a, b in zip(hs, hs[1:], strict=False):
-        sch.order(t, a, b, strict=True)
-    for i in range(n):
-        sch.order(t, f"f:H{i}", f"f:s{i}")
-        sch.order(t, f"f:s{i}", f"f:e{i}", strict=True)
-    sch.order(t, "f:e0", "f:H1", strict=True)  # call 0 is host-synchronous
+    sch, _ = _host_chain(n)
+    sch.order(fold.TRUE, "f:e0", "f:H1", strict=True)  # call 0 is host-synchronous
     assert all(sch.ordered("f:e0", f"f:s{j}", frozenset()) for j in range(1, n))
     assert not sch.ordered("f:e1", "f:s0", frozenset())
