@@ -253,3 +253,29 @@ mgpuMemGetDeviceMemRef1dFloat(StridedMemRefType<char, 1> *d, void ** /*extra*/) 
     assert "guard" not in get and get["returns"] == "StridedMemRefType<float, 1>"
     assert get["params"] == [{"type": "StridedMemRefType<char, 1> *", "name": "d"},
                              {"type": "void **", "name": "extra", "unused": True}]
+
+
+def test_the_calls_that_order_work_come_from_the_table() -> None:
+    # The schedule reads these calls' handles by position: the table's roles
+    # must put them there, and no other known call may order work.
+    from gpu_alloc_verify.verify.model.runtime_api import (
+        allocates_at_once,
+        ignores_stream,
+        order_kind,
+        roles,
+    )
+    from gpu_alloc_verify.verify.model.runtime_effects import EFFECTS
+
+    expected = {("mgpuEventRecord", 2): ("record", ("event", "stream")),
+                ("mgpuStreamWaitEvent", 2): ("wait-event", ("stream", "event")),
+                ("mgpuEventSynchronize", 1): ("sync-event", ("event",)),
+                ("mgpuStreamSynchronize", 1): ("sync-stream", ("stream",))}
+    for (name, arity), (kind, sig) in expected.items():
+        assert order_kind(name, arity) == kind
+        assert roles(name, arity) == sig
+    ordering = {name for name, e in EFFECTS.items() if e.orders}
+    assert ordering == {name for name, _ in expected}
+    # ... at those arities only, in every version and platform read.
+    assert {k for k in runtime_api.SIGNATURES if k[0] in ordering} == set(expected)
+    assert {n for n in EFFECTS if allocates_at_once(n)} == {"mgpuMemAlloc"}
+    assert {n for n in EFFECTS if ignores_stream(n)} == {"mgpuMemAlloc", "mgpuMemFree"}

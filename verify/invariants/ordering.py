@@ -32,7 +32,7 @@ from gpu_alloc_verify.verify.invariants.common import Findings, describe_path
 from gpu_alloc_verify.verify.invariants.context import CheckContext
 from gpu_alloc_verify.verify.invariants.schedule import Item, Schedule, describe, encode
 from gpu_alloc_verify.verify.model import fold
-from gpu_alloc_verify.verify.model.runtime_api import PROFILES
+from gpu_alloc_verify.verify.model.runtime_api import PROFILES, allocates_at_once, order_kind
 from gpu_alloc_verify.verify.model.values import unknown_vars
 from gpu_alloc_verify.verify.model.verdicts import CheckResult, InvariantId, Verdict, Violation
 from gpu_alloc_verify.verify.source.facts import SourceOp
@@ -184,7 +184,7 @@ class _Edges:
             return []
         seen.add(op.id)
         items = self.items.get(op.id)
-        if items and not all(it.call.callee == "mgpuMemAlloc" for it in items):
+        if items and not all(allocates_at_once(it.call.callee) for it in items):
             return [op]
         # Work-less, or an allocation: the wrapper allocates at once, ignoring
         # its stream, so its token does not wait for the work before it and
@@ -274,9 +274,6 @@ class _Edges:
             yield _Edge(y, h, fold.TRUE, "host", y.id)
 
 
-# Calls whose handle arguments order work without being work themselves.
-_SYNC_CALLS = ("mgpuEventRecord", "mgpuStreamWaitEvent", "mgpuEventSynchronize",
-               "mgpuStreamSynchronize")
 
 
 def _hidden(sch: Schedule, calls: list[Call]) -> list[z3.ExprRef]:
@@ -285,7 +282,8 @@ def _hidden(sch: Schedule, calls: list[Call]) -> list[z3.ExprRef]:
     that order it."""
     found: dict[int, z3.ExprRef] = {}
     for c in calls:
-        if c.index in sch.items or c.callee in _SYNC_CALLS:
+        # Work, and the calls whose handles order it without being work.
+        if c.index in sch.items or order_kind(c.callee, len(c.args)):
             for a in c.args:
                 for v in unknown_vars(a):
                     found[v.get_id()] = v
@@ -343,7 +341,7 @@ def _pair(f: Findings, sch: Schedule, e: _Edge, a: Item, b: Item) -> list[_Pair]
     before `a` ends, or either being work that never runs (its stream was
     destroyed before it was enqueued)."""
     x, y = e.earlier, e.later
-    if b.call.callee == "mgpuMemAlloc":
+    if allocates_at_once(b.call.callee):
         # An allocation ignores its stream and touches no memory earlier
         # work could: running it early is unobservable.  What its token
         # orders after it is ordered after the earlier work too (`behind`).

@@ -39,9 +39,12 @@ from gpu_alloc_verify.verify.model import fold
 from gpu_alloc_verify.verify.model.runtime_api import (
     DESTROYERS,
     PROFILES,
+    allocates_at_once,
     arg_of,
     host_synchronous,
+    ignores_stream,
     is_work,
+    order_kind,
 )
 from gpu_alloc_verify.verify.model.values import HANDLE_BASE, leaves, unknown_vars
 
@@ -284,8 +287,6 @@ def _is_null(stream: z3.ArithRef) -> bool:
     return z3.is_int_value(stream) and stream.as_long() == 0  # type: ignore[attr-defined]
 
 
-# Wrappers that ignore the stream: they run whatever became of it.
-_STREAMLESS = ("mgpuMemAlloc", "mgpuMemFree")
 # (the paths on which a handle is alive at a call, whether a destroy the
 # analysis could not follow may have ended it before)
 Life = tuple[z3.BoolRef, bool]
@@ -430,16 +431,17 @@ def encode(calls: list[Call],
             sch.order(true, s, e, strict=True)
             if host_synchronous(c.callee, len(c.args), _is_null(stream)):
                 sch.order(true, e, after[c.index], strict=True)
-            alive, doubt = (true, False) if c.callee in _STREAMLESS else \
+            streamless = ignores_stream(c.callee)  # it runs whatever became of it
+            alive, doubt = (true, False) if streamless else \
                 lives.alive(c, ((stream, "stream"),))
-            dead = fold.neg(alive) if c.callee in _STREAMLESS else \
+            dead = fold.neg(alive) if streamless else \
                 fold.disj([fold.neg(alive), _no_handle(stream, special)])
             sch.items[c.index] = Item(c, s, e, stream, dead, doubt)
     # mgpuMemAlloc ignores its stream (every upstream wrapper allocates at
     # once): it waits for nothing queued there, so it is no stream work.
     # Its host synchrony (above) orders it before what the host does next.
     work = [it for it in sch.items.values()
-            if it.stream is not None and it.call.callee != "mgpuMemAlloc"]
+            if it.stream is not None and not allocates_at_once(it.call.callee)]
     _stream_orders(sch, work)
     _event_orders(sch, calls, work, after, prefix, lives)
     return sch
@@ -558,8 +560,12 @@ def _event_orders(sch: Schedule, calls: list[Call], work: list[Item], after: dic
                 sch.order_if_same((live[0], c.guard), ((wt.args[0], stream),), point, until,
                                   doubt=live[1])
 
+    # Which call orders what comes from the runtime table (`Effect.orders`);
+    # the argument positions are the table's (event, stream), (stream, event),
+    # (event), (stream): tests/invariants/test_runtime_table.py.
     for c in calls:
-        if c.callee == "mgpuEventRecord" and len(c.args) == 2:
+        kind = order_kind(c.callee, len(c.args))
+        if kind == "record":
             t = f"{prefix}T{c.index}"
             sch.order(true, sch.host[c.index], t)
             for w in by_stream.before(c.args[1], c.index):
@@ -569,7 +575,7 @@ def _event_orders(sch: Schedule, calls: list[Call], work: list[Item], after: dic
             queued(c, c.args[1], t, (true, False))
             records.append(_Record(c, t, *lives.alive(c, ((c.args[0], "event"),
                                                           (c.args[1], "stream")))))
-        elif c.callee == "mgpuStreamWaitEvent" and len(c.args) == 2:
+        elif kind == "wait-event":
             live = lives.alive(c, ((c.args[0], "stream"), (c.args[1], "event")))
             point = f"{prefix}W{c.index}"
             # Records seen (not `any`: each must add its order).
@@ -578,11 +584,11 @@ def _event_orders(sch: Schedule, calls: list[Call], work: list[Item], after: dic
                 for w in by_stream.after(c.args[0], c.index):
                     sch.order_if_same((w.call.guard,), ((w.stream, c.args[0]),),  # type: ignore[arg-type]
                                       point, w.start)
-        elif c.callee == "mgpuEventSynchronize" and len(c.args) == 1:
+        elif kind == "sync-event":
             live = lives.alive(c, ((c.args[0], "event"),))
             for r in records:
                 seen(r, c, c.args[0], live, later=after[c.index])
-        elif c.callee == "mgpuStreamSynchronize" and len(c.args) == 1:
+        elif kind == "sync-stream":
             live = lives.alive(c, ((c.args[0], "stream"),))
             for w in by_stream.before(c.args[0], c.index):
                 sch.order_if_same((w.call.guard, c.guard, live[0]),

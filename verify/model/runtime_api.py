@@ -95,6 +95,25 @@ def is_work(callee: str, arity: int) -> bool:
         callee == LAUNCH or effect_of(callee, arity).work)
 
 
+def order_kind(callee: str, arity: int) -> str:
+    """How a call of a known signature orders work without being work
+    (`Effect.orders`: "record", "wait-event", "sync-event", "sync-stream"),
+    "" for any other call."""
+    return effect_of(callee, arity).orders if roles(callee, arity) is not None else ""
+
+
+def ignores_stream(callee: str) -> bool:
+    """Does the wrapper do its work whatever became of its stream?"""
+    return callee in EFFECTS and EFFECTS[callee].ignores_stream
+
+
+def allocates_at_once(callee: str) -> bool:
+    """Does the wrapper allocate before returning, ignoring its stream (so
+    its token stands for no work queued before it)?"""
+    e = EFFECTS.get(callee)
+    return e is not None and e.creates == "buffer" and e.host_sync == "always"
+
+
 def host_synchronous(callee: str, arity: int, null_stream: bool) -> bool:
     """Does the wrapper finish this work before returning to the host?
 

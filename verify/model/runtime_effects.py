@@ -39,6 +39,14 @@ class Effect:
     # on the host (host_sync).
     work: bool = False
     launch: bool = False  # a kernel launch
+    # How it orders work without being work (`verify.invariants.schedule`):
+    # "record" (its event completes after its stream's earlier work),
+    # "wait-event" (its stream's later work waits for the event),
+    # "sync-event" / "sync-stream" (the host waits for the event / stream).
+    orders: str = ""
+    # Work done whatever its stream argument is (read by nothing, or the
+    # wrapper frees at once): a destroyed stream does not stop it.
+    ignores_stream: bool = False
     note: str = ""
 
 
@@ -62,22 +70,23 @@ _HOST = Effect(host_sync="always")
 EFFECTS: dict[str, Effect] = {
     "mgpuStreamCreate": Effect(creates="stream"),
     "mgpuStreamDestroy": Effect(destroys="stream"),
-    "mgpuStreamSynchronize": Effect(host_sync="always"),
+    "mgpuStreamSynchronize": Effect(host_sync="always", orders="sync-stream"),
     "mgpuStreamWaitEvent": Effect(
-        note="Level Zero's waits on the host (stream->sync(event))"),
+        orders="wait-event", note="Level Zero's waits on the host (stream->sync(event))"),
     "mgpuEventCreate": Effect(creates="event"),
     "mgpuEventDestroy": Effect(destroys="event"),
-    "mgpuEventSynchronize": Effect(host_sync="always"),
+    "mgpuEventSynchronize": Effect(host_sync="always", orders="sync-event"),
     "mgpuEventRecord": Effect(
+        orders="record",
         note="Level Zero's signals on its global command lists, not on the stream"),
     # Every wrapper allocates at once whatever the stream.
-    "mgpuMemAlloc": Effect(creates="buffer", host_sync="always", work=True,
+    "mgpuMemAlloc": Effect(creates="buffer", host_sync="always", work=True, ignores_stream=True,
                            note="HIP ignores isHostShared; SYCL always allocates shared"),
     # CUDA's and HIP's free at once (cuMemFree) ignoring the stream; the model
     # takes a free on a stream as stream-ordered, on the null stream as
     # synchronous.  SYCL and Level Zero dereference the stream.
     "mgpuMemFree": Effect(roles={"ptr": "ptr"}, destroys="buffer", host_sync="null-stream",
-                          work=True),
+                          work=True, ignores_stream=True),
     "mgpuMemcpy": Effect(roles=_roles("ptr", "dst src"), work=True),
     "mgpuMemset32": _MEMSET,
     "mgpuMemset16": _MEMSET,
