@@ -24,19 +24,32 @@ import itertools
 import random
 from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from gpu_alloc_verify.oracles.kernel_api import Kernel, MemRefView
-from gpu_alloc_verify.oracles.lowered_interp import parse_module, read_fast, run_function
+from gpu_alloc_verify.oracles.lowered_interp import (
+    LoweredRun,
+    parse_module,
+    read_fast,
+    run_function,
+)
 from gpu_alloc_verify.oracles.mismatch import observables
 from gpu_alloc_verify.oracles.runtime import DEVICE_RACE, HOST_RACE, Outcome, Runtime
 from gpu_alloc_verify.oracles.simulated import SimulatedRuntime
-from gpu_alloc_verify.oracles.source_interp import ArgValue, bind_buffers, program_unmodelled
+from gpu_alloc_verify.oracles.source_interp import (
+    ArgValue,
+    SourceRun,
+    bind_buffers,
+    program_unmodelled,
+)
 from gpu_alloc_verify.oracles.source_interp import run_function as run_source
 from gpu_alloc_verify.verify.ir import fastparse
 from gpu_alloc_verify.verify.ir.lowered_ir import DEFAULT_PARSER
 from gpu_alloc_verify.verify.model.program import FLOAT_TYPES, Function, MemRefType, Program
 from gpu_alloc_verify.verify.model.verdicts import CheckResult, InvariantId, Verdict, Violation
+
+if TYPE_CHECKING:
+    from xdsl.ir import Operation
 
 RuntimeFactory = Callable[[int], Runtime]  # seed -> a fresh runtime
 Assignment = Mapping[str, ArgValue]  # "%cond0" or "f1:%cond0" -> value
@@ -71,7 +84,7 @@ def default_assignments(fn: Function) -> list[dict[str, ArgValue]]:
     return [{**others, **dict(zip(conds, p, strict=True))} for p in patterns]
 
 
-def default_value(type_: Any) -> ArgValue:
+def default_value(type_: str | MemRefType) -> ArgValue:
     """An index or integer argument is DEFAULT_SIZE, a float one that as a float
     (a buffer is made by `bind_buffers` on each runtime)."""
     return float(DEFAULT_SIZE) if type_ in FLOAT_TYPES else DEFAULT_SIZE
@@ -168,7 +181,7 @@ def differences(source: Mapping[str, Any], lowered: Mapping[str, Any]) -> list[s
 
 def compare(
     program: Program,
-    lowered_module: str | Any,
+    lowered_module: str | Operation | fastparse.Op,
     runtime_factory: RuntimeFactory | None = None,
     schedules: int = 3,
     args: Assignment | Sequence[Assignment] | None = None,
@@ -189,7 +202,7 @@ def compare(
 
 def check(
     program: Program,
-    lowered_module: str | Any,
+    lowered_module: str | Operation | fastparse.Op,
     runtime_factory: RuntimeFactory | None = None,
     schedules: int = 3,
     args: Assignment | Sequence[Assignment] | None = None,
@@ -227,7 +240,7 @@ def check(
 
 def _check_module(
     program: Program,
-    module: Any,
+    module: Operation | fastparse.Op,
     factory: RuntimeFactory,
     src_factory: RuntimeFactory,
     args: Assignment | Sequence[Assignment] | None,
@@ -303,7 +316,7 @@ def lowered_args(fn: Function, values: Mapping[str, ArgValue]) -> list[Any]:
 
 
 def source_run(fn: Function, values: dict[str, ArgValue], rt: Runtime
-               ) -> tuple[Any, Any] | CheckResult:
+               ) -> tuple[SourceRun, Outcome] | CheckResult:
     """`fn` under the reference semantics on `rt` (its buffers bound as a
     caller would): (run, outcome), or why it did not run to the end."""
     try:
@@ -317,8 +330,8 @@ def source_run(fn: Function, values: dict[str, ArgValue], rt: Runtime
     return src, src.outcome
 
 
-def lowered_run(fn: Function, module: Any, values: dict[str, ArgValue], rt: Runtime,
-                kernels: Mapping[str, Kernel]) -> Any:
+def lowered_run(fn: Function, module: Operation | fastparse.Op, values: dict[str, ArgValue],
+                rt: Runtime, kernels: Mapping[str, Kernel]) -> LoweredRun | CheckResult:
     """The lowered `fn` on `rt`, called as `func-to-llvm` calls it: its
     `LoweredRun`, or why it did not run to the end."""
     try:
@@ -338,7 +351,7 @@ def _races(outcome: Outcome) -> list[str]:
 
 def _compare(
     fn: Function,
-    module: Any,
+    module: Operation | fastparse.Op,
     values: dict[str, ArgValue],
     factory: RuntimeFactory,
     src_factory: RuntimeFactory,

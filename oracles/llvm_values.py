@@ -11,7 +11,7 @@ objects) are read by `oracles.fast_ir`.
 from __future__ import annotations
 
 import struct
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -19,6 +19,7 @@ from xdsl.dialects.builtin import FloatAttr, IntegerAttr
 from xdsl.ir import Attribute
 
 from gpu_alloc_verify.oracles import fast_ir
+from gpu_alloc_verify.verify.ir.protocols import IROp
 from gpu_alloc_verify.verify.model.errors import InterpreterDeclined
 
 # Something the interpreter does not model (the message names it): the run
@@ -94,7 +95,7 @@ def layout(t: Attribute | str) -> tuple[int, int]:
     raise Unsupported(f"no layout for type {name}")
 
 
-def field_offset(t: Attribute | str, index: int) -> tuple[int, Any]:
+def field_offset(t: Attribute | str, index: int) -> tuple[int, Attribute | str]:
     if isinstance(t, str):
         found = fast_ir.field_offset(t, index)
         if found is None:
@@ -133,7 +134,7 @@ def bf16_value(bits: int) -> float:
     return float(struct.unpack("<f", ((bits & 0xFFFF) << 16).to_bytes(4, "little"))[0])
 
 
-def members(t: Attribute | str) -> list[Any] | None:
+def members(t: Attribute | str) -> Sequence[Attribute | str] | None:
     """The field types of a struct, one element type per element of an
     array; None for a scalar type."""
     if isinstance(t, str):
@@ -185,7 +186,7 @@ def encode(value: Any, t: Attribute | str) -> bytes:
     return (int(value or 0) & ((1 << (8 * n)) - 1)).to_bytes(n, "little")
 
 
-def prop(op: Any, name: str) -> Any:
+def prop(op: IROp, name: str) -> Any:
     """Property or attribute `name` of an xDSL op or a `verify.ir.fastparse` one."""
     props = getattr(op, "properties", {})
     if name in props:

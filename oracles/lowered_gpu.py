@@ -36,9 +36,12 @@ from gpu_alloc_verify.oracles.mgpu_calls import RawCall
 from gpu_alloc_verify.oracles.runtime import memset_pattern
 from gpu_alloc_verify.oracles.source_interp import element_bytes, row_major_strides
 from gpu_alloc_verify.verify.ir.attrs import LaunchOperands, launch_operands
+from gpu_alloc_verify.verify.ir.protocols import IROp, IRValue
 from gpu_alloc_verify.verify.ir.types import memref_text
 
 if TYPE_CHECKING:
+    from xdsl.ir import Attribute
+
     from gpu_alloc_verify.oracles.lowered_interp import _Machine
 
 
@@ -54,7 +57,7 @@ class ResidueToken:
     op: str
 
 
-def memref_shape(t: Any) -> tuple[tuple[int | None, ...], str]:
+def memref_shape(t: Attribute | str) -> tuple[tuple[int | None, ...], str]:
     """(dims, element type) of a memref type, by its printed form."""
     parsed = memref_text(type_name(t))
     if parsed is None:
@@ -72,7 +75,7 @@ def descriptor(ptr: int, sizes: Sequence[int]) -> Agg:
     return Agg(items)
 
 
-def view_of(desc: Any, rank: int, elem: str) -> MemRefView:
+def view_of(desc: object, rank: int, elem: str) -> MemRefView:
     if not isinstance(desc, Agg):
         raise Unsupported("a memref operand that is no descriptor")
     sizes = tuple(int(desc.extract((3, d)) or 0) for d in range(rank))
@@ -107,7 +110,7 @@ def kernel_args(params: Sequence[Param], values: Sequence[Any]) -> list[KernelAr
     return out
 
 
-def _launch_parts(op: Any) -> LaunchOperands:
+def _launch_parts(op: IROp) -> LaunchOperands:
     parts = launch_operands(op)
     if parts is None:
         raise Unsupported("gpu.launch_func without the operand segments of LLVM 16-22")
@@ -118,7 +121,7 @@ def _sizes(m: _Machine, parts: LaunchOperands) -> list[int]:
     return [int(m.v(s)) if s is not None else 1 for s in parts.sizes]
 
 
-def _kernel(m: _Machine, op: Any) -> Kernel:
+def _kernel(m: _Machine, op: IROp) -> Kernel:
     full = full_symbol(op)
     symbol = full.rsplit("::", 1)[-1]
     # By module and function first: outlining names every kernel function
@@ -129,17 +132,17 @@ def _kernel(m: _Machine, op: Any) -> Kernel:
     return kernel
 
 
-def full_symbol(op: Any) -> str:
+def full_symbol(op: IROp) -> str:
     """"module::function" of the kernel a launch names."""
     return str(prop(op, "kernel")).replace("@", "").replace('"', "")
 
 
-def _token_type(v: Any) -> bool:
+def _token_type(v: IRValue) -> bool:
     return "gpu.async.token" in type_name(v.type)
 
 
 # -- gpu.launch_func -----------------------------------------------------------
-def launch_func(m: _Machine, op: Any) -> None:
+def launch_func(m: _Machine, op: IROp) -> None:
     if any(_token_type(v) for v in [*op.operands, *op.results]):
         residue_launch(m, op)
         return
@@ -189,7 +192,7 @@ def _stream_after(m: _Machine, deps: Sequence[Any]) -> int:
     return s
 
 
-def _finish(m: _Machine, op: Any, s: int, async_: bool) -> ResidueToken | None:
+def _finish(m: _Machine, op: IROp, s: int, async_: bool) -> ResidueToken | None:
     """An async residue's token: its stream and an event after the op; a
     synchronous residue is waited for."""
     if async_:
@@ -201,14 +204,14 @@ def _finish(m: _Machine, op: Any, s: int, async_: bool) -> ResidueToken | None:
     return None
 
 
-def _split_deps(m: _Machine, op: Any) -> tuple[list[Any], list[Any], bool]:
+def _split_deps(m: _Machine, op: IROp) -> tuple[list[Any], list[Any], bool]:
     """(dependency values, the other operands, whether the op is async)."""
     deps = [m.v(x) for x in op.operands if _token_type(x)]
     rest = [x for x in op.operands if not _token_type(x)]
     return deps, rest, any(_token_type(r) for r in op.results)
 
 
-def residue(m: _Machine, op: Any, name: str) -> None:
+def residue(m: _Machine, op: IROp, name: str) -> None:
     m.rt.set_location(m.loc_of(op))
     if name == "gpu.launch_func":
         residue_launch(m, op)
@@ -249,7 +252,7 @@ def residue(m: _Machine, op: Any, name: str) -> None:
     m.set(op, _finish(m, op, s, async_))
 
 
-def residue_launch(m: _Machine, op: Any) -> None:
+def residue_launch(m: _Machine, op: IROp) -> None:
     deps, _, async_ = _split_deps(m, op)
     parts = _launch_parts(op)
     sizes = _sizes(m, parts)

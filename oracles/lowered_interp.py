@@ -76,6 +76,7 @@ from gpu_alloc_verify.verify.ir import fastparse
 from gpu_alloc_verify.verify.ir.locations import source_key
 from gpu_alloc_verify.verify.ir.lowered_ir import module_ops, op_name
 from gpu_alloc_verify.verify.ir.parse import NotParsed, ReaderDeclined, parse
+from gpu_alloc_verify.verify.ir.protocols import IROp, IRValue
 from gpu_alloc_verify.verify.ir.xdsl_context import all_dialects
 
 LoweredStatus = Literal["ok", "incomplete", "unsupported", "error"]
@@ -118,7 +119,7 @@ def residual_gpu_ops(module: Operation) -> list[str]:
     return sorted({n for n in map(op_name, module.walk()) if n.startswith("gpu.")})
 
 
-def op_loc(op: Operation) -> str | None:
+def op_loc(op: IROp) -> str | None:
     """The source op key a lowered op carries (`verify.ir.locations.source_key`:
     `loc("op4")`, also inside fused locations; a user's `file:line:col`),
     on xDSL's ops and the fast reader's (which keep the location's text) alike."""
@@ -146,7 +147,7 @@ class _Machine:
         self.kernels = dict(kernels or {})  # kernel symbol name -> what runs it
         self.token_residue = False  # a leftover gpu op took or made a token
         self.residue_streams: set[int] = set()  # the streams residues' tokens are
-        self.env: dict[SSAValue, Any] = {}
+        self.env: dict[IRValue, Any] = {}
         self.steps = 0
         self.raw: list[RawCall] = []
         self.stack = bytearray()  # every llvm.alloca slot, from STACK_BASE on
@@ -205,7 +206,7 @@ class _Machine:
             return kind, payload
         raise Unsupported("fell off a region")
 
-    def v(self, value: SSAValue) -> Any:
+    def v(self, value: IRValue) -> Any:
         return self.env[value]
 
     def step(self, op: Operation) -> _Flow:
@@ -232,7 +233,7 @@ class _Machine:
         raise Unsupported(f"op {name}")
 
     @staticmethod
-    def loc_of(op: Any) -> str | None:
+    def loc_of(op: IROp) -> str | None:
         return op_loc(op)
 
     def width(self, t: Attribute | str) -> int:
@@ -245,7 +246,7 @@ class _Machine:
             raise fastparse.Unsupported(f"not an integer type: {type_name(t)}")
         raise Unsupported(f"not an integer type: {type_name(t)}")
 
-    def set(self, op: Operation, *values: Any) -> _Flow:
+    def set(self, op: IROp, *values: Any) -> _Flow:
         for r, value in zip(op.results, values, strict=False):
             self.env[r] = value
         return None

@@ -41,6 +41,7 @@ from gpu_alloc_verify.oracles.source_xdsl.values import (
     plain,
 )
 from gpu_alloc_verify.verify.ir.attrs import attr_of, launch_operands
+from gpu_alloc_verify.verify.ir.protocols import IRValue
 from gpu_alloc_verify.verify.ir.xdsl_context import gpu_unregistered
 
 _Impl = Callable[[Any, Interpreter, Operation, PythonValues], PythonValues]
@@ -56,7 +57,7 @@ def _grid(sizes: list[int]) -> tuple[tuple[int, int, int], tuple[int, int, int]]
     return (sizes[0], sizes[1], sizes[2]), (sizes[3], sizes[4], sizes[5])
 
 
-def is_token(v: Any) -> bool:
+def is_token(v: IRValue) -> bool:
     return _token_type(v.type)
 
 

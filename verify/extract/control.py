@@ -4,25 +4,36 @@ Paths past the loop bound are cuts."""
 
 from __future__ import annotations
 
-from collections.abc import Hashable
-from typing import Any
+from collections.abc import Hashable, Sequence
+from typing import cast
 
 import z3
 
 from gpu_alloc_verify.verify.extract import cfg as extract_cfg
-from gpu_alloc_verify.verify.extract.summary import LoopSummaries
+from gpu_alloc_verify.verify.extract.summary import Exits, Graph, LoopSummaries
 from gpu_alloc_verify.verify.ir.attrs import attr_of, int_tuple, type_text, where
 from gpu_alloc_verify.verify.ir.lowered_ir import op_name
+from gpu_alloc_verify.verify.ir.protocols import IRBlock, IROp, IRRegion, IRValue
 from gpu_alloc_verify.verify.model import fold
 from gpu_alloc_verify.verify.model.fold import conj, ite, neg
 from gpu_alloc_verify.verify.model.values import literal
+
+# The edges into a block: each its condition and the operands it passes.
+Edges = list[tuple[z3.BoolRef, list[IRValue]]]
+
+
+def as_block(node: Hashable) -> IRBlock:
+    """A node of the walked graph as the block it is: the nodes walked are the
+    region's blocks (`verify.extract.summary`'s back-edge stand-in is only
+    ever a target, never walked)."""
+    return cast(IRBlock, node)
 
 
 class ControlFlow(LoopSummaries):
     """Walks regions: one block in order, several as an unrolled DAG of block
     copies whose guards are exact path conditions."""
 
-    def region(self, region: Any, guard: z3.BoolRef) -> list[Any] | None:
+    def region(self, region: IRRegion, guard: z3.BoolRef) -> list[IRValue] | None:
         """Walk a region; returns the operands its terminator yields (if any)."""
         blocks = list(region.blocks)
         if len(blocks) == 1:
@@ -30,8 +41,8 @@ class ControlFlow(LoopSummaries):
         self.cfg(blocks, guard)
         return None
 
-    def block_ops(self, block: Any, guard: z3.BoolRef) -> list[Any] | None:
-        yielded: list[Any] | None = None
+    def block_ops(self, block: IRBlock, guard: z3.BoolRef) -> list[IRValue] | None:
+        yielded: list[IRValue] | None = None
         for op in block.ops:
             if op_name(op) in ("scf.yield", "scf.condition", "async.yield"):
                 yielded = list(op.operands)
@@ -39,15 +50,15 @@ class ControlFlow(LoopSummaries):
                 self.op(op, guard)
         return yielded
 
-    def cfg(self, blocks: list[Any], guard: z3.BoolRef) -> None:
-        succ: dict[Any, list[Any]] = {}
+    def cfg(self, blocks: list[IRBlock], guard: z3.BoolRef) -> None:
+        succ: Graph = {}
         for b in blocks:
             ops = list(b.ops)
             succ[b] = list(ops[-1].successors) if ops else []
         self.walk_cfg(blocks, succ, guard, blocks)
 
-    def walk_cfg(self, blocks: list[Any], succ: dict[Any, list[Any]], guard: z3.BoolRef,
-                 scope: list[Any]) -> dict[Hashable, list[tuple[z3.BoolRef, list[Any]]]]:
+    def walk_cfg(self, blocks: list[IRBlock], succ: Graph, guard: z3.BoolRef,
+                 scope: list[IRBlock]) -> Exits:
         """Walk `blocks` from the first; natural loops with no effect the
         invariants see are summarized, the others unrolled.  Returns the
         edges to blocks not among them, by target."""
@@ -56,19 +67,20 @@ class ControlFlow(LoopSummaries):
             self.cut(guard, extract_cfg.IRREDUCIBLE)
             return {}
         bodies = loops[1]
-        position = {b: i for i, b in enumerate(blocks)}
+        position: dict[Hashable, int] = {b: i for i, b in enumerate(blocks)}
         # Every loop: an effect-free one or a closed one (its handles live and
         # die in one iteration) may be summarized; the trial walk decides.
         candidates = {h: sorted(body, key=lambda b: position.get(b, 0))
                       for h, body in bodies.items()}
         if not candidates:
-            return self.walk_plan(blocks, succ, guard, scope, {})  # type: ignore[no-any-return]
+            # With no loop chosen no summary fails: the exits.
+            return cast(Exits, self.walk_plan(blocks, succ, guard, scope, {}))
         snap = self.snapshot()
         # Unrolled first: a loop within the bound is followed exactly, and
         # summarized (its values havoc'd) only when unrolling would cut.
         exits = self.walk_plan(blocks, succ, guard, scope, {})
         if len(self.facts.cuts) == snap.cuts:
-            return exits  # type: ignore[no-any-return]
+            return cast(Exits, exits)  # no loop chosen: no summary failed
         self.restore(snap)
         while True:
             # Outermost candidates only: an inner one is summarized within.
@@ -80,13 +92,13 @@ class ControlFlow(LoopSummaries):
             self.restore(snap)  # a trial found an effect: unroll that loop instead
             del candidates[failed]
 
-    def walk_plan(self, blocks: list[Any], succ: dict[Any, list[Any]], guard: z3.BoolRef,
-                  scope: list[Any], chosen: dict[Any, list[Any]]
-                  ) -> dict[Hashable, list[tuple[z3.BoolRef, list[Any]]]] | Any:
+    def walk_plan(self, blocks: list[IRBlock], succ: Graph, guard: z3.BoolRef,
+                  scope: list[IRBlock], chosen: Graph
+                  ) -> Exits | Hashable:
         """One walk with the loops of `chosen` collapsed into their headers:
         the exit edges, or the header of a loop whose summary failed."""
         members = {b for body in chosen.values() for b in body if b not in chosen}
-        flat: dict[Any, list[Any]] = {b: ss for b, ss in succ.items() if b not in members}
+        flat: Graph = {b: ss for b, ss in succ.items() if b not in members}
         for h, body in chosen.items():
             inside = set(body)
             flat[h] = list(dict.fromkeys(s for b in body for s in succ.get(b, [])
@@ -97,8 +109,8 @@ class ControlFlow(LoopSummaries):
             self.cut(guard, plan.failure)
             return {}
         walked = set(blocks)
-        exits: dict[Hashable, list[tuple[z3.BoolRef, list[Any]]]] = {}
-        incoming: dict[extract_cfg.Node, list[tuple[z3.BoolRef, list[Any]]]] = {}
+        exits: Exits = {}
+        incoming: dict[extract_cfg.Node, Edges] = {}
         outer = self.iters
         for node in plan.order:
             block = node.block
@@ -112,10 +124,11 @@ class ControlFlow(LoopSummaries):
                 g = fold.disj(e for e, _ in edges)
                 if g is fold.FALSE:
                     continue
-                self.merge_block_args(block.args, edges, g)  # type: ignore[attr-defined]
+                self.merge_block_args(as_block(block).args, edges, g)
             self.iters = (*outer, *node.counters)
             if block in chosen:
-                summary = self.cf_summary(block, chosen[block], succ, g, scope)
+                loop_blocks = cast("list[IRBlock]", chosen[block])  # a loop's blocks: no stand-in
+                summary = self.cf_summary(as_block(block), loop_blocks, succ, g, scope)
                 if summary is None:
                     self.iters = outer
                     return block
@@ -123,12 +136,13 @@ class ControlFlow(LoopSummaries):
                 for e, operands, t in summary:
                     target = slot[t]
                     if target is None:
-                        self.cut(e, f"loop at {where(list(block.ops)[-1])} runs more than "  # type: ignore[attr-defined]
+                        last = list(as_block(block).ops)[-1]
+                        self.cut(e, f"loop at {where(last)} runs more than "
                                  f"{self.loop_bound} iterations")
                     else:
                         incoming.setdefault(target, []).append((e, operands))
                 continue
-            ops = list(block.ops)  # type: ignore[attr-defined]
+            ops = list(as_block(block).ops)
             for op in ops[:-1]:
                 self.op(op, g)
             if not ops:
@@ -147,7 +161,7 @@ class ControlFlow(LoopSummaries):
         self.iters = outer
         return exits
 
-    def merge_block_args(self, args: list[Any], edges: list[tuple[z3.BoolRef, list[Any]]],
+    def merge_block_args(self, args: Sequence[IRValue], edges: Edges,
                          guard: z3.BoolRef) -> None:
         """Assign a block's arguments from its incoming edges, all at once: a
         branch passing (b, a) to the block of (a, b) swaps them."""
@@ -159,7 +173,7 @@ class ControlFlow(LoopSummaries):
             self.define(arg, term, guard)
             self.structs.pop(arg, None)  # struct fields are not merged
 
-    def merge_value(self, arg: Any, vals: list[tuple[z3.BoolRef, Any]]
+    def merge_value(self, arg: IRValue, vals: list[tuple[z3.BoolRef, IRValue]]
                     ) -> tuple[z3.ArithRef, z3.BoolRef | None]:
         """The value (and condition, for an i1) an argument gets from `vals`."""
         if not vals:
@@ -174,7 +188,7 @@ class ControlFlow(LoopSummaries):
             term = ite(e, self.val(v), term)  # type: ignore[assignment]
         return term, c
 
-    def edges(self, term: Any, guard: z3.BoolRef) -> list[tuple[z3.BoolRef, list[Any]]]:
+    def edges(self, term: IROp, guard: z3.BoolRef) -> Edges:
         succs = list(term.successors)
         name = op_name(term)
         if name in ("cf.cond_br", "llvm.cond_br") and len(succs) == 2:
@@ -193,10 +207,10 @@ class ControlFlow(LoopSummaries):
         self.cut(guard, f"{name} at {where(term)} is not modelled")
         return [(fold.FALSE, []) for _ in succs]
 
-    def scf_if(self, op: Any, guard: z3.BoolRef) -> None:
+    def scf_if(self, op: IROp, guard: z3.BoolRef) -> None:
         c = self.cond(op.operands[0])
         then_ops = self.region(op.regions[0], conj(guard, c)) or []
-        else_ops: list[Any] = []
+        else_ops: list[IRValue] = []
         if len(op.regions) > 1 and op.regions[1].blocks:
             else_ops = self.region(op.regions[1], conj(guard, neg(c))) or []
         for i, r in enumerate(op.results):
@@ -208,7 +222,7 @@ class ControlFlow(LoopSummaries):
                 ec = self.cond(else_ops[i]) if i < len(else_ops) else self.new_branch(op)
                 self.define_cond(r, ite(c, tc, ec), guard)  # type: ignore[arg-type]
 
-    def scf_for(self, op: Any, guard: z3.BoolRef) -> None:
+    def scf_for(self, op: IROp, guard: z3.BoolRef) -> None:
         lb, ub, step = (self.val(v) for v in op.operands[:3])
         carried = [self.val(v) for v in op.operands[3:]]
         body = op.regions[0].blocks[0]
@@ -257,7 +271,7 @@ class ControlFlow(LoopSummaries):
         for r, v in zip(op.results, carried, strict=False):
             self.define(r, v, guard)
 
-    def trip_within_bound(self, lb: Any, ub: Any, step: int, unsigned: bool) -> bool:
+    def trip_within_bound(self, lb: IRValue, ub: IRValue, step: int, unsigned: bool) -> bool:
         """Does a loop of constant bounds run at most `loop_bound` times?
         Unrolled then: it is followed exactly, and no summary is needed."""
         w = fold.width_of(lb)
@@ -268,7 +282,7 @@ class ControlFlow(LoopSummaries):
             lo, hi = fold.signed(lo, w), fold.signed(hi, w)
         return hi <= lo or -(-(hi - lo) // step) <= self.loop_bound
 
-    def scf_while(self, op: Any, guard: z3.BoolRef) -> None:
+    def scf_while(self, op: IROp, guard: z3.BoolRef) -> None:
         if self.summarize_scf(op, guard, fold.TRUE):
             return
         before, after = op.regions[0].blocks[0], op.regions[1].blocks[0]

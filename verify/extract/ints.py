@@ -8,7 +8,6 @@ it is that address whole; a constant becomes a pointer no handle equals."""
 from __future__ import annotations
 
 import re
-from typing import Any
 
 import z3
 
@@ -16,6 +15,7 @@ from gpu_alloc_verify.verify.extract.facts import Words, words
 from gpu_alloc_verify.verify.extract.state import WalkerState, int_width
 from gpu_alloc_verify.verify.ir.attrs import attr_of, int_value, where
 from gpu_alloc_verify.verify.ir.lowered_ir import op_name
+from gpu_alloc_verify.verify.ir.protocols import IROp
 from gpu_alloc_verify.verify.model import fold
 from gpu_alloc_verify.verify.model.fold import ite, lit
 from gpu_alloc_verify.verify.model.values import HANDLE_BASE, leaves, literal, may_be_handle
@@ -102,7 +102,7 @@ class Integers(WalkerState):
         return self.unknown_bits(width, why)
 
     # -- ops -----------------------------------------------------------------
-    def int_cast(self, op: Any, guard: z3.BoolRef) -> None:
+    def int_cast(self, op: IROp, guard: z3.BoolRef) -> None:
         """A cast whose source or result is an integer."""
         src, res = op.operands[0], op.results[0]
         name = op_name(op)
@@ -122,7 +122,7 @@ class Integers(WalkerState):
             self.define_cond(res, self.conds[src], guard)
         self.define(res, out, guard)  # type: ignore[arg-type]
 
-    def arith(self, op: Any, guard: z3.BoolRef, kind: str) -> None:
+    def arith(self, op: IROp, guard: z3.BoolRef, kind: str) -> None:
         a, b = self.val(op.operands[0]), self.val(op.operands[1])
         w = fold.width_of(a)
         res = op.results[0]
@@ -139,7 +139,7 @@ class Integers(WalkerState):
         self.define(res, out if out is not None else self.unknown_bits(
             w, lambda: f"a poison {op_name(op)} at {where(op)}"), guard)
 
-    def compare(self, op: Any, guard: z3.BoolRef) -> None:
+    def compare(self, op: IROp, guard: z3.BoolRef) -> None:
         a, b = self.val(op.operands[0]), self.val(op.operands[1])
         pred = int_value(attr_of(op, "predicate"))
         res = op.results[0]

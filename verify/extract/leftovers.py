@@ -8,11 +8,10 @@ looked at.  The walk is iterative: modules nest deeper than Python recurses.
 
 from __future__ import annotations
 
-from typing import Any
-
 from gpu_alloc_verify.verify.extract.facts import GPU_RUNTIME_OPS, Residue
 from gpu_alloc_verify.verify.ir.attrs import func_name, launch_operands, source_loc, type_text
 from gpu_alloc_verify.verify.ir.lowered_ir import op_name
+from gpu_alloc_verify.verify.ir.protocols import IRModule, IROp
 from gpu_alloc_verify.verify.model.runtime_api import LAUNCH
 
 # Casts that resolve to nothing once the conversion is done: one still
@@ -24,14 +23,14 @@ _DEVICE = frozenset({"gpu.module", "gpu.binary", "gpu.launch"})
 _FUNCS = frozenset({"llvm.func", "func.func"})
 
 
-def _converted_launch(op: Any) -> bool:
+def _converted_launch(op: IROp) -> bool:
     """A `gpu.launch_func` on a stream (`<%s : !llvm.ptr>`) or synchronous,
     with no token: the form gpu-to-llvm leaves for translation to LLVM IR."""
     return not any("gpu.async.token" in type_text(v) for v in [*op.operands, *op.results]) \
         and launch_operands(op) is not None
 
 
-def _what(op: Any, name: str) -> str | None:
+def _what(op: IROp, name: str) -> str | None:
     """What `op` leaves behind, or None when it is no residue."""
     if name == LAUNCH and _converted_launch(op):
         return None
@@ -44,13 +43,13 @@ def _what(op: Any, name: str) -> str | None:
     return None
 
 
-def module_residue(module: Any) -> list[Residue]:
+def module_residue(module: IRModule) -> list[Residue]:
     """Every leftover of `module` in text order, each with the function it
     is in ("" at module level) and the source op it maps to (its location
     tag, as lowered calls carry it)."""
     out: list[Residue] = []
     # (op, enclosing function); pushed in reverse so ops pop in text order.
-    stack: list[tuple[Any, str]] = [(op, "") for op in reversed(list(module.body.blocks[0].ops))]
+    stack: list[tuple[IROp, str]] = [(op, "") for op in reversed(list(module.body.blocks[0].ops))]
     while stack:
         op, func = stack.pop()
         name = op_name(op)

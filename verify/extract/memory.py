@@ -5,7 +5,7 @@ is no longer followed, and its content escapes with it."""
 
 from __future__ import annotations
 
-from typing import Any
+from typing import cast
 
 import z3
 
@@ -14,6 +14,7 @@ from gpu_alloc_verify.verify.extract.layout import gep_offset, size_align
 from gpu_alloc_verify.verify.extract.state import WalkerState, int_width
 from gpu_alloc_verify.verify.ir.attrs import attr_of, int_tuple, source_loc, type_text, where
 from gpu_alloc_verify.verify.ir.lowered_ir import op_name
+from gpu_alloc_verify.verify.ir.protocols import IROp, IRValue
 from gpu_alloc_verify.verify.model import fold
 from gpu_alloc_verify.verify.model.fold import conj, ite, lit, neg
 from gpu_alloc_verify.verify.model.values import leaves, literal, may_be_handle
@@ -32,7 +33,7 @@ def _is_slot(m: WalkerState, term: z3.ExprRef) -> bool:
     return s is not None and (s in m.slots or s in m.derived)
 
 
-def size_of(value: Any) -> int | None:
+def size_of(value: IRValue) -> int | None:
     sa = size_align(type_text(value))
     return None if sa is None else sa[0]
 
@@ -62,7 +63,7 @@ class Memory(WalkerState):
                 elsewhere = True
         return out, elsewhere
 
-    def memory(self, op: Any, guard: z3.BoolRef) -> bool:
+    def memory(self, op: IROp, guard: z3.BoolRef) -> bool:
         """Stores and loads on stack slots; False to treat it as a host access."""
         is_store = op_name(op) == "llvm.store"
         ptr = self.val(op.operands[1] if is_store else op.operands[0])
@@ -108,7 +109,7 @@ class Memory(WalkerState):
         return True
 
     def store_cell(self, slot: int, off: int | None, size: int | None, value: z3.ExprRef,
-                   cond: z3.BoolRef, op: Any) -> None:
+                   cond: z3.BoolRef, op: IROp) -> None:
         if off is None or size is None:
             # Which bytes change is not known: the slot is not followed further.
             self.escape_slot(lit(slot), cond, lambda: f"written at an unknown offset at "
@@ -130,13 +131,13 @@ class Memory(WalkerState):
             before = self.coerce(old[0], w, lambda: f"a slot stored to at {where(op)}")
         cells[off] = (ite(cond, value, before), size)
 
-    def unknown_like(self, term: z3.ExprRef, op: Any) -> z3.ExprRef:
+    def unknown_like(self, term: z3.ExprRef, op: IROp) -> z3.ExprRef:
         why = lambda: f"a slot partly overwritten at {where(op)}"  # noqa: E731
         w = fold.width_of(term)
         return self.unknown(why) if w is None else self.unknown_bits(w, why)
 
-    def load_cell(self, slot: int, off: int | None, size: int | None, res: Any,
-                  op: Any) -> z3.ExprRef:
+    def load_cell(self, slot: int, off: int | None, size: int | None, res: IRValue,
+                  op: IROp) -> z3.ExprRef:
         why = lambda: f"llvm.load at {where(op)} of a slot's bytes not followed"  # noqa: E731
         if off is None or size is None:
             return self.opaque_result(res, why, True)
@@ -150,7 +151,7 @@ class Memory(WalkerState):
             return self.opaque_result(res, why, True)
         return self.fresh_for(res)  # never stored
 
-    def gep(self, op: Any, guard: z3.BoolRef) -> bool:
+    def gep(self, op: IROp, guard: z3.BoolRef) -> bool:
         """A `getelementptr` of a pointer into a tracked slot: a pointer to the
         same slot at the offset its constant indices give (not known for
         others).  False when its base is not such a pointer."""
@@ -166,7 +167,8 @@ class Memory(WalkerState):
             if i != _DYNAMIC:
                 indices.append(i)
                 continue
-            v = fold.value_of(self.val(next(dynamic, None)))
+            # An index the op lacks reads as None: `val` gives it a stand-in.
+            v = fold.value_of(self.val(cast(IRValue, next(dynamic, None))))
             w = int_width(op.operands[1]) if len(op.operands) > 1 else None
             indices.append(None if v is None or w is None else fold.signed(v, w))
         elem = attr_of(op, "elem_type")
@@ -184,7 +186,7 @@ class Memory(WalkerState):
         self.define(op.results[0], ptr, guard)
         return True
 
-    def insert_value(self, op: Any, guard: z3.BoolRef) -> None:
+    def insert_value(self, op: IROp, guard: z3.BoolRef) -> None:
         if len(op.operands) != 2:
             self.not_modelled(op, guard, "llvm.insertvalue")
             return
@@ -208,7 +210,7 @@ class Memory(WalkerState):
         self.structs[op.results[0]] = entries
         self.define(op.results[0], self.fresh(), guard)
 
-    def extract_value(self, op: Any, guard: z3.BoolRef) -> None:
+    def extract_value(self, op: IROp, guard: z3.BoolRef) -> None:
         entries = self.structs.get(op.operands[0], _UNTRACKED)
         res = op.results[0]
         if len(entries) == 1 and entries[()] in ("undef", "data"):  # the common case
@@ -243,7 +245,7 @@ HOST_COPY_OPS = frozenset({"llvm.intr.memcpy", "llvm.intr.memmove", "llvm.intr.m
 HOST_COPY_FUNCS = frozenset({"memrefCopy"})
 
 
-def host_copy(m: WalkerState, op: Any, guard: z3.BoolRef) -> None:
+def host_copy(m: WalkerState, op: IROp, guard: z3.BoolRef) -> None:
     """A host copy between buffers with a source op's location: one point in
     host order that reads one buffer and writes another (async-order pairs
     it with the source's `memref.copy`).  Slots it is given escape: the

@@ -34,6 +34,7 @@ from gpu_alloc_verify.verify.extract.facts import HOST_ACCESS, Words
 from gpu_alloc_verify.verify.extract.state import WalkerState, int_width
 from gpu_alloc_verify.verify.ir.attrs import callee_name, has_body, pointer_like, type_text
 from gpu_alloc_verify.verify.ir.lowered_ir import op_name
+from gpu_alloc_verify.verify.ir.protocols import IRBlock, IROp, IRValue
 from gpu_alloc_verify.verify.model import fold
 from gpu_alloc_verify.verify.model.runtime_api import DESTROYERS
 from gpu_alloc_verify.verify.model.values import leaves, literal, may_be_handle
@@ -54,9 +55,9 @@ _IMPURE = frozenset({"llvm.invoke", "llvm.inline_asm", "llvm.switch", "cf.switch
                      "scf.execute_region", "scf.parallel", "scf.forall", "llvm.call_intrinsic"})
 
 
-def nested_ops(blocks: Iterable[Any]) -> Iterator[Any]:
+def nested_ops(blocks: Iterable[IRBlock]) -> Iterator[IROp]:
     """Every op of `blocks` and of the regions under them (no recursion limit)."""
-    stack: list[Any] = []
+    stack: list[IROp] = []
     for b in blocks:
         stack.extend(reversed(list(b.ops)))
         while stack:
@@ -67,7 +68,7 @@ def nested_ops(blocks: Iterable[Any]) -> Iterator[Any]:
                     stack.extend(reversed(list(inner.ops)))
 
 
-def effect_free(blocks: Iterable[Any], funcs: dict[str, Any],
+def effect_free(blocks: Iterable[IRBlock], funcs: dict[str, IROp],
                 memo: dict[str, bool] | None = None) -> bool:
     """The static check: can no op of `blocks` (callees included) have an
     effect the invariants see?  When in doubt, False."""
@@ -116,7 +117,7 @@ class Slicing(WalkerState):
 
     pure_memo: dict[str, bool]
 
-    def loop_is_candidate(self, blocks: Iterable[Any]) -> bool:
+    def loop_is_candidate(self, blocks: Iterable[IRBlock]) -> bool:
         if not hasattr(self, "pure_memo"):
             self.pure_memo = {}
         return effect_free(blocks, self.funcs, self.pure_memo)
@@ -168,7 +169,7 @@ class Slicing(WalkerState):
                 return "a store to a tracked stack slot"
         return None
 
-    def closed_effects(self, snap: Snapshot, out: Iterable[Any]) -> str | None:
+    def closed_effects(self, snap: Snapshot, out: Iterable[IRValue]) -> str | None:
         """Why the walk since `snap` is not one iteration of a *closed* loop,
         or None: runtime calls are allowed, but every handle it makes is
         destroyed, if at all, by itself and reaches no value `out` of it
@@ -210,7 +211,7 @@ class Slicing(WalkerState):
                 return "a store to a tracked stack slot"
         return None
 
-    def carries_handle(self, values: Iterable[Any]) -> bool:
+    def carries_handle(self, values: Iterable[IRValue]) -> bool:
         """Does a value carried into a loop (or a struct field of one) hold a
         handle?  Such a loop is unrolled, not summarized."""
         for v in values:
@@ -223,7 +224,7 @@ class Slicing(WalkerState):
                 return True
         return False
 
-    def havoc(self, ssa: Any, guard: z3.BoolRef, why: Words) -> None:
+    def havoc(self, ssa: IRValue, guard: z3.BoolRef, why: Words) -> None:
         """`ssa` becomes a value nothing is known of: any integer of its width,
         any pointer (a handle, possibly), a struct of unknown fields."""
         w = int_width(ssa)
@@ -243,9 +244,9 @@ class Slicing(WalkerState):
         return fold.branch(f"{self.func}:?exit{self.fresh_count}")
 
 
-def defined_in(blocks: Iterable[Any]) -> set[Any]:
+def defined_in(blocks: Iterable[IRBlock]) -> set[IRValue]:
     """Values the top-level ops and arguments of `blocks` define."""
-    out: set[Any] = set()
+    out: set[IRValue] = set()
     for b in blocks:
         out.update(b.args)
         for op in b.ops:
@@ -253,9 +254,9 @@ def defined_in(blocks: Iterable[Any]) -> set[Any]:
     return out
 
 
-def used_by(blocks: Iterable[Any]) -> set[Any]:
+def used_by(blocks: Iterable[IRBlock]) -> set[IRValue]:
     """Operands of every op of `blocks`, nested ones included."""
-    out: set[Any] = set()
+    out: set[IRValue] = set()
     for op in nested_ops(blocks):
         out.update(op.operands)
     return out

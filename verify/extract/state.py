@@ -18,6 +18,7 @@ from gpu_alloc_verify.verify.extract.facts import (
 )
 from gpu_alloc_verify.verify.ir.attrs import pointer_like, source_loc, type_text
 from gpu_alloc_verify.verify.ir.lowered_ir import op_name
+from gpu_alloc_verify.verify.ir.protocols import IROp, IRRegion, IRValue
 from gpu_alloc_verify.verify.model import fold
 from gpu_alloc_verify.verify.model.fold import ite, lit
 from gpu_alloc_verify.verify.model.values import (
@@ -34,7 +35,7 @@ from gpu_alloc_verify.verify.model.values import (
 _WIDTHS: dict[str, int | None] = {}
 
 
-def int_width(value: Any) -> int | None:
+def int_width(value: IRValue) -> int | None:
     """The width of an integer-typed value (`index`: 64 bits), None for any
     other type (pointers, structs, tokens, floats)."""
     t = type_text(value)
@@ -50,7 +51,7 @@ class WalkerState:
     `verify.extract.calls` add the walking itself."""
 
     def __init__(self, arg_names: dict[str, list[str]], loop_bound: int,
-                 funcs: dict[str, Any]) -> None:
+                 funcs: dict[str, IROp]) -> None:
         self.arg_names = arg_names
         self.loop_bound = loop_bound
         self.funcs = funcs
@@ -114,13 +115,13 @@ class WalkerState:
         self.facts.unknowns[name] = why
         return unknown_int(name)
 
-    def fresh_for(self, ssa: Any) -> z3.ArithRef:
+    def fresh_for(self, ssa: IRValue) -> z3.ArithRef:
         """A value of `ssa`'s type that no handle is: an unknown integer of its
         width, or a stand-in."""
         w = int_width(ssa)
         return self.fresh() if w is None else self.unknown_bits(w, "an integer not followed")
 
-    def opaque_result(self, value: Any, why: Words, tainted: bool) -> z3.ArithRef:
+    def opaque_result(self, value: IRValue, why: Words, tainted: bool) -> z3.ArithRef:
         """The result of something not modelled: unknown if it may carry a
         handle (pointer-like, from handle operands), else distinct (an
         integer: any value of its width)."""
@@ -131,7 +132,7 @@ class WalkerState:
             return self.unknown(why)
         return self.fresh()
 
-    def val(self, ssa: Any) -> z3.ArithRef:
+    def val(self, ssa: IRValue) -> z3.ArithRef:
         term = self.env.get(ssa)
         if term is None:
             c = self.conds.get(ssa)
@@ -139,7 +140,7 @@ class WalkerState:
             self.env[ssa] = term
         return term
 
-    def define(self, ssa: Any, term: z3.ArithRef, guard: z3.BoolRef) -> None:
+    def define(self, ssa: IRValue, term: z3.ArithRef, guard: z3.BoolRef) -> None:
         # A definition walked again (a loop copy, a second inlining) is kept
         # under its guard: on each path the latest execution's value wins.
         w = int_width(ssa)
@@ -148,7 +149,7 @@ class WalkerState:
         old = self.env.get(ssa)
         self.env[ssa] = term if old is None else ite(guard, term, old)  # type: ignore[assignment]
 
-    def define_bool(self, ssa: Any, c: z3.BoolRef, guard: z3.BoolRef) -> None:
+    def define_bool(self, ssa: IRValue, c: z3.BoolRef, guard: z3.BoolRef) -> None:
         """An i1 result known as a condition: its integer value follows."""
         self.define_cond(ssa, c, guard)
         self.env.pop(ssa, None)  # `val` makes it from the (merged) condition
@@ -161,17 +162,17 @@ class WalkerState:
     def coerce(self, term: z3.ExprRef, width: int | None, why: Words) -> z3.ArithRef:
         raise NotImplementedError
 
-    def define_cond(self, ssa: Any, term: z3.BoolRef, guard: z3.BoolRef) -> None:
+    def define_cond(self, ssa: IRValue, term: z3.BoolRef, guard: z3.BoolRef) -> None:
         old = self.conds.get(ssa)
         self.conds[ssa] = term if old is None else ite(guard, term, old)  # type: ignore[assignment]
 
-    def new_branch(self, op: Any) -> z3.BoolRef:
+    def new_branch(self, op: IROp) -> z3.BoolRef:
         self.fresh_count += 1
         loc = source_loc(op)
         at = f"@{loc}" if loc else ""
         return fold.branch(f"{self.func}:{op_name(op)}{at}#{self.fresh_count}")
 
-    def cond(self, ssa: Any) -> z3.BoolRef:
+    def cond(self, ssa: IRValue) -> z3.BoolRef:
         c = self.conds.get(ssa)
         if c is None:
             term = self.env.get(ssa)
@@ -205,7 +206,7 @@ class WalkerState:
                                      iters=self.iters, note=where, flags=flags,
                                      sites=self.sites()))
 
-    def escape_operands(self, op: Any, guard: z3.BoolRef, where: Words) -> bool:
+    def escape_operands(self, op: IROp, guard: z3.BoolRef, where: Words) -> bool:
         """Escapes for the operands of `op` that may be handles; True if any."""
         any_handle = False
         for v in op.operands:
@@ -238,11 +239,11 @@ class WalkerState:
     # -- walking -----------------------------------------------------------
 
     # -- what the walking classes provide ------------------------------------
-    def op(self, op: Any, guard: z3.BoolRef) -> None:
+    def op(self, op: IROp, guard: z3.BoolRef) -> None:
         raise NotImplementedError
 
-    def region(self, region: Any, guard: z3.BoolRef) -> list[Any] | None:
+    def region(self, region: IRRegion, guard: z3.BoolRef) -> list[IRValue] | None:
         raise NotImplementedError
 
-    def not_modelled(self, op: Any, guard: z3.BoolRef, what: str) -> None:
+    def not_modelled(self, op: IROp, guard: z3.BoolRef, what: str) -> None:
         raise NotImplementedError

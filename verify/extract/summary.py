@@ -5,7 +5,6 @@ what the loop defines and later code reads becomes unknown."""
 from __future__ import annotations
 
 from collections.abc import Hashable
-from typing import Any
 
 import z3
 
@@ -13,17 +12,23 @@ from gpu_alloc_verify.verify.extract.facts import Cut
 from gpu_alloc_verify.verify.extract.slicing import Slicing, Snapshot, defined_in, used_by
 from gpu_alloc_verify.verify.ir.attrs import where
 from gpu_alloc_verify.verify.ir.lowered_ir import op_name
+from gpu_alloc_verify.verify.ir.protocols import IRBlock, IROp, IRValue
 from gpu_alloc_verify.verify.model import fold
 from gpu_alloc_verify.verify.model.fold import conj, neg
 
 # An exit edge of a summarized `cf` loop: (condition, operands, target block).
-Exit = tuple[z3.BoolRef, list[Any], Hashable]
+Exit = tuple[z3.BoolRef, list[IRValue], Hashable]
+# A region's control-flow graph (`verify.extract.cfg`): blocks, and stand-ins as
+# targets, to their successors.
+Graph = dict[Hashable, list[Hashable]]
+# A region's exit edges by target (`ControlFlow.walk_cfg`).
+Exits = dict[Hashable, list[tuple[z3.BoolRef, list[IRValue]]]]
 
 
 class LoopSummaries(Slicing):
     """Summaries of `scf.for`, `scf.while` and natural loops of branches."""
 
-    def summarize_scf(self, op: Any, guard: z3.BoolRef, runs: z3.BoolRef) -> bool:
+    def summarize_scf(self, op: IROp, guard: z3.BoolRef, runs: z3.BoolRef) -> bool:
         """Summarize `scf.for` / `scf.while` `op` if it has no effect the
         invariants see; `runs`: when its body runs at least once.  False,
         with nothing changed, when it must be unrolled."""
@@ -56,7 +61,7 @@ class LoopSummaries(Slicing):
             self.havoc(r, guard, why)
         return True
 
-    def _closed(self, snap: Snapshot, carried: list[Any], guard: z3.BoolRef, at: str) -> bool:
+    def _closed(self, snap: Snapshot, carried: list[IRValue], guard: z3.BoolRef, at: str) -> bool:
         """Do the loop's effects since `snap` stay within one iteration
         (`Slicing.closed_effects`, `carried` what leaves it)?  Then one
         iteration stands for all, and an order cut leaves async-order
@@ -66,8 +71,8 @@ class LoopSummaries(Slicing):
         self.facts.order_cuts.append(Cut(guard, f"loop at {at} summarized"))
         return True
 
-    def cf_summary(self, header: Any, body: list[Any], succ: dict[Any, list[Any]],
-                   guard: z3.BoolRef, scope: list[Any]) -> list[Exit] | None:
+    def cf_summary(self, header: IRBlock, body: list[IRBlock], succ: Graph,
+                   guard: z3.BoolRef, scope: list[IRBlock]) -> list[Exit] | None:
         """Summarize the natural loop `body` (header first) entered under
         `guard`, its header's arguments merged: its exit edges, or None when
         it must be unrolled (what the trial changed is the caller's to undo).
@@ -79,7 +84,7 @@ class LoopSummaries(Slicing):
         for a in header.args:
             self.havoc(a, guard, why)
         back = _Back()  # the next iteration: the one walked stands for it
-        inner = {b: [back if s is header else s for s in succ.get(b, [])] for b in body}
+        inner: Graph = {b: [back if s is header else s for s in succ.get(b, [])] for b in body}
         exits = self.walk_cfg(body, inner, guard, scope)
         out = [(e, ops, t) for t, edges in exits.items() if t is not back
                for e, ops in edges if e is not fold.FALSE]
@@ -109,11 +114,11 @@ class LoopSummaries(Slicing):
                 rest = conj(rest, neg(b))
         return chained
 
-    def walk_cfg(self, blocks: list[Any], succ: dict[Any, list[Any]], guard: z3.BoolRef,
-                 scope: list[Any]) -> dict[Hashable, list[tuple[z3.BoolRef, list[Any]]]]:
+    def walk_cfg(self, blocks: list[IRBlock], succ: Graph, guard: z3.BoolRef,
+                 scope: list[IRBlock]) -> Exits:
         raise NotImplementedError
 
-    def block_ops(self, block: Any, guard: z3.BoolRef) -> list[Any] | None:
+    def block_ops(self, block: IRBlock, guard: z3.BoolRef) -> list[IRValue] | None:
         raise NotImplementedError
 
 

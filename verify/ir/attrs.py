@@ -8,21 +8,22 @@ from dataclasses import dataclass
 from typing import Any
 
 from gpu_alloc_verify.verify.ir import locations
+from gpu_alloc_verify.verify.ir.protocols import IROp, IRValue
 
 
-def source_loc(op: Any) -> str | None:
+def source_loc(op: object) -> str | None:
     """The key of the source op `op` came from (`verify.ir.locations.source_key`):
     its name location (`opN`), or `file:line:col` for a file location; None
     without either."""
     return locations.source_key(getattr(op, "location", None))
 
 
-def where(op: Any) -> str:
+def where(op: object) -> str:
     """The op's location for a reason text: `file:line:col`, else its key, else "?"."""
     return locations.where(getattr(op, "location", None))
 
 
-def attr_of(op: Any, name: str) -> Any:
+def attr_of(op: IROp, name: str) -> Any:
     props = getattr(op, "properties", {}) or {}
     if name in props:
         return props[name]
@@ -50,7 +51,7 @@ def int_tuple(attr: Any) -> tuple[int, ...] | None:
     return None
 
 
-def callee_name(op: Any) -> str | None:
+def callee_name(op: IROp) -> str | None:
     attr = attr_of(op, "callee")
     if attr is None:
         return None
@@ -61,23 +62,23 @@ def callee_name(op: Any) -> str | None:
     return text.lstrip("@") if text else None
 
 
-def type_text(value: Any) -> str:
+def type_text(value: IRValue) -> str:
     return str(getattr(value, "type", ""))
 
 
-def pointer_like(value: Any) -> bool:
+def pointer_like(value: IRValue) -> bool:
     """Could a value of this type hold a handle?  Pointers, structs of them,
     tokens and types the reader did not give."""
     t = type_text(value)
     return not t or "ptr" in t or "token" in t or "struct" in t or t.startswith("!")
 
 
-def func_name(op: Any) -> str:
+def func_name(op: IROp) -> str:
     name = attr_of(op, "sym_name")
     return str(getattr(name, "data", name))
 
 
-def has_body(op: Any) -> bool:
+def has_body(op: IROp) -> bool:
     return bool(op.regions) and bool(op.regions[0].blocks)
 
 
@@ -92,7 +93,7 @@ class LaunchOperands:
     stream: Any | None  # the async object, when given
 
 
-def launch_operands(op: Any) -> LaunchOperands | None:
+def launch_operands(op: IROp) -> LaunchOperands | None:
     """By the operand segments: async dependencies, grid x/y/z, block x/y/z,
     cluster x/y/z (LLVM 18 on), dynamic shared memory, kernel operands, and
     the async object (LLVM 17 on): 9, 10 or 13 segments; None otherwise."""

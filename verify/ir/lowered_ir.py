@@ -10,6 +10,7 @@ from collections.abc import Iterator
 from typing import Any
 
 from gpu_alloc_verify.verify.ir.parse import NotParsed, ReaderDeclined, parse
+from gpu_alloc_verify.verify.ir.protocols import IROp
 from gpu_alloc_verify.verify.model.errors import GpuAllocVerifyError
 
 # `read_lowered`'s parser: "fast" (default) or "xdsl"; the environment
@@ -22,7 +23,7 @@ class LoweredParseError(GpuAllocVerifyError):
     """The lowering's output is not MLIR xDSL can read (a verdict input)."""
 
 
-def op_name(op: Any) -> str:
+def op_name(op: IROp) -> str:
     """The op's MLIR name: xDSL's registered ops, the generic ones it keeps
     for ops it does not know (`builtin.unregistered`, the name in
     `op_name__`) and `verify.ir.fastparse`'s ops alike."""
