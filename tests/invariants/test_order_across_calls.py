@@ -223,3 +223,27 @@ def test_the_runtime_device_view_is_the_same_buffer() -> None:
     src = from_text(DEVICE_VIEW, "src.mlir", need_mlir_opt(19)).facts()
     assert src.ops["store"].buffers == src.ops["op2"].buffers
     assert not src.hidden_host_access and not src.order_unknown
+
+
+ZERO_TRIP = """
+func.func @f0(%size0: index) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %m1 = gpu.alloc host_shared (%size0) : memref<?xf32> loc("op1")
+  %v2 = memref.load %m1[%c0] : memref<?xf32> loc("op2")
+  scf.for %i3 = %c0 to %c0 step %c1 {
+    %v4 = memref.load %m1[%c0] : memref<?xf32> loc("op4")
+  } loc("op3")
+  return
+}
+"""
+
+
+def test_a_host_access_that_never_runs_leaves_nothing_undecided() -> None:
+    # The read in a loop of no trips has no lowered code (mlir-opt folds the
+    # loop away): that decides nothing, as the source never runs it.
+    # (Found by tests/test_plugin_property.py.)
+    from gpu_alloc_verify.verify.api import check
+
+    need_mlir_opt(19)
+    assert check(ZERO_TRIP, "mlir-opt-19", ["async-order"])["async-order"] != "unknown"

@@ -210,6 +210,13 @@ class _Edges:
         return _precedes(self.keys.get(a.call.index, ()), self.keys.get(b.call.index, ()),
                          text_before)
 
+    def never_runs(self, op_id: str) -> bool:
+        """Does the source never run this op (say, in a loop of no trips)?
+        Then that no lowered code has its location decides nothing."""
+        origin = self.flat.order.origin.get(op_id, op_id) if isinstance(self.flat, _Flat) \
+            else op_id
+        return self.ctx.source.guards.get(origin) is fold.FALSE
+
     def guard(self, op_id: str) -> z3.BoolRef:
         if isinstance(self.flat, _Flat):
             return self.flat.order.guards[op_id]
@@ -329,7 +336,8 @@ def _lost_access(f: Findings, edges: _Edges, e: _Edge) -> bool:
     a location (say, in an outlined helper), in any place.  Undecided."""
     ends = ((e.earlier, e.later), (e.later, e.earlier))
     lost = [(op, other) for op, other in ends
-            if op.is_host_access and not edges.items.get(op.id) and edges.items.get(other.id)]
+            if op.is_host_access and not edges.items.get(op.id) and edges.items.get(other.id)
+            and not edges.never_runs(op.id)]
     for op, other in lost:
         f.unknown.append(f"{op.describe()} has no lowered access with its location: its order "
                          f"against {other.describe()} is not decided")
