@@ -155,8 +155,8 @@ def test_simulator_agrees(name: str) -> None:
 
 def test_each_call_is_an_activation_of_its_own() -> None:
     src = from_text(SOURCE, "src.mlir", need_mlir_opt(19)).facts()
-    flat = inline_source(src, "main")
-    assert not isinstance(flat, str), flat
+    flat, why = inline_source(src, "main")
+    assert why is None, why
     order = [flat.origin[k] for k in flat.ops]
     assert order == ["op2", "op8", "op1", "op3", "op4", "op9", "op1", "op3", "op4", "op12"]
     first, second = (flat.instance("op3", (c,)) for c in ("c1", "c2"))
@@ -171,7 +171,9 @@ def test_recursion_is_not_inlined() -> None:
                                    "(memref<4xi32>) -> () loc(\"c0\")\n  return\n}\n"
                                    "func.func @main", 1),
                     "src.mlir", need_mlir_opt(19)).facts()
-    assert "recursively" in str(inline_source(src, "main"))
+    flat, why = inline_source(src, "main")
+    assert "recursively" in str(why)
+    assert {flat.origin[k] for k in flat.ops} == {"op2", "op8", "op9", "op12"}  # @main's own
 
 
 HIDDEN_IN_CALLEE = """

@@ -118,37 +118,31 @@ def _touch(a: SourceOp, b: SourceOp) -> bool:
     return bool(set(a.buffers) & set(b.buffers))
 
 
-@dataclass(slots=True)
-class _Flat:
-    """A lowered root's source function with its calls inlined."""
-
-    order: HostOrder
-
-    def where(self, call: Call) -> str | None:
-        """The source op instance a lowered call is of."""
-        sites = call.sites
-        if sites and sites[0][1] == self.order.root and call.func != self.order.root:
-            sites = sites[1:]  # the C-interface wrapper's call of the root
-        stack = tuple(loc or "" for loc, _ in sites)
-        return self.order.instance(call.source_op or "", stack)
+def _where(order: HostOrder, call: Call) -> str | None:
+    """The source op instance a lowered call is of."""
+    sites = call.sites
+    if sites and sites[0][1] == order.root and call.func != order.root:
+        sites = sites[1:]  # the C-interface wrapper's call of the root
+    stack = tuple(loc or "" for loc, _ in sites)
+    return order.instance(call.source_op or "", stack)
 
 
-def _host_order(ctx: CheckContext, func: str) -> _Flat | str:
-    """`func`'s source host order with its calls inlined, or why there is none."""
+def _host_order(ctx: CheckContext, func: str) -> tuple[HostOrder, str | None]:
+    """`func`'s source host order with its calls inlined; where they cannot
+    be, its own ops' and why (no ops at all for a function the source lacks)."""
     src = ctx.source
     root = func
     if root not in src.params and root.startswith("_mlir_ciface_"):
         root = root.removeprefix("_mlir_ciface_")  # the wrapper runs its function
     if root not in src.params:
-        return f"@{func} is no function of the source"
-    flat = inline_source(src, root)
-    return flat if isinstance(flat, str) else _Flat(flat)
+        return HostOrder(func), f"@{func} is no function of the source"
+    return inline_source(src, root)
 
 
 class _Edges:
     def __init__(self, ctx: CheckContext, sch: Schedule, func: str, calls: list[Call]) -> None:
         self.ctx = ctx
-        self.flat = _host_order(ctx, func)
+        self.flat, self.why = _host_order(ctx, func)
         self.items: dict[str, list[Item]] = {}
         # Source functions whose work runs here but in no activation found.
         self.lost: dict[str, str] = {}
@@ -159,17 +153,18 @@ class _Edges:
                 if op is not None and not op.is_host_access \
                         and it.call.note.startswith(EXTERNAL_CALL):
                     continue  # an opaque call at another op's location: no access of it
-                key = self.flat.where(it.call) if isinstance(self.flat, _Flat) else None
+                key = _where(self.flat, it.call)
                 if key is None:
                     if op is not None and src.func_of.get(op.id) != func:
-                        why = self.flat if isinstance(self.flat, str) else \
-                            "its call is not one of the source's"
-                        self.lost.setdefault(src.func_of[op.id], why)
+                        self.lost.setdefault(src.func_of[op.id],
+                                             self.why or "its call is not one of the source's")
                     key = it.call.source_op
                 self.items.setdefault(key, []).append(it)
-        ops = self.flat.order.ops if isinstance(self.flat, _Flat) else src.ops
-        self.ops = ops
-        self.producer = {op.token: op for op in ops.values() if op.is_gpu and op.token}
+        ops = self.ops = self.flat.ops
+        # Without the calls inlined a token may still come from another
+        # function's op (a one-call helper's names are the caller's).
+        pool = ops if self.why is None else src.ops
+        self.producer = {op.token: op for op in pool.values() if op.is_gpu and op.token}
         self.order = {op_id: k for k, op_id in enumerate(ops)}
         self.keys = _loop_keys(calls)
         # Without unrolled loops an edge from an op to one before it in host
@@ -213,26 +208,12 @@ class _Edges:
     def never_runs(self, op_id: str) -> bool:
         """Does the source never run this op (say, in a loop of no trips)?
         Then that no lowered code has its location decides nothing."""
-        origin = self.flat.order.origin.get(op_id, op_id) if isinstance(self.flat, _Flat) \
-            else op_id
-        return self.ctx.source.guards.get(origin) is fold.FALSE
+        return self.ctx.source.guards.get(self.flat.origin.get(op_id, op_id)) is fold.FALSE
 
-    def guard(self, op_id: str) -> z3.BoolRef:
-        if isinstance(self.flat, _Flat):
-            return self.flat.order.guards[op_id]
-        return self.ctx.source.guards[op_id]
-
-    def func_ops(self, func: str) -> list[SourceOp]:
-        """The source ops `func` runs: its own, and with its calls inlined
-        those of the functions it calls, in host order."""
-        if isinstance(self.flat, _Flat):
-            return list(self.ops.values())
-        src = self.ctx.source
-        return [op for op in src.ops.values() if src.func_of[op.id] == func]
-
-    def edges(self, func: str) -> Iterable[_Edge]:
-        """The source's happens-before edges within `func` (its calls inlined)."""
-        ops = self.func_ops(func)
+    def edges(self) -> Iterable[_Edge]:
+        """The source's happens-before edges within the function (its calls
+        inlined)."""
+        ops = list(self.ops.values())
         for y in ops:
             for d in y.deps:
                 for x in self.behind(d):
@@ -255,7 +236,7 @@ class _Edges:
     def _host_wait(self, w: SourceOp, ops: list[SourceOp]) -> Iterable[_Edge]:
         # The host blocks until the awaited work is done: every host access
         # and every op issued after it (in host order) starts later.
-        guard = self.guard(w.id)
+        guard = self.flat.guards[w.id]
         awaited = [x for d in w.deps for x in self.behind(d)]
         for h in ops:
             if h is w:
@@ -316,7 +297,7 @@ def _open_pairs(f: Findings, sch: Schedule, edges: _Edges, func: str
     `unknown` at once (`f`)."""
     pairs: list[_Pair] = []
     any_edge = False
-    for e in edges.edges(func):
+    for e in edges.edges():
         if _lost_access(f, edges, e):
             continue
         for a in edges.items.get(e.earlier.id, []):
@@ -436,7 +417,7 @@ def _untagged_work(f: Findings, sch: Schedule, edges: _Edges, func: str) -> None
              if it.stream is not None and it.call.source_op not in src.ops]
     if not loose:
         return
-    for op in edges.func_ops(func):
+    for op in edges.ops.values():
         if op.is_gpu and op.kind != "wait" and not edges.items.get(op.id):
             f.unknown.append(f"{op.describe()} has no lowered work with its location, and "
                              f"{loose[0].call.callee} in @{func} has no source op's "
@@ -462,12 +443,11 @@ def check_async_order(ctx: CheckContext) -> CheckResult:
         for other, why in edges.lost.items():
             f.unknown.append(f"work of @{other} runs inside @{func}: the host order across "
                              f"that call is not modelled ({why})")
-        if isinstance(edges.flat, _Flat):
-            f.unknown.extend(f"order in @{func} not decided: {d}" for d in edges.flat.order.doubts)
-        elif any(c.func == func for c in ctx.source.calls):
+        f.unknown.extend(f"order in @{func} not decided: {d}" for d in edges.flat.doubts)
+        if edges.why is not None and any(c.func == func for c in ctx.source.calls):
             # The callees' host accesses are not in this order (`verify.source.facts`
             # leaves them to the inlining).
-            f.unknown.append(f"order in @{func} not decided across its calls: {edges.flat}")
+            f.unknown.append(f"order in @{func} not decided across its calls: {edges.why}")
         _untagged_work(f, sch, edges, func)
         pairs, has_edge = _open_pairs(f, sch, edges, func)
         any_edge = any_edge or has_edge

@@ -82,9 +82,10 @@ class _Names:
         return n if not s else f"{n} (of the call at {' < '.join(reversed(s))})"
 
 
-def inline_source(src: SourceFacts, root: str) -> HostOrder | str:
-    """The host order of `root` with its calls inlined, or why it cannot be
-    made (recursion, a call without a location, calls nested too deep)."""
+def inline_source(src: SourceFacts, root: str) -> tuple[HostOrder, str | None]:
+    """The host order of `root` with its calls inlined, and None; where that
+    cannot be made (recursion, a call without a location, calls nested too
+    deep), the order of `root`'s own ops and why."""
     return _Inliner(src).run(root)
 
 
@@ -103,11 +104,12 @@ class _Inliner:
         # None under a callee's own condition (not in the root's terms).
         self.placed: list[tuple[SourceOp, Stack, z3.BoolRef | None]] = []
 
-    def run(self, root: str) -> HostOrder | str:
+    def run(self, root: str) -> tuple[HostOrder, str | None]:
         reason = self.walk(root, (), (root,), fold.TRUE)
-        if reason is not None:
-            return reason
-        return self.build(root)
+        if reason is not None:  # the root's own ops, as read
+            self.names = _Names()
+            self.placed = [(op, (), fold.TRUE) for op in self.own.get(root, [])]
+        return self.build(root), reason
 
     def walk(self, func: str, stack: Stack, chain: tuple[str, ...],
              outer: z3.BoolRef | None) -> str | None:
