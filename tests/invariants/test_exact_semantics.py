@@ -13,7 +13,8 @@ import z3
 
 from gpu_alloc_verify.verify.extract.calls import extract
 from gpu_alloc_verify.verify.extract.layout import gep_offset, size_align
-from gpu_alloc_verify.verify.invariants.pipeline import active_invariants, judge
+from gpu_alloc_verify.verify.invariants.options import CheckOptions
+from gpu_alloc_verify.verify.invariants.pipeline import judge
 from gpu_alloc_verify.verify.invariants.solver import bool_assignment
 from gpu_alloc_verify.verify.ir.lowered_ir import read_lowered
 from gpu_alloc_verify.verify.lowerings.base import LoweringOutcome
@@ -81,9 +82,7 @@ def test_fold_wraps_and_reads_signs() -> None:
     assert fold.value_of(fold.resize(a, 32, False)) == 200
     assert fold.value_of(fold.resize(fold.bv(0x1FF, 16), 8, False)) == 0xFF
     assert fold.binop("shl", a, fold.bv(8, 8)) is None  # poison, not folded
-    x = z3.BitVec("x", 8)
-    x._width = 8  # type: ignore[attr-defined]
-    x._taint = False  # type: ignore[attr-defined]
+    x = fold.bits_var("x", 8)
     s = z3.Solver()
     s.add(fold.compare(6, x, fold.bv(3, 8)) != z3.ULT(x, 3))
     assert s.check() == z3.unsat
@@ -123,7 +122,7 @@ def test_argument_wraps_around() -> None:
 
 def _judge_generic(source: str, text: str) -> dict[str, str]:
     j = judge(program_from_text(source), LoweringOutcome("ok", lowered=text), "hand-written",
-              active_invariants(), "cuda", 2000)
+              CheckOptions(runtime="cuda", timeout_ms=2000))
     return {k: r.verdict for k, r in j.results.items()}
 
 

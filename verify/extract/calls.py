@@ -118,10 +118,7 @@ class _Extractor(ControlFlow, Memory, Integers):
             if t == "i1":
                 self.conds[arg] = fold.branch(f"{self.func}:{label}")
             elif w is not None:
-                term = z3.BitVec(f"{self.func}:{label}", w)
-                term._taint = False  # type: ignore[attr-defined]
-                term._width = w  # type: ignore[attr-defined]
-                self.env[arg] = term
+                self.env[arg] = fold.bits_var(f"{self.func}:{label}", w)  # type: ignore[assignment]
             else:
                 self.env[arg] = self.fresh()  # the caller's value: not a handle made here
                 self.structs[arg] = {(): "data"}

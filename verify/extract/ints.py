@@ -39,9 +39,10 @@ class Integers(WalkerState):
     def address(self, ptr: z3.ExprRef) -> z3.ArithRef:
         """`ptrtoint` at 64 bits: null is 0, a pointer made from an integer
         is that integer, any other pointer an unknown address of its own."""
-        cond = getattr(ptr, "_cond", None)
-        if cond is not None:
-            return ite(cond, self.address(ptr._then), self.address(ptr._else))  # type: ignore[attr-defined, return-value]
+        split = fold.ite_parts(ptr)
+        if split is not None:
+            c, then, orelse = split
+            return ite(c, self.address(then), self.address(orelse))  # type: ignore[return-value]
         v = fold.value_of(ptr)
         if v is not None and 0 <= v < HANDLE_BASE:
             return fold.bv(v, PTR_BITS)  # type: ignore[return-value]
@@ -61,9 +62,10 @@ class Integers(WalkerState):
         """`inttoptr`: the pointer whose whole address `x` is, the constant
         as a pointer, else a stand-in, or an unknown pointer where the
         address of a handle or slot went into `x` (such a slot escapes)."""
-        cond = getattr(x, "_cond", None)
-        if cond is not None:
-            return ite(cond, self.pointer(x._then, why), self.pointer(x._else, why))  # type: ignore[attr-defined, return-value]
+        split = fold.ite_parts(x)
+        if split is not None:
+            c, then, orelse = split
+            return ite(c, self.pointer(then, why), self.pointer(orelse, why))  # type: ignore[return-value]
         w = fold.width_of(x)
         v = fold.value_of(x)
         if v is not None:

@@ -9,7 +9,7 @@ from gpu_alloc_verify.verify.extract.facts import words
 from gpu_alloc_verify.verify.invariants import solver
 from gpu_alloc_verify.verify.invariants.context import CheckContext
 from gpu_alloc_verify.verify.model import fold
-from gpu_alloc_verify.verify.model.values import source_unknown_why, unknown_vars
+from gpu_alloc_verify.verify.model.values import source_unknown_why, unknown_name, unknown_vars
 from gpu_alloc_verify.verify.model.verdicts import CheckResult, InvariantId, Verdict, Violation
 
 SHOWN_REASONS = 4  # reasons an `unknown` verdict gives in full
@@ -130,11 +130,10 @@ def _without_choosable(bad: z3.BoolRef) -> z3.BoolRef | None:
     """`bad` without its conjuncts that are disjunctions of `?n == x` and
     escape flags (values a counterexample cannot fix), or None when it has
     no such conjunct or an unknown value occurs elsewhere."""
-    parts = getattr(bad, "_parts", (bad,))
     kept: list[z3.BoolRef] = []
     dropped = False
-    for part in parts:
-        if getattr(part, "_choosable", False):
+    for part in fold.conjuncts(bad):
+        if fold.choosable(part):
             dropped = True
         elif not unknown_vars(part):
             kept.append(part)
@@ -154,7 +153,7 @@ def unfollowed(facts: LoweredFacts, hidden: list[z3.ExprRef]) -> str:
     seen: set[str] = set()
     rest = 0
     for v in hidden:
-        name = getattr(v, "_unknown", None) or str(v)
+        name = unknown_name(v) or str(v)
         if name in seen:
             continue
         seen.add(name)

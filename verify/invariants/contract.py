@@ -24,7 +24,7 @@ from gpu_alloc_verify.verify.invariants.common import Findings, describe_path
 from gpu_alloc_verify.verify.invariants.context import CheckContext
 from gpu_alloc_verify.verify.model.fold import conj, eq, neg, one_of
 from gpu_alloc_verify.verify.model.runtime_api import LAUNCH, PROFILES, knows, roles
-from gpu_alloc_verify.verify.model.values import HANDLE_BASE, leaves, literal
+from gpu_alloc_verify.verify.model.values import HANDLE_BASE, leaves, literal, unknown_name
 from gpu_alloc_verify.verify.model.verdicts import CheckResult, InvariantId, Violation
 
 _AN = {"stream": "a stream", "event": "an event"}
@@ -68,7 +68,7 @@ def _check_handle(f: Findings, call: Call, role: str, value: z3.ArithRef,
     runtime = f.ctx.runtime
     where = f"{call.callee} (from {call.source_op or '?'})"
     marked = [call.source_op]
-    if getattr(value, "_unknown", None) is not None:
+    if unknown_name(value) is not None:
         # A value the analysis could not follow may be anything.
         f.possible(call.guard, f"{where} may be given something else than {_AN[role]}",
                    about=[value])

@@ -1,4 +1,5 @@
-"""Z3 terms built with literal folding done in Python.
+"""Z3 terms built with literal folding done in Python, and what the
+analysis knows of each.
 
 Most terms the extractor and the checkers build are literals: handle
 numbers, the null pointer, the `true` guard of straight-line code.  Each
@@ -8,29 +9,111 @@ constructors here decide on Python values whatever they can and build a Z3
 term only for what stays symbolic, so the solver sees the same formulas,
 only smaller.
 
-Literals are interned: `lit(n)` returns one object per value, tagged with
-its value, so recognising a literal is an attribute read.
-
-Terms built here also carry `_taint`: whether a value the analysis could not
-follow (`verify.model.values`: an unknown `?n` or an escape flag) occurs
-in them, and `_choosable` on an equality with such a value (or a
-disjunction of them): a condition a counterexample cannot rely on, since
-that value may as well be something else.  Terms built elsewhere have no
-tag, and are asked by their text.  Conjunctions
-remember their conjuncts (`atoms`), which lets the schedule check decide
-which guarded constraints a query's path condition switches on.
+Every term built here is a `Tagged` term: a Z3 term of one of this module's
+own classes (`TBool`, `TInt`, `TBits`, and `TIntNum`/`TBitsNum` for
+literals), which Z3 takes as its own, with one typed field `tags` (`Tags`):
+- `lit`, `width`: the value of an interned literal, the width of a
+  bit-vector;
+- `taint`: whether a value the analysis could not follow
+  (`verify.model.values`: an unknown `?n` or an escape flag) occurs in it;
+- `choosable`, on an equality with such a value (or a disjunction of them):
+  a condition a counterexample cannot rely on, since that value may as well
+  be something else;
+- `atoms`/`parts` of a conjunction, which let the schedule check decide
+  which guarded constraints a query's path condition switches on; the
+  branch variable a literal of a path stands for; the parts of an `If`.
+A term Z3 built from them (`z3.And(...)`, an operator) is a plain Z3 term:
+`tags_of` gives None for it, so nothing is read from it that it does not
+carry; the readers here treat it as unknown (its taint is asked by its
+text).  Nothing is ever set on a Z3 term that is not a `Tagged` one.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable
+from dataclasses import dataclass, replace
 
 import z3
 
-TRUE: z3.BoolRef = z3.BoolVal(True)
-FALSE: z3.BoolRef = z3.BoolVal(False)
-TRUE._lit = True  # type: ignore[attr-defined]
-FALSE._lit = False  # type: ignore[attr-defined]
+
+@dataclass(slots=True, eq=False)
+class Tags:
+    """What the analysis knows of one term beyond its formula."""
+
+    taint: bool | None = None  # None: not known; ask the term's text
+    lit: int | bool | None = None  # the value of an interned literal
+    width: int | None = None  # a bit-vector's width
+    kids: tuple[object, ...] | None = None  # operands, kept for a tainted term
+    choosable: bool = False
+    ite: tuple[z3.BoolRef, z3.ExprRef, z3.ExprRef] | None = None  # If(c, then, else)
+    unknown_leaves: bool = False  # every leaf of the If is an unknown value
+    atoms: frozenset[int] | None = None  # conjunct ids of a conjunction
+    parts: tuple[z3.BoolRef, ...] | None = None  # conjuncts of a conjunction
+    branch: tuple[str, bool] | None = None  # a branch variable, or its negation
+    unknown: str | None = None  # the name of an unknown value or escape flag
+    # Memos of `verify.model.values`, on the term they describe.
+    unknown_vars: tuple[z3.ExprRef, ...] | None = None
+    may_be_handle: bool | None = None
+
+
+class TBool(z3.BoolRef):
+    __slots__ = ("tags",)
+    tags: Tags
+
+
+class TInt(z3.ArithRef):
+    __slots__ = ("tags",)
+    tags: Tags
+
+
+class TIntNum(z3.IntNumRef):
+    __slots__ = ("tags",)
+    tags: Tags
+
+
+class TBits(z3.BitVecRef):
+    __slots__ = ("tags",)
+    tags: Tags
+
+
+class TBitsNum(z3.BitVecNumRef):
+    __slots__ = ("tags",)
+    tags: Tags
+
+
+Tagged = TBool | TInt | TIntNum | TBits | TBitsNum
+_TAGGED: frozenset[type] = frozenset((TBool, TInt, TIntNum, TBits, TBitsNum))
+_CLASS_OF: dict[type, type] = {
+    z3.BoolRef: TBool, z3.ArithRef: TInt, z3.IntNumRef: TIntNum,
+    z3.BitVecRef: TBits, z3.BitVecNumRef: TBitsNum,
+    **{c: c for c in _TAGGED},
+}
+
+
+def tags_of(term: object) -> Tags | None:
+    """The tags of a term built here; None for any other term."""
+    return term.tags if type(term) in _TAGGED else None  # type: ignore[attr-defined]
+
+
+def tagged(term: z3.ExprRef, tags: Tags) -> z3.ExprRef:
+    """`term` as a `Tagged` term carrying `tags` (a new Python object for the
+    same Z3 term; `term` itself is left as it is)."""
+    cls = _CLASS_OF.get(type(term))
+    if cls is None:
+        raise TypeError(f"no tagged class for a {type(term).__name__}")
+    out = cls(term.ast, term.ctx)
+    out.tags = tags
+    return out  # type: ignore[no-any-return]
+
+
+def _make_bool(ast: z3.Ast, ctx: z3.Context, tags: Tags) -> TBool:
+    out = TBool(ast, ctx)
+    out.tags = tags
+    return out
+
+
+TRUE: z3.BoolRef = _make_bool(z3.BoolVal(True).ast, z3.main_ctx(), Tags(taint=False, lit=True))
+FALSE: z3.BoolRef = _make_bool(z3.BoolVal(False).ast, z3.main_ctx(), Tags(taint=False, lit=False))
 _ints: dict[int, z3.ArithRef] = {}
 
 
@@ -38,8 +121,7 @@ def lit(value: int) -> z3.ArithRef:
     """The one interned integer literal for `value`."""
     term = _ints.get(value)
     if term is None:
-        term = _ints[value] = z3.IntVal(value)
-        term._lit = value  # type: ignore[attr-defined]
+        term = _ints[value] = tagged(z3.IntVal(value), Tags(taint=False, lit=value))  # type: ignore[assignment]
     return term
 
 
@@ -52,16 +134,21 @@ def bv(value: int, width: int) -> z3.BitVecRef:
     value &= (1 << width) - 1
     term = _bvs.get((value, width))
     if term is None:
-        term = _bvs[(value, width)] = z3.BitVecVal(value, width)
-        term._lit = value  # type: ignore[attr-defined]
-        term._width = width  # type: ignore[attr-defined]
+        term = _bvs[(value, width)] = tagged(  # type: ignore[assignment]
+            z3.BitVecVal(value, width), Tags(taint=False, lit=value, width=width))
     return term
+
+
+def bits_var(name: str, width: int) -> z3.BitVecRef:
+    """A `width`-bit variable the analysis follows (an integer argument)."""
+    return tagged(z3.BitVec(name, width), Tags(taint=False, width=width))  # type: ignore[return-value]
 
 
 def width_of(term: object) -> int | None:
     """The width of a bit-vector term built here or by the extractor (None
     for an integer term: a pointer, a handle)."""
-    return getattr(term, "_width", None)
+    tags = tags_of(term)
+    return None if tags is None else tags.width
 
 
 def signed(value: int, width: int) -> int:
@@ -76,41 +163,73 @@ def boolean(value: bool) -> z3.BoolRef:
 def value_of(term: object) -> int | None:
     """The integer an interned literal stands for; None for anything else
     (a symbolic term, or a literal built outside this module)."""
-    value = getattr(term, "_lit", None)
+    tags = tags_of(term)
+    value = None if tags is None else tags.lit
     return value if isinstance(value, int) and not isinstance(value, bool) else None
 
 
 def truth(term: object) -> bool | None:
     """True/False for the interned boolean literals, None otherwise."""
-    value = getattr(term, "_lit", None)
+    tags = tags_of(term)
+    value = None if tags is None else tags.lit
     return value if isinstance(value, bool) else None
 
 
 def taint(*terms: object) -> bool | None:
     """Does a value the analysis could not follow occur in any of `terms`?
-    None when some term carries no tag."""
+    None when some term carries no taint tag."""
     out = False
     for t in terms:
-        if getattr(t, "_lit", None) is not None:
-            continue
-        v = getattr(t, "_taint", None)
-        if v is None:
+        tags = tags_of(t)
+        if tags is None:
             return None
-        out = out or v
+        if tags.lit is not None:
+            continue
+        if tags.taint is None:
+            return None
+        out = out or tags.taint
     return out
 
 
+def with_taint(term: z3.ExprRef, value: bool) -> z3.ExprRef:
+    """`term` tagged as tainted or not, its other tags kept."""
+    tags = tags_of(term)
+    if tags is None:
+        return tagged(term, Tags(taint=value))
+    if tags.taint is value:
+        return term
+    return tagged(term, replace(tags, taint=value, unknown_vars=None, may_be_handle=None))
+
+
 def tag(term: z3.ExprRef, *parts: object, choosable: bool = False) -> z3.ExprRef:
+    """`term`, built by Z3 from `parts`, as a tagged term: tainted when a part is."""
+    return tagged(term, _tags_from(parts, choosable))
+
+
+def _tags_from(parts: tuple[object, ...], choosable: bool = False) -> Tags:
     t = taint(*parts)
-    if t is not None:
-        term._taint = t  # type: ignore[attr-defined]
-    if t:
-        # Its operands, for `values.unknown_vars` to walk instead of printing
-        # the term (a millisecond for a large formula).
-        term._kids = parts  # type: ignore[attr-defined]
-    if choosable:
-        term._choosable = True  # type: ignore[attr-defined]
-    return term
+    # A tainted term keeps its operands, for `values.unknown_vars` to walk
+    # instead of printing the term (a millisecond for a large formula).
+    return Tags(taint=t, kids=parts if t else None, choosable=choosable)
+
+
+def choosable(term: object) -> bool:
+    """Is `term` a condition no counterexample can rely on (see module doc)?"""
+    tags = tags_of(term)
+    return tags is not None and tags.choosable
+
+
+def ite_parts(term: object) -> tuple[z3.BoolRef, z3.ExprRef, z3.ExprRef] | None:
+    """`(c, then, else)` of an `If` built by `ite`; None for anything else."""
+    tags = tags_of(term)
+    return None if tags is None else tags.ite
+
+
+def conjuncts(term: z3.BoolRef) -> tuple[z3.BoolRef, ...]:
+    """The conjuncts of a conjunction built by `conj`; `(term,)` otherwise."""
+    tags = tags_of(term)
+    parts = None if tags is None else tags.parts
+    return (term,) if parts is None else parts
 
 
 def eq(a: z3.ArithRef, b: z3.ArithRef | int) -> z3.BoolRef:
@@ -126,23 +245,25 @@ def eq(a: z3.ArithRef, b: z3.ArithRef | int) -> z3.BoolRef:
     if a is b:
         return TRUE
     other = lit(b) if isinstance(b, int) else b
-    if vb is not None and getattr(a, "_cond", None) is not None and not unknown_only(a):
+    split = ite_parts(a) if vb is not None else None
+    if split is not None and not unknown_only(a):
         # `If(c, x, y) == k` is `If(c, x == k, y == k)`: with literal leaves
         # it folds to `c`, `not c` or a literal, which paths decide at once.
-        return _bool_ite(a._cond, eq(a._then, other), eq(a._else, other))  # type: ignore[attr-defined]
+        c, then, orelse = split
+        return _bool_ite(c, eq(then, other), eq(orelse, other))  # type: ignore[arg-type]
     ua, ub = unknown_only(a), unknown_only(other)
-    choosable = (ua or ub) and (ua or va is not None) and (ub or vb is not None)
-    return tag(_equal(a, other), a, other, choosable=choosable)  # type: ignore[return-value]
+    choosable = bool((ua or ub) and (ua or va is not None) and (ub or vb is not None))
+    return _equal(a, other, _tags_from((a, other), choosable))
 
 
-def _equal(a: z3.ExprRef, b: z3.ExprRef) -> z3.BoolRef:
+def _equal(a: z3.ExprRef, b: z3.ExprRef, tags: Tags) -> z3.BoolRef:
     """`a == b` through Z3's C API (z3's __eq__ coerces in Python); terms of
     two sorts fall back to it, and to its error."""
     ref = a.ctx.ref()
     x, y = a.as_ast(), b.as_ast()
     if a.ctx is b.ctx and z3.Z3_is_eq_sort(ref, z3.Z3_get_sort(ref, x), z3.Z3_get_sort(ref, y)):
-        return z3.BoolRef(z3.Z3_mk_eq(ref, x, y), a.ctx)
-    return a == b  # type: ignore[return-value]
+        return _make_bool(z3.Z3_mk_eq(ref, x, y), a.ctx, tags)
+    return tagged(a == b, tags)  # type: ignore[arg-type, return-value]
 
 
 def _bool_ite(c: z3.BoolRef, then: z3.BoolRef, orelse: z3.BoolRef) -> z3.BoolRef:
@@ -162,40 +283,37 @@ def ne(a: z3.ArithRef, b: z3.ArithRef | int) -> z3.BoolRef:
 
 def branch(name: str) -> z3.BoolRef:
     """A branch variable, tagged so that `path_of` can read it without Z3."""
-    term = z3.Bool(name)
-    term._branch = (name, True)  # type: ignore[attr-defined]
-    term._taint = False  # type: ignore[attr-defined]
-    return term
+    return tagged(z3.Bool(name), Tags(taint=False, branch=(name, True)))  # type: ignore[return-value]
 
 
 def neg(a: z3.BoolRef) -> z3.BoolRef:
     t = truth(a)
     if t is not None:
         return boolean(not t)
-    term = tag(z3.BoolRef(z3.Z3_mk_not(a.ctx.ref(), a.as_ast()), a.ctx), a)
-    branch_of = getattr(a, "_branch", None)
-    if branch_of is not None:
-        term._branch = (branch_of[0], not branch_of[1])  # type: ignore[attr-defined]
-    return term
+    tags = _tags_from((a,))
+    of = tags_of(a)
+    if of is not None and of.branch is not None:
+        tags.branch = (of.branch[0], not of.branch[1])
+    return _make_bool(z3.Z3_mk_not(a.ctx.ref(), a.as_ast()), a.ctx, tags)
 
 
 def atoms(term: z3.BoolRef) -> frozenset[int]:
     """Ids of the conjuncts of a guard (empty for `true`)."""
     if term is TRUE:
         return frozenset()
-    known = getattr(term, "_atoms", None)
-    if known is not None:
-        return known  # type: ignore[no-any-return]
+    tags = tags_of(term)
+    if tags is not None and tags.atoms is not None:
+        return tags.atoms
     return frozenset((term.get_id(),))
 
 
-def _connective(make: Callable[..., z3.Ast], kept: list[z3.BoolRef]) -> z3.BoolRef:
+def _connective(make: Callable[..., z3.Ast], kept: list[z3.BoolRef], tags: Tags) -> z3.BoolRef:
     """`And`/`Or` of Boolean terms through Z3's C API: z3.And coerces and
     sort-checks every argument in Python, the larger part of a judgement's
     cost; these are Booleans of one context already."""
     ctx = kept[0].ctx
     args = (z3.Ast * len(kept))(*(k.as_ast() for k in kept))
-    return z3.BoolRef(make(ctx.ref(), len(kept), args), ctx)
+    return _make_bool(make(ctx.ref(), len(kept), args), ctx, tags)
 
 
 def conj(*parts: z3.BoolRef) -> z3.BoolRef:
@@ -210,10 +328,10 @@ def conj(*parts: z3.BoolRef) -> z3.BoolRef:
         return TRUE
     if len(kept) == 1:
         return kept[0]
-    term = tag(_connective(z3.Z3_mk_and, kept), *kept)
-    term._atoms = frozenset().union(*(atoms(k) for k in kept))  # type: ignore[attr-defined]
-    term._parts = tuple(a for k in kept for a in getattr(k, "_parts", (k,)))  # type: ignore[attr-defined]
-    return term
+    tags = _tags_from(tuple(kept))
+    tags.atoms = frozenset().union(*(atoms(k) for k in kept))
+    tags.parts = tuple(a for k in kept for a in conjuncts(k))
+    return _connective(z3.Z3_mk_and, kept, tags)
 
 
 def path_of(term: z3.BoolRef) -> dict[str, bool] | bool | None:
@@ -225,11 +343,11 @@ def path_of(term: z3.BoolRef) -> dict[str, bool] | bool | None:
     if t is not None:
         return {} if t else False
     need: dict[str, bool] = {}
-    for part in getattr(term, "_parts", (term,)):
-        tag = getattr(part, "_branch", None)
-        if tag is None:
+    for part in conjuncts(term):
+        tags = tags_of(part)
+        if tags is None or tags.branch is None:
             return None
-        name, value = tag
+        name, value = tags.branch
         if need.setdefault(name, value) != value:
             return False
     return dict(sorted(need.items()))
@@ -247,8 +365,8 @@ def disj(parts: Iterable[z3.BoolRef]) -> z3.BoolRef:
         return FALSE
     if len(kept) == 1:
         return kept[0]
-    return tag(_connective(z3.Z3_mk_or, kept), *kept,  # type: ignore[return-value]
-                choosable=all(getattr(k, "_choosable", False) for k in kept))
+    return _connective(z3.Z3_mk_or, kept,
+                       _tags_from(tuple(kept), all(choosable(k) for k in kept)))
 
 
 def ite(c: z3.BoolRef, then: z3.ExprRef, orelse: z3.ExprRef) -> z3.ExprRef:
@@ -258,25 +376,25 @@ def ite(c: z3.BoolRef, then: z3.ExprRef, orelse: z3.ExprRef) -> z3.ExprRef:
     if then is orelse:
         return then
     # `If(c, If(c, a, b), d)` is `If(c, a, d)`: merges of merges stay small.
-    if getattr(then, "_cond", None) is c:
-        then = then._then  # type: ignore[attr-defined]
-    if getattr(orelse, "_cond", None) is c:
-        orelse = orelse._else  # type: ignore[attr-defined]
+    inner = ite_parts(then)
+    if inner is not None and inner[0] is c:
+        then = inner[1]
+    inner = ite_parts(orelse)
+    if inner is not None and inner[0] is c:
+        orelse = inner[2]
     if then is orelse:
         return then
-    term = tag(z3.If(c, then, orelse), c, then, orelse)
-    term._cond, term._then, term._else = c, then, orelse  # type: ignore[attr-defined]
-    w = width_of(then)
-    if w is not None:
-        term._width = w  # type: ignore[attr-defined]
-    if unknown_only(then) and unknown_only(orelse):
-        term._unknown_leaves = True  # type: ignore[attr-defined]
-    return term
+    tags = _tags_from((c, then, orelse))
+    tags.ite = (c, then, orelse)
+    tags.width = width_of(then)
+    tags.unknown_leaves = unknown_only(then) and unknown_only(orelse)
+    return tagged(z3.If(c, then, orelse), tags)
 
 
 def unknown_only(term: object) -> bool:
     """Is every value `term` may stand for one the analysis could not follow?"""
-    return getattr(term, "_unknown", None) is not None or getattr(term, "_unknown_leaves", False)
+    tags = tags_of(term)
+    return tags is not None and (tags.unknown is not None or tags.unknown_leaves)
 
 
 def one_of(value: z3.ArithRef, handles: Iterable[int]) -> z3.BoolRef:
@@ -319,9 +437,9 @@ def binop(op: str, a: z3.BitVecRef, b: z3.BitVecRef) -> z3.BitVecRef | None:
 
 
 def _bv_tag(term: z3.ExprRef, width: int, *parts: object) -> z3.BitVecRef:
-    term = tag(term, *parts)
-    term._width = width  # type: ignore[attr-defined]
-    return term  # type: ignore[return-value]
+    tags = _tags_from(parts)
+    tags.width = width
+    return tagged(term, tags)  # type: ignore[return-value]
 
 
 # Predicates numbered as `llvm.icmp` and `arith.cmpi` number them.

@@ -54,14 +54,12 @@ def unknown_int(name: str) -> z3.ExprRef:
     if term is not None:
         return term
     m = re.fullmatch(r"[?]\d+[wa](\d+)", name)
-    term = z3.BitVec(name, int(m.group(1))) if m else z3.Int(name)
+    width = int(m.group(1)) if m else None
+    raw = z3.Int(name) if width is None else z3.BitVec(name, width)
+    term = fold.tagged(raw, fold.Tags(taint=True, width=width, unknown=name))
     # Names restart with each extraction: made once, a term serves them all.
     if len(_unknowns) < _UNKNOWNS_MAX:
         _unknowns[name] = term
-    if m:
-        term._width = int(m.group(1))  # type: ignore[attr-defined]
-    term._unknown = name  # type: ignore[attr-defined]
-    term._taint = True  # type: ignore[attr-defined]
     return term
 
 
@@ -73,10 +71,8 @@ def escape_flag(name: str) -> z3.BoolRef:
     known = _flags.get(name)
     if known is not None:
         return known
-    term = _flags[name] = z3.Bool(name)
-    term._unknown = name  # type: ignore[attr-defined]
-    term._taint = True  # type: ignore[attr-defined]
-    term._choosable = True  # type: ignore[attr-defined]
+    term = _flags[name] = fold.tagged(  # type: ignore[assignment]
+        z3.Bool(name), fold.Tags(taint=True, unknown=name, choosable=True))
     return term
 
 
@@ -95,27 +91,34 @@ def source_unknown_why(name: str) -> str | None:
     return _source_why.get(name)
 
 
+def unknown_name(term: object) -> str | None:
+    """The name of an unknown value or escape flag; None for any other term."""
+    tags = fold.tags_of(term)
+    return None if tags is None else tags.unknown
+
+
 def unknown_vars(term: z3.ExprRef) -> list[z3.ExprRef]:
     """The unknown values and escape flags `term` mentions."""
-    if getattr(term, "_taint", None) is False or fold.value_of(term) is not None \
-            or fold.truth(term) is not None:
-        return []
-    if getattr(term, "_unknown", None) is not None:
-        return [term]
-    # Memoized on the term: printing it is the cost, and the same terms are
-    # asked about again by every checker.
-    cached = getattr(term, "_unknown_vars", None)
-    if cached is not None:
-        return list(cached)
-    if getattr(term, "_kids", None) is not None:
-        return _walk_unknowns(term)
+    tags = fold.tags_of(term)
+    if tags is not None:
+        if tags.taint is False or tags.lit is not None:
+            return []
+        if tags.unknown is not None:
+            return [term]
+        # Memoized on the term: printing it is the cost, and the same terms
+        # are asked about again by every checker.
+        if tags.unknown_vars is not None:
+            return list(tags.unknown_vars)
+        if tags.kids is not None:
+            return _walk_unknowns(term)
     text = term.sexpr()
     if "?" not in text and "!" not in text:
         found: list[z3.ExprRef] = []
     else:
         names = dict.fromkeys(_NAME_RE.findall(text))
         found = [unknown_int(n) if n[0] == UNKNOWN_PREFIX else escape_flag(n) for n in names]
-    term._unknown_vars = tuple(found)  # type: ignore[attr-defined]
+    if tags is not None:
+        tags.unknown_vars = tuple(found)
     return found
 
 
@@ -123,23 +126,31 @@ def _walk_unknowns(root: z3.ExprRef) -> list[z3.ExprRef]:
     """`unknown_vars` of a term `verify.model.fold` built, from its operands'
     (`_kids`), left to right, each once: no printing.  Iterative, as terms
     nest as deep as the programs they come from."""
-    stack: list[tuple[z3.ExprRef, bool]] = [(root, False)]
+    stack: list[tuple[fold.Tags, bool]] = [(_tags(root), False)]
     while stack:
-        term, done = stack.pop()
-        if getattr(term, "_unknown_vars", None) is not None:
+        tags, done = stack.pop()
+        if tags.unknown_vars is not None:
             continue
-        kids = [k for k in getattr(term, "_kids", ()) if isinstance(k, z3.ExprRef)]
+        kids = [k for k in tags.kids or () if isinstance(k, z3.ExprRef)]
         if not done:
-            stack.append((term, True))
-            stack.extend((k, False) for k in reversed(kids) if getattr(k, "_kids", None)
-                         is not None and getattr(k, "_unknown_vars", None) is None)
+            stack.append((tags, True))
+            for k in reversed(kids):
+                kt = fold.tags_of(k)
+                if kt is not None and kt.kids is not None and kt.unknown_vars is None:
+                    stack.append((kt, False))
             continue
         found: dict[int, z3.ExprRef] = {}
         for k in kids:
             for v in unknown_vars(k):  # memoized or a leaf by now
                 found.setdefault(v.get_id(), v)
-        term._unknown_vars = tuple(found.values())  # type: ignore[attr-defined]
-    return list(root._unknown_vars)  # type: ignore[attr-defined]
+        tags.unknown_vars = tuple(found.values())
+    return list(_tags(root).unknown_vars or ())
+
+
+def _tags(term: z3.ExprRef) -> fold.Tags:
+    tags = fold.tags_of(term)
+    assert tags is not None, term
+    return tags
 
 
 def may_be_handle(term: z3.ExprRef) -> bool:
@@ -148,17 +159,18 @@ def may_be_handle(term: z3.ExprRef) -> bool:
     v = fold.value_of(term)
     if v is not None:
         return v >= HANDLE_BASE and fold.width_of(term) is None
-    name = getattr(term, "_unknown", None)
-    if name is not None:
-        return "w" not in name
-    known = getattr(term, "_may_be_handle", None)
+    tags = fold.tags_of(term)
+    if tags is not None and tags.unknown is not None:
+        return "w" not in tags.unknown
+    known = None if tags is None else tags.may_be_handle
     if known is None:
         text = term.sexpr()
         known = bool("?" in text and _HANDLE_NAME_RE.search(text)) or (
             fold.width_of(term) is None
             and any(int(n) >= HANDLE_BASE for n in _BIG_INT_RE.findall(text)))
-        term._may_be_handle = known  # type: ignore[attr-defined]
-    return known  # type: ignore[no-any-return]
+        if tags is not None:
+            tags.may_be_handle = known
+    return known
 
 
 def leaves(term: z3.ExprRef) -> list[z3.ExprRef]:
@@ -180,7 +192,7 @@ def literal(term: z3.ExprRef) -> int | None:
     v = fold.value_of(term)
     if v is not None:
         return v
-    if hasattr(term, "_taint"):
+    if fold.tags_of(term) is not None:
         return None  # a symbolic term built by `verify.model.fold` or the extractor
     if z3.is_int_value(term):
         return term.as_long()  # type: ignore[attr-defined, no-any-return]

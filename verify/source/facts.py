@@ -777,8 +777,8 @@ def _walk_ops(block: Any) -> Iterable[Any]:
 def _source(term: z3.ExprRef) -> z3.BoolRef:
     """A source-side formula: mentions no value of the lowered code (its
     unknowns are the source's own, tagged as such by `source_unknown`)."""
-    if not getattr(term, "_taint", None):
-        term._taint = bool(_has_source_unknown(term))  # type: ignore[attr-defined]
+    if not fold.taint(term):
+        return fold.with_taint(term, _has_source_unknown(term))  # type: ignore[return-value]
     return term  # type: ignore[return-value]
 
 
