@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import z3
 
 from gpu_alloc_verify.verify.extract.calls import Call
@@ -51,70 +53,53 @@ def _tainted(term: z3.ExprRef) -> bool:
     return bool(unknown_vars(term)) if t is None else t
 
 
-class _Users:
-    """The calls that may use a handle, by kind, found once per program:
-    (call, the literal handles it uses or None when one is symbolic)."""
-
-    def __init__(self, calls: list[Call]) -> None:
-        self.by_kind: dict[str, list[tuple[Call, set[int] | None]]] = {"stream": [],
-                                                                      "event": []}
-        for u in calls:
-            if u.is_escape:
-                for kind in self.by_kind:
-                    self.by_kind[kind].append((u, None))
-                continue
-            for kind, found in self.by_kind.items():
-                values = [v for role, v in handle_args(u) if role == kind and may_be_handle(v)]
-                if values:
-                    known = {literal(v) for v in values}
-                    found.append((u, None if None in known else known))  # type: ignore[arg-type]
-
-    def after(self, d: Call, kinds: tuple[str, ...]) -> list[Call]:
-        target = literal(d.args[0])
-        out: list[Call] = []
-        for kind in kinds:
-            out += [u for u, known in self.by_kind[kind]
-                    if u.index > d.index and u.func == d.func
-                    and (target is None or known is None or target in known)]
-        return out
-
-
 class _UseIndex:
     """The calls that may take a handle of one kind, by the literal handle
-    they take (a call with a symbolic one, or an escape, may take any): the
-    later uses of a destroyed handle are looked up, not scanned for (a scan
-    per destroy is quadratic in a long program)."""
+    they take (an escape, or a call with a symbolic value that may be a
+    handle, may take any), built once per kind: the later uses of a
+    destroyed handle are looked up, not scanned for (a scan per destroy is
+    quadratic in a long program)."""
 
     def __init__(self, calls: list[Call], kind: str) -> None:
         self.by_handle: dict[int, list[Call]] = {}
         self.any: list[Call] = []
+        self.all: list[Call] = []  # every call above, in program order
         for u in calls:
             if u.is_escape:
                 self.any.append(u)
+                self.all.append(u)
                 continue
-            lits = [literal(v) for role, v in handle_args(u) if role == kind]
-            if any(x is None for x in lits):
+            values = [v for role, v in handle_args(u) if role == kind and may_be_handle(v)]
+            if not values:
+                continue
+            self.all.append(u)
+            lits = {literal(v) for v in values}
+            if None in lits:
                 self.any.append(u)
             else:
-                for x in set(lits):
+                for x in lits:
                     self.by_handle.setdefault(x, []).append(u)  # type: ignore[arg-type]
 
-    def after(self, d: Call, h: int) -> list[Call]:
-        """The calls after `d` in its function that may take `h`, in order
-        (a call with another literal handle never does: `_touches`)."""
+    def after(self, d: Call, h: int | None) -> list[Call]:
+        """The calls after `d` in its function that may take `h` (any handle
+        for None), in order (a call with another literal handle never does:
+        `_touches`)."""
+        if h is None:
+            return [u for u in self.all if u.index > d.index and u.func == d.func]
         found = [u for u in (*self.by_handle.get(h, ()), *self.any)
                  if u.index > d.index and u.func == d.func]
         return sorted(found, key=lambda u: u.index)
 
 
-def _unshowable_destroy(f: Findings, d: Call, users: _Users) -> None:
+def _unshowable_destroy(f: Findings, d: Call, index: Callable[[str], _UseIndex]) -> None:
     """A destroy of a value the analysis could not follow (or an escape): it
     may free any handle it may equal, so a later use of one is `unknown`,
     never a violation it could show."""
     if f.settled:
         return
     kinds = ("stream", "event") if d.is_escape else (DESTROYERS[d.callee],)
-    later = users.after(d, kinds)
+    target = literal(d.args[0])
+    later = [u for kind in kinds for u in index(kind).after(d, target)]
     if later:
         what = d.note if d.is_escape else f"destroyed by {d.callee} from {d.source_op or '?'}"
         first = later[0]
@@ -129,12 +114,16 @@ def check_use_after_destroy(ctx: CheckContext) -> CheckResult:
     f = Findings(InvariantId.STREAM_NO_USE_AFTER_DESTROY, ctx)
     calls = ctx.lowered.calls
     destroys = [c for c in calls if (c.callee in DESTROYERS or c.is_escape) and c.args]
-    users: _Users | None = None
-    index: dict[str, _UseIndex] = {}
+    indexes: dict[str, _UseIndex] = {}
+
+    def index(kind: str) -> _UseIndex:
+        if kind not in indexes:
+            indexes[kind] = _UseIndex(calls, kind)
+        return indexes[kind]
+
     for d in destroys:
         if d.is_escape or _tainted(d.args[0]):
-            users = users or _Users(calls)
-            _unshowable_destroy(f, d, users)
+            _unshowable_destroy(f, d, index)
             continue
         kind = DESTROYERS[d.callee]
         for h, create in ctx.lowered.handles_of(kind):
@@ -143,9 +132,7 @@ def check_use_after_destroy(ctx: CheckContext) -> CheckResult:
             freed = fold.conj(d.guard, fold.eq(d.args[0], h))
             if freed is fold.FALSE:
                 continue
-            if kind not in index:
-                index[kind] = _UseIndex(calls, kind)
-            uses = [(u, what, when, hid) for u in index[kind].after(d, h)
+            uses = [(u, what, when, hid) for u in index(kind).after(d, h)
                     for what, when, hid in _touches(u, kind, h)]
             shown = [(u, what, when) for u, what, when, hid in uses if not hid]
             hidden = [(u, what, when) for u, what, when, hid in uses if hid]
