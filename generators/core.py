@@ -16,14 +16,7 @@ from typing import TypeVar
 
 from hypothesis import strategies as st
 
-from gpu_alloc_verify.verify.model.program import (
-    ELEMENT_TYPES,
-    Alloc,
-    Arg,
-    MemRefType,
-    Op,
-    Wait,
-)
+from gpu_alloc_verify.verify.model import program as prog
 
 T = TypeVar("T")
 
@@ -140,7 +133,7 @@ class GenConfig:
         """Buffer element types: upstream lowers a memset of 16- and 32-bit
         elements only (16: 32-bit only)."""
         if self.supported is None:
-            return ELEMENT_TYPES
+            return prog.ELEMENT_TYPES
         if self.supported >= 18:
             return ("f32", "i32", "f16", "i16")
         return ("f32", "i32")
@@ -149,7 +142,7 @@ class GenConfig:
 @dataclass
 class _Buffer:
     name: str
-    type: MemRefType
+    type: prog.MemRefType
     host_shared: bool
     last_token: str | None  # token of the last async op on it, if not awaited yet
     # "device" / "shared" (gpu.alloc), "host" (memref.alloc), "arg" (passed
@@ -185,13 +178,13 @@ class _Scope:
 _ARG_PREFIX = {"i1": "cond", "index": "size"}
 
 
-def _arg_prefix(type_: str | MemRefType) -> str:
-    if isinstance(type_, MemRefType):
+def _arg_prefix(type_: str | prog.MemRefType) -> str:
+    if isinstance(type_, prog.MemRefType):
         return "buf"
     return _ARG_PREFIX.get(type_, "x")
 
 
-MakeOp = Callable[[str, str | None, tuple[str, ...]], Op]
+MakeOp = Callable[[str, str | None, tuple[str, ...]], prog.Op]
 
 
 class BuilderCore:
@@ -200,7 +193,7 @@ class BuilderCore:
         self.cfg = cfg
         self.counter = 0
         self.names = 0
-        self.args: list[Arg] = []
+        self.args: list[prog.Arg] = []
         self.tags: set[str] = set()
         self.budget = 0
         self.awaited_by: dict[str, set[str]] = {}  # token -> tokens it transitively covers
@@ -223,21 +216,21 @@ class BuilderCore:
         self.names += 1
         return f"%{prefix}{self.names}"
 
-    def arg(self, type_: str | MemRefType) -> str:
+    def arg(self, type_: str | prog.MemRefType) -> str:
         """A function argument of `type_`: sometimes one already there (two
         branches can then share a condition), a buffer always a new one."""
         existing = [a for a in self.args if a.type == type_]
-        if existing and not isinstance(type_, MemRefType) and self.coin():
+        if existing and not isinstance(type_, prog.MemRefType) and self.coin():
             return self.pick(existing).name
         prefix = _arg_prefix(type_)
         n = sum(1 for a in self.args if _arg_prefix(a.type) == prefix)
         name = f"%{prefix}{n}"
-        self.args.append(Arg(name, type_))
+        self.args.append(prog.Arg(name, type_))
         return name
 
     # -- tokens -------------------------------------------------------------
     def take_deps(self, scope: _Scope, required: list[str],
-                  out: list[Op] | None = None) -> tuple[str, ...]:
+                  out: list[prog.Op] | None = None) -> tuple[str, ...]:
         deps = list(dict.fromkeys(t for t in required if t is not None))
         if self.cfg.supported is not None and out is not None:
             return self.one_dep(scope, deps, out)
@@ -261,14 +254,14 @@ class BuilderCore:
                 if t in scope.tokens:
                     scope.tokens.remove(t)
 
-    def one_dep(self, scope: _Scope, deps: list[str], out: list[Op]) -> tuple[str, ...]:
+    def one_dep(self, scope: _Scope, deps: list[str], out: list[prog.Op]) -> tuple[str, ...]:
         """Exactly one dependency, as upstream's lowering needs a stream to use."""
         if not deps:
             if scope.tokens and self.coin():
                 deps = [self.pick(scope.tokens)]
             else:
                 token = self.produce_token(scope, ())
-                out.append(Wait(self.op_id(), token, ()))
+                out.append(prog.Wait(self.op_id(), token, ()))
                 deps = [token]
         if deps[0] in scope.tokens:
             scope.tokens.remove(deps[0])
@@ -298,12 +291,12 @@ class BuilderCore:
         scope.own_tokens.add(token)
         scope.pending = [t for t in scope.pending if t not in covered] + [token]
 
-    def host_wait(self, scope: _Scope, deps: list[str], out: list[Op]) -> None:
+    def host_wait(self, scope: _Scope, deps: list[str], out: list[prog.Op]) -> None:
         """Emit `gpu.wait [deps]` and mark everything they cover as complete."""
         deps = list(dict.fromkeys(deps))
         if not deps:
             return
-        out.append(Wait(self.op_id(), None, tuple(deps)))
+        out.append(prog.Wait(self.op_id(), None, tuple(deps)))
         covered: set[str] = set()
         for d in deps:
             covered |= self.awaited_by.get(d, {d})
@@ -313,7 +306,7 @@ class BuilderCore:
             if buf.last_token in covered:
                 buf.last_token = None
 
-    def sync_access(self, scope: _Scope, bufs: list[_Buffer], out: list[Op]) -> None:
+    def sync_access(self, scope: _Scope, bufs: list[_Buffer], out: list[prog.Op]) -> None:
         """A host-synchronous use of buffers needs their async work awaited first."""
         pending = [b.last_token for b in bufs if b.last_token is not None]
         self.host_wait(scope, [t for t in pending if t is not None], out)
@@ -326,7 +319,7 @@ class BuilderCore:
     def is_async(self) -> bool:
         return self.coin()
 
-    def draw_type(self, sized: bool = True) -> tuple[MemRefType, list[str]]:
+    def draw_type(self, sized: bool = True) -> tuple[prog.MemRefType, list[str]]:
         """A buffer type, and (if `sized`) the index arguments sizing its
         dynamic dimensions."""
         shape: list[int | None] = []
@@ -338,9 +331,9 @@ class BuilderCore:
                     dyn.append(self.arg("index"))
             else:
                 shape.append(self.pick((4, 1, 16, 64)))
-        return MemRefType(tuple(shape), self.pick(self.cfg.element_types())), dyn
+        return prog.MemRefType(tuple(shape), self.pick(self.cfg.element_types())), dyn
 
-    def type_like(self, like: _Buffer | None) -> tuple[MemRefType, list[str]]:
+    def type_like(self, like: _Buffer | None) -> tuple[prog.MemRefType, list[str]]:
         """`like`'s type without its memory space, with new index arguments
         sizing its dynamic dimensions; without `like`, `draw_type()`."""
         if like is None:
@@ -357,7 +350,7 @@ class BuilderCore:
         scope.own_buffers.add(buf.name)
         return buf
 
-    def gen_alloc(self, scope: _Scope, out: list[Op], like: _Buffer | None = None,
+    def gen_alloc(self, scope: _Scope, out: list[prog.Op], like: _Buffer | None = None,
                   shared: bool | None = None) -> _Buffer:
         """Allocate a buffer (of `like`'s type if given) and return it."""
         is_async = self.is_async()
@@ -376,11 +369,11 @@ class BuilderCore:
             token = self.produce_token(scope, deps)
         else:
             deps, token = (), None
-        out.append(Alloc(self.op_id(), name, token, deps, shared, mtype, tuple(dyn)))
+        out.append(prog.Alloc(self.op_id(), name, token, deps, shared, mtype, tuple(dyn)))
         return self.add_buffer(scope, _Buffer(name, mtype, shared, token,
                                               "shared" if shared else "device"))
 
-    def _buffer_op(self, scope: _Scope, bufs: list[_Buffer], out: list[Op], make: MakeOp,
+    def _buffer_op(self, scope: _Scope, bufs: list[_Buffer], out: list[prog.Op], make: MakeOp,
                    launch: bool = False) -> None:
         pending = [b for b in bufs if b.last_token is not None]
         if not self.cfg.fanin and len({b.last_token for b in pending}) > 1:
@@ -405,14 +398,14 @@ class BuilderCore:
             self.touch(scope, b)
 
     def launch_deps(self, scope: _Scope, required: list[str],
-                    out: list[Op]) -> tuple[str, ...]:
+                    out: list[prog.Op]) -> tuple[str, ...]:
         """At most one dependency, as gpu-to-llvm (16-22) lowers a launch:
         several tokens are joined by a `gpu.wait async` first."""
         deps = list(dict.fromkeys(required))
         if len(deps) > 1:
             self.consume(scope, deps)
             token = self.produce_token(scope, tuple(deps))
-            out.append(Wait(self.op_id(), token, tuple(deps)))
+            out.append(prog.Wait(self.op_id(), token, tuple(deps)))
             deps = [token]
         elif not deps and scope.tokens and self.coin():
             deps = [self.pick(scope.tokens)]

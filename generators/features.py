@@ -6,36 +6,17 @@ from collections import Counter
 from collections.abc import Callable
 from typing import Any
 
+from gpu_alloc_verify.verify.model import program as prog
 from gpu_alloc_verify.verify.model.kernels import SHAPE_NAMES
-from gpu_alloc_verify.verify.model.program import (
-    ASYNC_OPS,
-    Alloc,
-    Dealloc,
-    Dim,
-    For,
-    Function,
-    HostAlloc,
-    HostDealloc,
-    HostLoad,
-    HostStore,
-    If,
-    Launch,
-    Memcpy,
-    MemRefType,
-    Memset,
-    Program,
-    Wait,
-    walk_ops,
-)
 
-_KIND = {Alloc: "alloc", Wait: "wait", Dealloc: "dealloc", Memset: "memset", Memcpy: "memcpy",
-         Launch: "launch"}
+_KIND = {prog.Alloc: "alloc", prog.Wait: "wait", prog.Dealloc: "dealloc",
+         prog.Memset: "memset", prog.Memcpy: "memcpy", prog.Launch: "launch"}
 
 
-def _signature(fn: Function) -> set[str]:
+def _signature(fn: prog.Function) -> set[str]:
     out: set[str] = set()
     for arg in fn.args:
-        if isinstance(arg.type, MemRefType):
+        if isinstance(arg.type, prog.MemRefType):
             out.add("arg.memref")
             if arg.type.space is not None:
                 out.add("arg.memref.space")
@@ -46,29 +27,28 @@ def _signature(fn: Function) -> set[str]:
     return out
 
 
-def _launch(op: Launch) -> set[str]:
+def _launch(op: prog.Launch) -> set[str]:
     out = {f"kernel.{op.kernel.shape}"}
     if any(isinstance(s, str) for s in op.grid):
         out.add("launch.grid.value")
     return out
 
 
-def _outer_tokens_used(loop: For) -> bool:
+def _outer_tokens_used(loop: prog.For) -> bool:
     """Some op of the loop body depends on a token defined before the loop."""
     inside = {a for a, _ in loop.iter_args}
-    for op in walk_ops(loop.body):
-        if isinstance(op, ASYNC_OPS):
+    for op in prog.walk_ops(loop.body):
+        if isinstance(op, prog.ASYNC_OPS):
             if any(d not in inside for d in op.deps):
                 return True
             if op.token is not None:
                 inside.add(op.token)
-        elif isinstance(op, (If, For)):
+        elif isinstance(op, (prog.If, prog.For)):
             inside |= set(op.results)
     return False
 
 
-def _async_features(op: Wait | Alloc | Dealloc | Memset | Memcpy | Launch, out: set[str],
-                    uses: Counter[str]) -> None:
+def _async_features(op: prog.AsyncOp, out: set[str], uses: Counter[str]) -> None:
     kind = _KIND[type(op)]
     mode = "async" if op.token is not None else "sync"
     out.add(f"{kind}.{mode}")
@@ -79,45 +59,45 @@ def _async_features(op: Wait | Alloc | Dealloc | Memset | Memcpy | Launch, out: 
         out.add("token.fan-in" if op.token is not None else "wait.sync.many")
 
 
-def _alloc_features(op: Alloc, out: set[str], uses: Counter[str]) -> None:
+def _alloc_features(op: prog.Alloc, out: set[str], uses: Counter[str]) -> None:
     _async_features(op, out, uses)
     out.add(f"alloc.host_shared={str(op.host_shared).lower()}")
     out.add("alloc.dynamic" if op.type.num_dynamic else "alloc.static")
     out.add(f"alloc.elem={op.type.elem}")
 
 
-def _launch_features(op: Launch, out: set[str], uses: Counter[str]) -> None:
+def _launch_features(op: prog.Launch, out: set[str], uses: Counter[str]) -> None:
     _async_features(op, out, uses)
     out |= _launch(op)
 
 
-def _host_alloc_features(op: HostAlloc, out: set[str], uses: Counter[str]) -> None:
+def _host_alloc_features(op: prog.HostAlloc, out: set[str], uses: Counter[str]) -> None:
     out.add("host.alloc")
 
 
-def _host_dealloc_features(op: HostDealloc, out: set[str], uses: Counter[str]) -> None:
+def _host_dealloc_features(op: prog.HostDealloc, out: set[str], uses: Counter[str]) -> None:
     out.add("host.dealloc")
 
 
-def _dim_features(op: Dim, out: set[str], uses: Counter[str]) -> None:
+def _dim_features(op: prog.Dim, out: set[str], uses: Counter[str]) -> None:
     out.add("memref.dim")
 
 
-def _host_store_features(op: HostStore, out: set[str], uses: Counter[str]) -> None:
+def _host_store_features(op: prog.HostStore, out: set[str], uses: Counter[str]) -> None:
     out.add("host.store")
 
 
-def _host_load_features(op: HostLoad, out: set[str], uses: Counter[str]) -> None:
+def _host_load_features(op: prog.HostLoad, out: set[str], uses: Counter[str]) -> None:
     out.add("host.load")
 
 
-def _if_features(op: If, out: set[str], uses: Counter[str]) -> None:
+def _if_features(op: prog.If, out: set[str], uses: Counter[str]) -> None:
     out.add("scf.if.else" if op.orelse else "scf.if")
     if op.results:
         out.add("scf.if.yield-token")
 
 
-def _for_features(op: For, out: set[str], uses: Counter[str]) -> None:
+def _for_features(op: prog.For, out: set[str], uses: Counter[str]) -> None:
     out.add("scf.for")
     if op.iter_args:
         out.add("scf.for.iter-token")
@@ -128,26 +108,23 @@ def _for_features(op: For, out: set[str], uses: Counter[str]) -> None:
 # The feature tags of each kind of op (`OP_KINDS`; tests/test_op_dispatch.py);
 # each also counts the tokens the op uses, for "token.fan-out".
 _OP_FEATURES: dict[type, Callable[[Any, set[str], Counter[str]], None]] = {
-    Wait: _async_features, Alloc: _alloc_features, Dealloc: _async_features,
-    Memset: _async_features, Memcpy: _async_features, Launch: _launch_features,
-    HostAlloc: _host_alloc_features, HostDealloc: _host_dealloc_features, Dim: _dim_features,
-    HostStore: _host_store_features, HostLoad: _host_load_features, If: _if_features,
-    For: _for_features,
+    prog.Wait: _async_features, prog.Alloc: _alloc_features, prog.Dealloc: _async_features,
+    prog.Memset: _async_features, prog.Memcpy: _async_features, prog.Launch: _launch_features,
+    prog.HostAlloc: _host_alloc_features, prog.HostDealloc: _host_dealloc_features,
+    prog.Dim: _dim_features, prog.HostStore: _host_store_features,
+    prog.HostLoad: _host_load_features, prog.If: _if_features, prog.For: _for_features,
 }
 
 
-def features(program: Program) -> list[str]:
+def features(program: prog.Program) -> list[str]:
     out: set[str] = {f"functions={len(program.functions)}"}
     for fn in program.functions:
         out |= _signature(fn)
     uses: Counter[str] = Counter()
     for op in program.walk():
-        add = _OP_FEATURES.get(type(op))
-        if add is None:  # pragma: no cover - the Op union is closed
-            raise TypeError(f"generators.features: no feature rule for op kind "
-                            f"{type(op).__name__}: {op!r}")
+        add = prog.op_handler(_OP_FEATURES, op, "generators.features", "feature rule")
         add(op, out, uses)
-    if any(isinstance(op, Alloc) and op.token is not None and not op.deps
+    if any(isinstance(op, prog.Alloc) and op.token is not None and not op.deps
            for op in program.walk()):
         out.add("alloc.async.no-deps")
     if any(n > 1 for n in uses.values()):

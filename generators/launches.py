@@ -38,25 +38,13 @@ from __future__ import annotations
 from dataclasses import replace
 
 from gpu_alloc_verify.generators.core import BuilderCore, _Buffer, _Scope, ints
+from gpu_alloc_verify.verify.model import program as prog
 from gpu_alloc_verify.verify.model.kernels import SHAPE_NAMES, SHAPES
-from gpu_alloc_verify.verify.model.program import (
-    SCALAR_TYPES,
-    Arg,
-    Dim,
-    HostAlloc,
-    HostDealloc,
-    HostLoad,
-    KernelRef,
-    Launch,
-    MemRefType,
-    Op,
-    Size,
-)
 
 
 class LaunchOps(BuilderCore):
     # -- buffers of other kinds -----------------------------------------------
-    def arg_buffer(self, scope: _Scope, type_: MemRefType | None = None) -> _Buffer:
+    def arg_buffer(self, scope: _Scope, type_: prog.MemRefType | None = None) -> _Buffer:
         """A buffer passed in as a function argument."""
         if type_ is None:
             type_, _ = self.draw_type(sized=False)
@@ -64,47 +52,47 @@ class LaunchOps(BuilderCore):
                 type_ = replace(type_, space=1)
         return self.add_buffer(scope, _Buffer(self.arg(type_), type_, False, None, "arg"))
 
-    def device_buffer(self, scope: _Scope, out: list[Op]) -> _Buffer:
+    def device_buffer(self, scope: _Scope, out: list[prog.Op]) -> _Buffer:
         """A new buffer GPU ops may use: allocated, or passed in."""
         if self.cfg.memref_args and self.draw(ints(0, 4)) == 4:
             return self.arg_buffer(scope)
         return self.gen_alloc(scope, out)
 
-    def twin(self, scope: _Scope, out: list[Op], like: _Buffer) -> _Buffer:
+    def twin(self, scope: _Scope, out: list[prog.Op], like: _Buffer) -> _Buffer:
         """A new GPU-usable buffer of `like`'s type."""
         if like.type.space is not None or (like.kind == "arg" and self.coin()):
             return self.arg_buffer(scope, like.type)
         return self.gen_alloc(scope, out, like=like)
 
-    def gen_host_alloc(self, scope: _Scope, out: list[Op],
+    def gen_host_alloc(self, scope: _Scope, out: list[prog.Op],
                        like: _Buffer | None = None) -> _Buffer:
         """`memref.alloc`: a host buffer (of `like`'s type if given)."""
         mtype, dyn = self.type_like(like)
         name = self.fresh("h")
-        out.append(HostAlloc(self.op_id(), name, mtype, tuple(dyn)))
+        out.append(prog.HostAlloc(self.op_id(), name, mtype, tuple(dyn)))
         return self.add_buffer(scope, _Buffer(name, mtype, False, None, "host"))
 
-    def host_dealloc(self, scope: _Scope, buf: _Buffer, out: list[Op]) -> None:
+    def host_dealloc(self, scope: _Scope, buf: _Buffer, out: list[prog.Op]) -> None:
         """`memref.dealloc`: the host frees it once its GPU work is awaited."""
         self.sync_access(scope, [buf], out)
-        out.append(HostDealloc(self.op_id(), buf.name, buf.type))
+        out.append(prog.HostDealloc(self.op_id(), buf.name, buf.type))
         self.touch(scope, buf)
 
     # -- launches -------------------------------------------------------------
-    def gen_launch(self, scope: _Scope, out: list[Op]) -> None:
+    def gen_launch(self, scope: _Scope, out: list[prog.Op]) -> None:
         if not self.cfg.with_kernels:
             return
         shape = SHAPES[self.pick(SHAPE_NAMES)]
         bufs = self.launch_buffers(scope, out, len(shape.buffers))
-        kernel = KernelRef(shape.name, bufs[0].type)
+        kernel = prog.KernelRef(shape.name, bufs[0].type)
         scalar = self.launch_scalar(kernel.type.elem) if shape.scalar else None
         grid, block = self.launch_sizes(bufs[0], out)
         names = tuple(b.name for b in bufs)
         self._buffer_op(
             scope, bufs, out,
-            lambda i, t, d: Launch(i, t, d, kernel, names, scalar, grid, block), launch=True)
+            lambda i, t, d: prog.Launch(i, t, d, kernel, names, scalar, grid, block), launch=True)
 
-    def launch_buffers(self, scope: _Scope, out: list[Op], n: int) -> list[_Buffer]:
+    def launch_buffers(self, scope: _Scope, out: list[prog.Op], n: int) -> list[_Buffer]:
         usable = [b for b in scope.buffers if b.on_device]
         if not usable or self.draw(ints(0, 3)) == 0:
             usable.append(self.device_buffer(scope, out))
@@ -120,39 +108,38 @@ class LaunchOps(BuilderCore):
 
     def launch_scalar(self, elem: str) -> int | str:
         """The scalar operand: a constant, or a value passed in."""
-        if self.cfg.scalar_args and elem in SCALAR_TYPES and self.coin():
+        if self.cfg.scalar_args and elem in prog.SCALAR_TYPES and self.coin():
             return self.arg(elem)
         return self.draw(ints(0, 7))
 
-    def launch_sizes(self, buf: _Buffer, out: list[Op]
-                     ) -> tuple[tuple[Size, Size, Size], tuple[Size, Size, Size]]:
+    def launch_sizes(self, buf: _Buffer, out: list[prog.Op]) -> tuple[prog.Sizes, prog.Sizes]:
         """Grid and block: constants, a size passed in, or the buffer's size."""
         choice = self.draw(ints(0, 2))
-        grid_x: Size = 1
+        grid_x: prog.Size = 1
         if choice == 1:
             grid_x = self.size_of(buf, out)
         elif choice == 2:
             grid_x = self.pick((2, 4))
-        block_x: Size = self.pick((4, 16, 64))
-        block_y: Size = self.pick((1, 4)) if len(buf.type.shape) == 2 else 1
+        block_x: prog.Size = self.pick((4, 16, 64))
+        block_y: prog.Size = self.pick((1, 4)) if len(buf.type.shape) == 2 else 1
         return (grid_x, 1, 1), (block_x, block_y, 1)
 
-    def size_of(self, buf: _Buffer, out: list[Op]) -> str:
+    def size_of(self, buf: _Buffer, out: list[prog.Op]) -> str:
         """An index value: `memref.dim` of a dynamic buffer, else an argument."""
         if buf.type.shape[0] is None:
             name = self.fresh("d")
-            out.append(Dim(self.op_id(), name, buf.name, buf.type, 0))
+            out.append(prog.Dim(self.op_id(), name, buf.name, buf.type, 0))
             return name
         return self.arg("index")
 
     # -- results --------------------------------------------------------------
-    def gen_results(self, body: tuple[Op, ...]) -> tuple[Arg, ...]:
+    def gen_results(self, body: tuple[prog.Op, ...]) -> tuple[prog.Arg, ...]:
         """The value the function returns, if any: a loaded value or a size of
         its top level."""
         if not self.cfg.results:
             return ()
-        values = [Arg(op.result, op.type.elem) for op in body if isinstance(op, HostLoad)]
-        values += [Arg(op.result, "index") for op in body if isinstance(op, Dim)]
+        values = [prog.Arg(op.result, op.type.elem) for op in body if isinstance(op, prog.HostLoad)]
+        values += [prog.Arg(op.result, "index") for op in body if isinstance(op, prog.Dim)]
         # One value at most: what real code mostly returns (more would be a
         # struct in LLVM).
         if not values or not self.coin():

@@ -27,30 +27,17 @@ from hypothesis import strategies as st
 from gpu_alloc_verify.generators.core import OP_KINDS, GenConfig, _Buffer, _Scope, ints
 from gpu_alloc_verify.generators.hypothesis_private import HandOffStrategy
 from gpu_alloc_verify.generators.launches import LaunchOps
-from gpu_alloc_verify.verify.model.program import (
-    Dealloc,
-    For,
-    Function,
-    HostLoad,
-    HostStore,
-    If,
-    Memcpy,
-    MemRefType,
-    Memset,
-    Op,
-    Program,
-    Wait,
-)
+from gpu_alloc_verify.verify.model import program as prog
 
 __all__ = ["OP_KINDS", "GenConfig", "programs"]
 
 
 class _Builder(LaunchOps):
-    def gen_wait(self, scope: _Scope, out: list[Op]) -> None:
+    def gen_wait(self, scope: _Scope, out: list[prog.Op]) -> None:
         if self.is_async():
             deps = self.take_deps(scope, [])
             token = self.produce_token(scope, deps)
-            out.append(Wait(self.op_id(), token, deps))
+            out.append(prog.Wait(self.op_id(), token, deps))
         elif scope.pending:
             n = self.draw(ints(1, len(scope.pending)))
             self.host_wait(scope, scope.pending[:n], out)
@@ -59,7 +46,7 @@ class _Builder(LaunchOps):
                 self.budget -= 1
                 self.gen_host(scope, out)
 
-    def gen_dealloc(self, scope: _Scope, out: list[Op]) -> None:
+    def gen_dealloc(self, scope: _Scope, out: list[prog.Op]) -> None:
         candidates = [b for b in scope.buffers
                       if b.name not in scope.keep and b.kind != "arg"]
         if not candidates:
@@ -69,20 +56,20 @@ class _Builder(LaunchOps):
             self.host_dealloc(scope, buf, out)
         else:
             self._buffer_op(
-                scope, [buf], out, lambda i, t, d: Dealloc(i, t, d, buf.name, buf.type)
+                scope, [buf], out, lambda i, t, d: prog.Dealloc(i, t, d, buf.name, buf.type)
             )
         scope.buffers.remove(buf)
 
-    def gen_memset(self, scope: _Scope, out: list[Op]) -> None:
+    def gen_memset(self, scope: _Scope, out: list[prog.Op]) -> None:
         usable = [b for b in scope.buffers if b.on_device]
         buf = self.pick(usable) if usable else self.device_buffer(scope, out)
         value = self.draw(ints(0, 7))
         self._buffer_op(
-            scope, [buf], out, lambda i, t, d: Memset(i, t, d, buf.name, buf.type, value)
+            scope, [buf], out, lambda i, t, d: prog.Memset(i, t, d, buf.name, buf.type, value)
         )
 
-    def gen_memcpy(self, scope: _Scope, out: list[Op]) -> None:
-        by_type: dict[MemRefType, list[_Buffer]] = {}
+    def gen_memcpy(self, scope: _Scope, out: list[prog.Op]) -> None:
+        by_type: dict[prog.MemRefType, list[_Buffer]] = {}
         for b in scope.buffers:
             if b.type.num_dynamic == 0:
                 by_type.setdefault(b.type, []).append(b)
@@ -109,10 +96,10 @@ class _Builder(LaunchOps):
             scope,
             [dst, src],
             out,
-            lambda i, t, d: Memcpy(i, t, d, dst.name, src.name, dst.type),
+            lambda i, t, d: prog.Memcpy(i, t, d, dst.name, src.name, dst.type),
         )
 
-    def gen_host(self, scope: _Scope, out: list[Op]) -> None:
+    def gen_host(self, scope: _Scope, out: list[prog.Op]) -> None:
         visible = [b for b in scope.buffers if b.host_visible]
         if not visible:
             buf = self.new_host_visible(scope, out)
@@ -123,12 +110,12 @@ class _Builder(LaunchOps):
         self.sync_access(scope, [buf], out)
         if self.coin():
             value = self.draw(ints(0, 7))
-            out.append(HostStore(self.op_id(), buf.name, buf.type, value))
+            out.append(prog.HostStore(self.op_id(), buf.name, buf.type, value))
         else:
-            out.append(HostLoad(self.op_id(), self.fresh("v"), buf.name, buf.type))
+            out.append(prog.HostLoad(self.op_id(), self.fresh("v"), buf.name, buf.type))
         self.touch(scope, buf)
 
-    def new_host_visible(self, scope: _Scope, out: list[Op]) -> _Buffer | None:
+    def new_host_visible(self, scope: _Scope, out: list[prog.Op]) -> _Buffer | None:
         """A buffer the host may read: host_shared (18 and later lower a sync
         one) or, one time in three, a host buffer (which the reference
         semantics does not run: kept the rarer)."""
@@ -141,7 +128,7 @@ class _Builder(LaunchOps):
 
     def gen_region(self, scope: _Scope, depth: int, loop: bool = False,
                    yields: bool = False, carried: str | None = None
-                   ) -> tuple[tuple[Op, ...], _Scope]:
+                   ) -> tuple[tuple[prog.Op, ...], _Scope]:
         outer = [replace(b) for b in scope.buffers if b.last_token is None]
         # A loop body runs many times: it may not consume outer tokens (nor
         # free outer buffers), which would happen once per iteration; with
@@ -158,7 +145,7 @@ class _Builder(LaunchOps):
         ops = self.gen_ops(inner, depth + 1)
         return ops, inner
 
-    def choose_yield(self, scope: _Scope, out: list[Op]) -> None:
+    def choose_yield(self, scope: _Scope, out: list[prog.Op]) -> None:
         """The token this region yields, kept out of its host waits.  A loop
         yields a token ordered after its carried one (so the chain covers every
         iteration); a branch, any token it sees, or a fresh `gpu.wait async`."""
@@ -170,7 +157,7 @@ class _Builder(LaunchOps):
             options = list(dict.fromkeys(scope.pending + scope.tokens))
         if not options:
             token = self.produce_token(scope, ())
-            out.append(Wait(self.op_id(), token, ()))
+            out.append(prog.Wait(self.op_id(), token, ()))
             options = [token]
         chosen = self.pick(options)
         scope.pending = [t for t in scope.pending if t != chosen]
@@ -191,13 +178,13 @@ class _Builder(LaunchOps):
             scope.tokens = [t for t in scope.tokens if t in inner.tokens]
             scope.pending = [t for t in scope.pending if t in inner.tokens]
 
-    def gen_if(self, scope: _Scope, out: list[Op], depth: int) -> None:
+    def gen_if(self, scope: _Scope, out: list[prog.Op], depth: int) -> None:
         cond = self.arg("i1")
         op_id = self.op_id()
         # One branch in three yields a token (no draw unless asked).
         yields = self.cfg.cf_tokens and self.draw(ints(0, 2)) == 2
         then, t_scope = self.gen_region(scope, depth, yields=yields)
-        orelse: tuple[Op, ...] = ()
+        orelse: tuple[prog.Op, ...] = ()
         e_scope = None
         if yields or self.coin():
             orelse, e_scope = self.gen_region(scope, depth, yields=yields)
@@ -210,12 +197,12 @@ class _Builder(LaunchOps):
             # Awaiting the result completes what both branches' tokens cover.
             self.add_token(scope, result, {result} | (self.covers(then_yield[0])
                                                       & self.covers(else_yield[0])))
-        out.append(If(op_id, cond, then, orelse, results, then_yield, else_yield))
+        out.append(prog.If(op_id, cond, then, orelse, results, then_yield, else_yield))
         self.close_region(scope, t_scope)
         if e_scope is not None:
             self.close_region(scope, e_scope)
 
-    def gen_for(self, scope: _Scope, out: list[Op], depth: int) -> None:
+    def gen_for(self, scope: _Scope, out: list[prog.Op], depth: int) -> None:
         trip = self.draw(ints(0, 3))
         carry = self.cfg.cf_tokens and self.draw(ints(0, 2)) == 2
         init = arg = None
@@ -224,7 +211,7 @@ class _Builder(LaunchOps):
                 init = self.pick(scope.tokens)
             else:
                 init = self.produce_token(scope, ())
-                out.append(Wait(self.op_id(), init, ()))
+                out.append(prog.Wait(self.op_id(), init, ()))
             arg = self.fresh("t")
         op_id = self.op_id()
         iv = self.fresh("i")
@@ -234,15 +221,15 @@ class _Builder(LaunchOps):
             yielded = tuple(inner.yields or ())
             # The yield is ordered after the carried token, so the result
             # covers the initial one (zero trips: it is the initial one).
-            out.append(For(op_id, iv, trip, body, ((arg, init),), yielded, (result,)))
+            out.append(prog.For(op_id, iv, trip, body, ((arg, init),), yielded, (result,)))
             self.close_region(scope, inner)
             self.add_token(scope, result, {result} | self.covers(init), (init,))
             return
-        out.append(For(op_id, iv, trip, body))
+        out.append(prog.For(op_id, iv, trip, body))
         self.close_region(scope, inner)
 
-    def gen_ops(self, scope: _Scope, depth: int) -> tuple[Op, ...]:
-        out: list[Op] = []
+    def gen_ops(self, scope: _Scope, depth: int) -> tuple[prog.Op, ...]:
+        out: list[prog.Op] = []
         kinds = [k for k in self.cfg.kinds
                  if (depth < self.cfg.max_depth or k not in ("if", "for"))
                  and (k != "launch" or self.cfg.with_kernels)]
@@ -263,7 +250,7 @@ class _Builder(LaunchOps):
         self.finish_scope(scope, out)
         return tuple(out)
 
-    def gen_op_with(self, draw: st.DrawFn, scope: _Scope, out: list[Op], depth: int,
+    def gen_op_with(self, draw: st.DrawFn, scope: _Scope, out: list[prog.Op], depth: int,
                     kinds: list[str]) -> None:
         outer_draw, self.draw = self.draw, draw
         try:
@@ -271,7 +258,7 @@ class _Builder(LaunchOps):
         finally:
             self.draw = outer_draw
 
-    def gen_op(self, scope: _Scope, out: list[Op], depth: int, kinds: list[str]) -> None:
+    def gen_op(self, scope: _Scope, out: list[prog.Op], depth: int, kinds: list[str]) -> None:
         kind = self.pick(kinds)
         if kind == "if":
             self.gen_if(scope, out, depth)
@@ -280,7 +267,7 @@ class _Builder(LaunchOps):
         else:
             getattr(self, f"gen_{kind}")(scope, out)
 
-    def finish_scope(self, scope: _Scope, out: list[Op]) -> None:
+    def finish_scope(self, scope: _Scope, out: list[prog.Op]) -> None:
         """Await this scope's own pending tokens unless left un-awaited on purpose."""
         own_pending = [t for t in scope.pending if t in scope.own_tokens]
         if not own_pending:
@@ -303,7 +290,7 @@ _ONE_OP = _OneOp()
 
 
 @st.composite
-def programs(draw: st.DrawFn, cfg: GenConfig | None = None) -> Program:
+def programs(draw: st.DrawFn, cfg: GenConfig | None = None) -> prog.Program:
     """A valid async GPU program (see module docstring)."""
     cfg = cfg or GenConfig()
     n_funcs = draw(ints(1, cfg.max_functions))
@@ -315,8 +302,8 @@ def programs(draw: st.DrawFn, cfg: GenConfig | None = None) -> Program:
         scope = _Scope(buffers=[], tokens=[])
         body = builder.gen_ops(scope, 0)
         results = builder.gen_results(body)
-        functions.append(Function(f"f{f}", tuple(builder.args), body, results))
-    program = Program(tuple(functions), frozenset(builder.tags))
+        functions.append(prog.Function(f"f{f}", tuple(builder.args), body, results))
+    program = prog.Program(tuple(functions), frozenset(builder.tags))
     # Coverage shows in `pytest --hypothesis-show-statistics`.
     from gpu_alloc_verify.generators.features import features
 

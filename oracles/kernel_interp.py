@@ -48,17 +48,7 @@ from collections.abc import Callable, Sequence
 from functools import lru_cache
 from typing import Any
 
-from xdsl.dialects.builtin import (
-    BFloat16Type,
-    Float16Type,
-    Float32Type,
-    Float64Type,
-    FloatAttr,
-    IndexType,
-    IntegerAttr,
-    IntegerType,
-    MemRefType,
-)
+from xdsl.dialects import builtin
 from xdsl.ir import Attribute, Block, Operation, SSAValue
 
 from gpu_alloc_verify.oracles import kernel_math
@@ -383,12 +373,12 @@ class _Val:
 
 def _type_info(t: Attribute, where: str) -> tuple[str, int, str]:
     """(kind, width, float type) of a scalar type."""
-    if isinstance(t, IndexType):
+    if isinstance(t, builtin.IndexType):
         return "int", 64, ""
-    if isinstance(t, IntegerType):
+    if isinstance(t, builtin.IntegerType):
         return "int", t.width.data, ""
-    for cls, name in ((Float16Type, "f16"), (BFloat16Type, "bf16"), (Float32Type, "f32"),
-                      (Float64Type, "f64")):
+    for cls, name in ((builtin.Float16Type, "f16"), (builtin.BFloat16Type, "bf16"),
+                      (builtin.Float32Type, "f32"), (builtin.Float64Type, "f64")):
         if isinstance(t, cls):
             return "float", FLOAT_BITS[name], name
     raise KernelUnsupported(f"{where} has type {t} (not modelled)")
@@ -527,7 +517,7 @@ class _Compiler:
 
     def param(self, p: int, arg: SSAValue) -> None:
         t = arg.type
-        if isinstance(t, MemRefType):
+        if isinstance(t, builtin.MemRefType):
             elem = _elem_name(t.element_type, f"kernel @{self.name} parameter {p}")
             rank = len(t.get_shape())
             self.params.append(Param("memref", _type_text(t), elem, rank))
@@ -629,7 +619,7 @@ class _Compiler:
     def op(self, op: Operation, out: list[str], ind: int, hoist: bool) -> None:
         name = _name(op)
         for r in op.results:
-            if isinstance(r.type, MemRefType):
+            if isinstance(r.type, builtin.MemRefType):
                 raise self.unsupported(f"{name} (it makes a memref)")
         handler = _HANDLERS.get(name)
         if handler is None:
@@ -661,9 +651,9 @@ class _Compiler:
         attr = prop(op, "value")
         r = op.results[0]
         kind, width, ftype = _type_info(r.type, "arith.constant")
-        if isinstance(attr, IntegerAttr) and kind == "int":
+        if isinstance(attr, builtin.IntegerAttr) and kind == "int":
             value: int | float = int(attr.value.data) & ((1 << width) - 1)
-        elif isinstance(attr, FloatAttr) and kind == "float":
+        elif isinstance(attr, builtin.FloatAttr) and kind == "float":
             value = ROUND[ftype](float(attr.value.data))
         else:
             raise self.unsupported(f"arith.constant {attr}")
@@ -943,7 +933,7 @@ def _accesses(func: Operation) -> tuple[frozenset[int], frozenset[int]]:
     reads: set[int] = set()
     writes: set[int] = set()
     for p, arg in enumerate(entry.args):
-        if not isinstance(arg.type, MemRefType):
+        if not isinstance(arg.type, builtin.MemRefType):
             continue
         for use in arg.uses:
             name = _name(use.operation)

@@ -35,28 +35,8 @@ from typing import Any, Literal
 from gpu_alloc_verify.oracles.kernel_api import ELEM_BYTES, KernelArg, KernelUnsupported, MemRefView
 from gpu_alloc_verify.oracles.runtime import Outcome, Runtime, memset_pattern
 from gpu_alloc_verify.oracles.token_streams import TokenStreams
+from gpu_alloc_verify.verify.model import program as prog
 from gpu_alloc_verify.verify.model.errors import InterpreterDeclined
-from gpu_alloc_verify.verify.model.program import (
-    FLOAT_TYPES,
-    Alloc,
-    Dealloc,
-    Dim,
-    For,
-    Function,
-    HostAlloc,
-    HostDealloc,
-    HostLoad,
-    HostStore,
-    If,
-    Launch,
-    Memcpy,
-    MemRefType,
-    Memset,
-    Op,
-    Program,
-    Wait,
-    walk_ops,
-)
 
 _PACK = {"f16": "<e", "f32": "<f", "f64": "<d", "i8": "<b", "i16": "<h", "i32": "<i", "i64": "<q"}
 
@@ -90,7 +70,7 @@ class SourceRun:
 @dataclass
 class _Buffer:
     ptr: int
-    type: MemRefType
+    type: prog.MemRefType
     sizes: tuple[int, ...]
 
     @property
@@ -114,17 +94,17 @@ def row_major_strides(sizes: tuple[int, ...]) -> tuple[int, ...]:
     return tuple(reversed(strides))
 
 
-def argument_sizes(t: MemRefType, default: int) -> tuple[int, ...]:
+def argument_sizes(t: prog.MemRefType, default: int) -> tuple[int, ...]:
     """The shape of a buffer passed in: dynamic dimensions are `default`."""
     return tuple(default if d is None else d for d in t.shape)
 
 
-def bind_buffers(fn: Function, rt: Runtime, default_size: int) -> dict[str, MemRefView]:
+def bind_buffers(fn: prog.Function, rt: Runtime, default_size: int) -> dict[str, MemRefView]:
     """The buffers `fn` takes, made on `rt` as its caller would: managed memory
     labelled by the argument ("%buf0#0"), element k holding k + 1."""
     out: dict[str, MemRefView] = {}
     for arg in fn.args:
-        if not isinstance(arg.type, MemRefType):
+        if not isinstance(arg.type, prog.MemRefType):
             continue
         sizes = argument_sizes(arg.type, default_size)
         rt.set_location(arg.name)
@@ -139,13 +119,13 @@ def bind_buffers(fn: Function, rt: Runtime, default_size: int) -> dict[str, MemR
 
 def scalar_value(value: int, elem: str) -> int | float:
     """A launch's scalar operand as the kernel receives it."""
-    if elem in FLOAT_TYPES:
+    if elem in prog.FLOAT_TYPES:
         return float(value)
     return value & ((1 << ELEM_BYTES[elem] * 8) - 1)
 
 
 class _Interp:
-    def __init__(self, fn: Function, args: Mapping[str, ArgValue], rt: Runtime) -> None:
+    def __init__(self, fn: prog.Function, args: Mapping[str, ArgValue], rt: Runtime) -> None:
         self.fn = fn
         self.args = args
         self.rt = rt
@@ -201,26 +181,23 @@ class _Interp:
             self.tokens.await_(self.covers[d])
 
     # -- ops ----------------------------------------------------------------
-    def run(self, ops: tuple[Op, ...]) -> None:
+    def run(self, ops: tuple[prog.Op, ...]) -> None:
         for op in ops:
             self.rt.set_location(op.id)
             self.op(op)
 
-    def op(self, op: Op) -> None:
-        run_op = _OP_RUNNERS.get(type(op))
-        if run_op is None:  # pragma: no cover - the Op union is closed
-            raise Unsupported(f"oracles.source_interp: no rule for op kind "
-                              f"{type(op).__name__}: {op!r}")
+    def op(self, op: prog.Op) -> None:
+        run_op = prog.op_handler(_OP_RUNNERS, op, "oracles.source_interp", "rule", Unsupported)
         run_op(self, op)
 
-    def op_wait(self, op: Wait) -> None:
+    def op_wait(self, op: prog.Wait) -> None:
         if op.token is None:
             self.host_wait(op.deps)
         else:
             self.complete(op.token, self.stream_after(op.deps), op.deps)
 
-    def op_alloc(self, op: Alloc) -> None:
-        sizes = tuple(d if d is not None else self.size(n) for d, n in self._dims(op))
+    def op_alloc(self, op: prog.Alloc) -> None:
+        sizes = self.shape(op.type, op.dyn_sizes)
         nbytes = prod(sizes) * ELEM_BYTES[op.type.elem]
         if op.token is None:
             ptr = self.rt.mem_alloc_sync(nbytes, op.host_shared)
@@ -230,49 +207,47 @@ class _Interp:
             self.complete(op.token, s, op.deps)
         self.buffers[op.result] = _Buffer(ptr, op.type, sizes)
 
-    def op_dealloc(self, op: Dealloc) -> None:
+    def op_dealloc(self, op: prog.Dealloc) -> None:
         self.host_wait_quietly(op.deps)
         s = self.stream_after(op.deps)
         self.rt.mem_free(self.buffers[op.memref].ptr, s)
         self.complete(op.token, s, op.deps)
 
-    def op_memset(self, op: Memset) -> None:
+    def op_memset(self, op: prog.Memset) -> None:
         buf = self.buffers[op.dst]
         pattern = element_bytes(op.value, op.type.elem)
         s = self.stream_after(op.deps)
         memset_pattern(self.rt, buf.ptr, pattern, buf.elems, s)
         self.complete(op.token, s, op.deps)
 
-    def op_host_alloc(self, op: HostAlloc) -> None:
-        sizes = tuple(d if d is not None else self.size(n)
-                      for d, n in zip(op.type.shape, _dyn_names(op.type, op.dyn_sizes),
-                                      strict=True))
+    def op_host_alloc(self, op: prog.HostAlloc) -> None:
+        sizes = self.shape(op.type, op.dyn_sizes)
         ptr = self.rt.host_alloc(prod(sizes) * ELEM_BYTES[op.type.elem])
         self.buffers[op.result] = _Buffer(ptr, op.type, sizes)
 
-    def op_host_dealloc(self, op: HostDealloc) -> None:
+    def op_host_dealloc(self, op: prog.HostDealloc) -> None:
         self.rt.host_free(self.buffers[op.memref].ptr)
 
-    def op_memcpy(self, op: Memcpy) -> None:
+    def op_memcpy(self, op: prog.Memcpy) -> None:
         dst, src = self.buffers[op.dst], self.buffers[op.src]
         s = self.stream_after(op.deps)
         self.rt.memcpy(dst.ptr, src.ptr, dst.nbytes, s)
         self.complete(op.token, s, op.deps)
 
-    def op_host_store(self, op: HostStore) -> None:
+    def op_host_store(self, op: prog.HostStore) -> None:
         buf = self.buffers[op.memref]
         self.rt.host_write(buf.ptr, element_bytes(op.value, op.type.elem))
 
-    def op_host_load(self, op: HostLoad) -> None:
+    def op_host_load(self, op: prog.HostLoad) -> None:
         buf = self.buffers[op.memref]
         self.rt.host_read(buf.ptr, ELEM_BYTES[op.type.elem])
 
-    def op_if(self, op: If) -> None:
+    def op_if(self, op: prog.If) -> None:
         taken = bool(self.arg(op.cond))
         self.run(op.then if taken else op.orelse)
         self.bind(op.results, op.then_yield if taken else op.else_yield)
 
-    def op_for(self, op: For) -> None:
+    def op_for(self, op: prog.For) -> None:
         carried = tuple(a for a, _ in op.iter_args)
         self.bind(carried, tuple(init for _, init in op.iter_args))
         for _ in range(op.trip_count):
@@ -280,7 +255,7 @@ class _Interp:
             self.bind(carried, op.yields)
         self.bind(op.results, carried)  # zero trips: the initial tokens
 
-    def op_dim(self, op: Dim) -> None:
+    def op_dim(self, op: prog.Dim) -> None:
         """Reads the descriptor only: nothing a runtime sees."""
         self.values[op.result] = self.buffers[op.memref].sizes[op.index]
 
@@ -288,6 +263,12 @@ class _Interp:
         """Wait for deps on the host without counting them as awaited by the source."""
         for d in deps:
             self.rt.event_synchronize(self.events[d])
+
+    def shape(self, t: prog.MemRefType, dyn_sizes: tuple[str, ...]) -> tuple[int, ...]:
+        """The sizes of a new buffer: its dynamic dimensions are the values
+        `dyn_sizes` names, in order."""
+        return tuple(d if d is not None else self.size(n)
+                     for d, n in zip(t.shape, _dyn_names(t, dyn_sizes), strict=True))
 
     def size(self, name: str) -> int:
         if name not in self.values:
@@ -297,7 +278,7 @@ class _Interp:
             raise Unsupported(f"{name} of @{self.fn.name} is a buffer, not a size")
         return int(value)
 
-    def launch(self, op: Launch) -> None:
+    def launch(self, op: prog.Launch) -> None:
         """Device work on the op's own stream, as a memset is."""
         from gpu_alloc_verify.oracles.kernel_interp import catalogue_kernel
 
@@ -316,11 +297,6 @@ class _Interp:
                        args, s)
         self.complete(op.token, s, op.deps)
 
-    @staticmethod
-    def _dims(op: Alloc) -> list[tuple[int | None, str]]:
-        names = iter(op.dyn_sizes)
-        return [(d, "" if d is not None else next(names)) for d in op.type.shape]
-
     def finish(self) -> list[str]:
         self.rt.set_location(None)
         for e in self.all_events:
@@ -332,31 +308,32 @@ class _Interp:
 
 # How `_Interp.op` runs each kind of op (`OP_KINDS`; tests/test_op_dispatch.py).
 _OP_RUNNERS: dict[type, Callable[[_Interp, Any], None]] = {
-    Wait: _Interp.op_wait, Alloc: _Interp.op_alloc, Dealloc: _Interp.op_dealloc,
-    Memset: _Interp.op_memset, Launch: _Interp.launch, HostAlloc: _Interp.op_host_alloc,
-    HostDealloc: _Interp.op_host_dealloc, Memcpy: _Interp.op_memcpy,
-    HostStore: _Interp.op_host_store, HostLoad: _Interp.op_host_load, If: _Interp.op_if,
-    For: _Interp.op_for, Dim: _Interp.op_dim,
+    prog.Wait: _Interp.op_wait, prog.Alloc: _Interp.op_alloc, prog.Dealloc: _Interp.op_dealloc,
+    prog.Memset: _Interp.op_memset, prog.Launch: _Interp.launch,
+    prog.HostAlloc: _Interp.op_host_alloc, prog.HostDealloc: _Interp.op_host_dealloc,
+    prog.Memcpy: _Interp.op_memcpy, prog.HostStore: _Interp.op_host_store,
+    prog.HostLoad: _Interp.op_host_load, prog.If: _Interp.op_if, prog.For: _Interp.op_for,
+    prog.Dim: _Interp.op_dim,
 }
 
 
-def _dyn_names(t: MemRefType, names: tuple[str, ...]) -> list[str]:
+def _dyn_names(t: prog.MemRefType, names: tuple[str, ...]) -> list[str]:
     """Per dimension: the value naming a dynamic size, "" for a static one."""
     it = iter(names)
     return ["" if d is not None else next(it) for d in t.shape]
 
 
-def _arg_type(fn: Function, name: str) -> MemRefType:
+def _arg_type(fn: prog.Function, name: str) -> prog.MemRefType:
     for arg in fn.args:
-        if arg.name == name and isinstance(arg.type, MemRefType):
+        if arg.name == name and isinstance(arg.type, prog.MemRefType):
             return arg.type
     raise Unsupported(f"@{fn.name} has no buffer argument {name}")
 
 
-def unmodelled(fn: Function) -> str | None:
+def unmodelled(fn: prog.Function) -> str | None:
     """What in `fn` the reference semantics does not run, if anything: a
     kernel the kernel interpreter cannot run."""
-    launches = [op for op in walk_ops(fn.body) if isinstance(op, Launch)]
+    launches = [op for op in prog.walk_ops(fn.body) if isinstance(op, prog.Launch)]
     if not launches:
         return None
     from gpu_alloc_verify.oracles.kernel_interp import catalogue_kernel
@@ -369,7 +346,7 @@ def unmodelled(fn: Function) -> str | None:
     return None
 
 
-def program_unmodelled(program: Program) -> str | None:
+def program_unmodelled(program: prog.Program) -> str | None:
     """What in `program` the reference semantics does not run, if anything."""
     for fn in program.functions:
         reason = unmodelled(fn)
@@ -378,7 +355,7 @@ def program_unmodelled(program: Program) -> str | None:
     return None
 
 
-def run_function(fn: Function, args: Mapping[str, ArgValue], rt: Runtime) -> SourceRun:
+def run_function(fn: prog.Function, args: Mapping[str, ArgValue], rt: Runtime) -> SourceRun:
     """Run one function of a program against `rt`; `args` maps "%cond0" to a value."""
     reason = unmodelled(fn)
     if reason is not None:
@@ -393,7 +370,7 @@ def run_function(fn: Function, args: Mapping[str, ArgValue], rt: Runtime) -> Sou
     return SourceRun("ok", outcome, unawaited)
 
 
-def function_named(program: Program, name: str) -> Function:
+def function_named(program: prog.Program, name: str) -> prog.Function:
     for fn in program.functions:
         if fn.name == name:
             return fn

@@ -15,7 +15,7 @@ what the xDSL constructor in its `canonical` makes, built cheaply.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Hashable
 from functools import partial
 from typing import Any
 
@@ -46,27 +46,8 @@ from xdsl.ir import Attribute, Block, Operation, Region, SSAValue
 from gpu_alloc_verify.verify.lowerings.xdsl_fastir import append, attr_key, cached, op_from
 from gpu_alloc_verify.verify.lowerings.xdsl_gpu_ops import MemsetOp
 from gpu_alloc_verify.verify.lowerings.xdsl_kernels import kernel_module, kernel_symbol
+from gpu_alloc_verify.verify.model import program as prog
 from gpu_alloc_verify.verify.model.printer import constants_of
-from gpu_alloc_verify.verify.model.program import (
-    Alloc,
-    Dealloc,
-    Dim,
-    For,
-    Function,
-    HostAlloc,
-    HostDealloc,
-    HostLoad,
-    HostStore,
-    If,
-    Launch,
-    Memcpy,
-    Memset,
-    Op,
-    Program,
-    Size,
-    Wait,
-)
-from gpu_alloc_verify.verify.model.program import MemRefType as ProgMemRefType
 
 _ELEM: dict[str, Attribute] = {
     "f32": Float32Type(),
@@ -97,7 +78,7 @@ def elem_type(name: str) -> Attribute:
     return _ELEM[name]
 
 
-def memref_type(t: ProgMemRefType) -> MemRefType:
+def memref_type(t: prog.MemRefType) -> MemRefType:
     def make() -> MemRefType:
         shape = [DYNAMIC_INDEX if d is None else d for d in t.shape]
         if t.space is None:
@@ -107,8 +88,8 @@ def memref_type(t: ProgMemRefType) -> MemRefType:
     return cached(("memref", t.elem, tuple(t.shape), t.space), make)
 
 
-def arg_type(t: str | ProgMemRefType) -> Attribute:
-    return memref_type(t) if isinstance(t, ProgMemRefType) else _ARG[t]
+def arg_type(t: str | prog.MemRefType) -> Attribute:
+    return memref_type(t) if isinstance(t, prog.MemRefType) else _ARG[t]
 
 
 def _constant(attr: IntegerAttr | FloatAttr) -> arith.ConstantOp:
@@ -125,7 +106,7 @@ def _hint(name: str) -> str:
 
 
 class _FunctionBuilder:
-    def __init__(self, fn: Function) -> None:
+    def __init__(self, fn: prog.Function) -> None:
         self.fn = fn
         arg_types = [arg_type(a.type) for a in fn.args]
         self.entry = Block(arg_types=arg_types)
@@ -163,7 +144,7 @@ class _FunctionBuilder:
             append(self.entry, c)
             self.value_consts[(value, elem)] = c.result
 
-    def body(self, ops: tuple[Op, ...], block: Block) -> None:
+    def body(self, ops: tuple[prog.Op, ...], block: Block) -> None:
         for op in ops:
             append(block, self.op(op, op_loc(op.id)))
 
@@ -175,25 +156,28 @@ class _FunctionBuilder:
             value.name_hint = _hint(name)
             self.values[name] = value
 
-    def op(self, op: Op, loc: NameLoc) -> Operation:
-        build = _OP_BUILDERS.get(type(op))
-        if build is None:  # pragma: no cover - the Op union is closed
-            raise TypeError(f"verify.lowerings.xdsl_build: no builder for op kind "
-                            f"{type(op).__name__}: {op!r}")
+    def op(self, op: prog.Op, loc: NameLoc) -> Operation:
+        build = prog.op_handler(_OP_BUILDERS, op, "verify.lowerings.xdsl_build", "builder")
         return build(self, op, loc)
 
-    def wait(self, op: Wait, loc: NameLoc) -> Operation:
+    def async_op(self, op: prog.AsyncOp, key: tuple[Hashable, ...],
+                 make: Callable[[list[SSAValue], bool], Operation], operands: list[SSAValue],
+                 loc: NameLoc) -> Operation:
+        """A gpu op on `op`'s dependencies and then `operands`, with a token
+        result bound to `op.token` when async: `make(deps, is_async)` is its
+        canonical form, `key` what else tells it apart (`op_from`)."""
         deps = self.deps(op.deps)
-        has_token = op.token is not None
-        wait: gpu.WaitOp = op_from(
-            ("gpu.wait", len(deps), has_token),
-            lambda: gpu.WaitOp.create(
-                operands=deps, result_types=[gpu.AsyncTokenType()] if has_token else []),
-            deps, loc)
-        self.bind(op.token, wait.results[0] if op.token else None)
-        return wait
+        is_async = op.token is not None
+        built: Operation = op_from((*key, len(deps), is_async), lambda: make(deps, is_async),
+                                   [*deps, *operands], loc, result_types=_token(is_async))
+        self.bind(op.token, built.results[0] if is_async else None)
+        return built
 
-    def alloc(self, op: Alloc, loc: NameLoc) -> Operation:
+    def wait(self, op: prog.Wait, loc: NameLoc) -> Operation:
+        return self.async_op(op, ("gpu.wait",), lambda deps, is_async: gpu.WaitOp.create(
+            operands=deps, result_types=list(_token(is_async))), [], loc)
+
+    def alloc(self, op: prog.Alloc, loc: NameLoc) -> Operation:
         mtype = memref_type(op.type)
         sizes = [self.values[n] for n in op.dyn_sizes]
         deps = self.deps(op.deps)
@@ -207,41 +191,23 @@ class _FunctionBuilder:
         self.bind(op.token, alloc.results[1] if is_async else None)
         return alloc
 
-    def dealloc(self, op: Dealloc, loc: NameLoc) -> Operation:
+    def dealloc(self, op: prog.Dealloc, loc: NameLoc) -> Operation:
         buffer = self.values[op.memref]
-        deps = self.deps(op.deps)
-        is_async = op.token is not None
-        dealloc: gpu.DeallocOp = op_from(
-            ("gpu.dealloc", len(deps), is_async),
-            lambda: gpu.DeallocOp(buffer, deps, is_async=is_async), [*deps, buffer], loc,
-            result_types=_token(is_async))
-        self.bind(op.token, dealloc.results[0] if is_async else None)
-        return dealloc
+        return self.async_op(op, ("gpu.dealloc",), lambda deps, is_async: gpu.DeallocOp(
+            buffer, deps, is_async=is_async), [buffer], loc)
 
-    def memset(self, op: Memset, loc: NameLoc) -> Operation:
+    def memset(self, op: prog.Memset, loc: NameLoc) -> Operation:
         dst = self.values[op.dst]
         value = self.value_consts[(op.value, op.type.elem)]
-        deps = self.deps(op.deps)
-        is_async = op.token is not None
-        memset: MemsetOp = op_from(
-            ("gpu.memset", len(deps), is_async),
-            lambda: MemsetOp(dst, value, deps, is_async=is_async),
-            [*deps, dst, value], loc, result_types=_token(is_async))
-        self.bind(op.token, memset.results[0] if is_async else None)
-        return memset
+        return self.async_op(op, ("gpu.memset",), lambda deps, is_async: MemsetOp(
+            dst, value, deps, is_async=is_async), [dst, value], loc)
 
-    def memcpy(self, op: Memcpy, loc: NameLoc) -> Operation:
+    def memcpy(self, op: prog.Memcpy, loc: NameLoc) -> Operation:
         src, dst = self.values[op.src], self.values[op.dst]
-        deps = self.deps(op.deps)
-        is_async = op.token is not None
-        memcpy: gpu.MemcpyOp = op_from(
-            ("gpu.memcpy", len(deps), is_async),
-            lambda: gpu.MemcpyOp(src, dst, deps, is_async=is_async),
-            [*deps, dst, src], loc, result_types=_token(is_async))
-        self.bind(op.token, memcpy.results[0] if is_async else None)
-        return memcpy
+        return self.async_op(op, ("gpu.memcpy",), lambda deps, is_async: gpu.MemcpyOp(
+            src, dst, deps, is_async=is_async), [dst, src], loc)
 
-    def host_store(self, op: HostStore, loc: NameLoc) -> Operation:
+    def host_store(self, op: prog.HostStore, loc: NameLoc) -> Operation:
         idx = [self.index_consts[0]] * len(op.type.shape)
         value = self.value_consts[(op.value, op.type.elem)]
         ref = self.values[op.memref]
@@ -251,7 +217,7 @@ class _FunctionBuilder:
             result_types=())
         return store
 
-    def host_load(self, op: HostLoad, loc: NameLoc) -> Operation:
+    def host_load(self, op: prog.HostLoad, loc: NameLoc) -> Operation:
         idx = [self.index_consts[0]] * len(op.type.shape)
         ref = self.values[op.memref]
         ref_type = ref.type
@@ -263,7 +229,7 @@ class _FunctionBuilder:
         self.bind(op.result, load.results[0])
         return load
 
-    def host_alloc(self, op: HostAlloc, loc: NameLoc) -> Operation:
+    def host_alloc(self, op: prog.HostAlloc, loc: NameLoc) -> Operation:
         mtype = memref_type(op.type)
         sizes = [self.values[n] for n in op.dyn_sizes]
         halloc: memref.AllocOp = op_from(
@@ -274,13 +240,13 @@ class _FunctionBuilder:
         self.bind(op.result, halloc.results[0])
         return halloc
 
-    def host_dealloc(self, op: HostDealloc, loc: NameLoc) -> Operation:
+    def host_dealloc(self, op: prog.HostDealloc, loc: NameLoc) -> Operation:
         ref = self.values[op.memref]
         hfree: memref.DeallocOp = op_from("memref.dealloc",
                                           lambda: memref.DeallocOp.get(ref), [ref], loc)
         return hfree
 
-    def dim(self, op: Dim, loc: NameLoc) -> Operation:
+    def dim(self, op: prog.Dim, loc: NameLoc) -> Operation:
         ref, index = self.values[op.memref], self.index_consts[op.index]
         dim: memref.DimOp = op_from(
             "memref.dim", lambda: memref.DimOp(ref, index),
@@ -288,7 +254,7 @@ class _FunctionBuilder:
         self.bind(op.result, dim.results[0])
         return dim
 
-    def if_op(self, op: If, loc: NameLoc) -> Operation:
+    def if_op(self, op: prog.If, loc: NameLoc) -> Operation:
         then_block = Block()
         self.body(op.then, then_block)
         append(then_block, _yield([self.values[t] for t in op.then_yield]))
@@ -308,7 +274,7 @@ class _FunctionBuilder:
             self.bind(name, res)
         return if_op
 
-    def for_op(self, op: For, loc: NameLoc) -> Operation:
+    def for_op(self, op: prog.For, loc: NameLoc) -> Operation:
         n = len(op.iter_args)
         inits = [self.values[init] for _, init in op.iter_args]  # before the body binds
         body = Block(arg_types=[_INDEX, *([_TOKEN] * n)])
@@ -326,11 +292,10 @@ class _FunctionBuilder:
             self.bind(name, res)
         return for_op
 
-    def size(self, size: Size) -> SSAValue:
+    def size(self, size: prog.Size) -> SSAValue:
         return self.index_consts[size] if isinstance(size, int) else self.values[size]
 
-    def launch(self, op: Launch, loc: NameLoc) -> Operation:
-        deps = self.deps(op.deps)
+    def launch(self, op: prog.Launch, loc: NameLoc) -> Operation:
         grid = [self.size(s) for s in op.grid]
         block = [self.size(s) for s in op.block]
         args = [self.values[b] for b in op.buffers]
@@ -338,26 +303,25 @@ class _FunctionBuilder:
             args.append(self.value_consts[(op.scalar, op.kernel.type.elem)])
         elif op.scalar is not None:
             args.append(self.values[op.scalar])
-        is_async = op.token is not None
         symbol = kernel_symbol(op.kernel)
-        launch: gpu.LaunchFuncOp = op_from(
-            ("gpu.launch_func", op.kernel.name, len(deps), len(args), is_async),
-            lambda: gpu.LaunchFuncOp(symbol, grid, block, kernelOperands=args,
-                                     async_launch=is_async, asyncDependencies=deps),
-            [*deps, *grid, *block, *args], loc, result_types=_token(is_async))
-        self.bind(op.token, launch.results[0] if is_async else None)
-        return launch
+        return self.async_op(
+            op, ("gpu.launch_func", op.kernel.name, len(args)),
+            lambda deps, is_async: gpu.LaunchFuncOp(symbol, grid, block, kernelOperands=args,
+                                                    async_launch=is_async,
+                                                    asyncDependencies=deps),
+            [*grid, *block, *args], loc)
 
 
 # How `_FunctionBuilder.op` builds each kind of op (`OP_KINDS`;
 # tests/test_op_dispatch.py).
 _OP_BUILDERS: dict[type, Callable[[_FunctionBuilder, Any, NameLoc], Operation]] = {
-    Wait: _FunctionBuilder.wait, Alloc: _FunctionBuilder.alloc,
-    Dealloc: _FunctionBuilder.dealloc, Memset: _FunctionBuilder.memset,
-    Memcpy: _FunctionBuilder.memcpy, HostStore: _FunctionBuilder.host_store,
-    HostLoad: _FunctionBuilder.host_load, Launch: _FunctionBuilder.launch,
-    HostAlloc: _FunctionBuilder.host_alloc, HostDealloc: _FunctionBuilder.host_dealloc,
-    Dim: _FunctionBuilder.dim, If: _FunctionBuilder.if_op, For: _FunctionBuilder.for_op,
+    prog.Wait: _FunctionBuilder.wait, prog.Alloc: _FunctionBuilder.alloc,
+    prog.Dealloc: _FunctionBuilder.dealloc, prog.Memset: _FunctionBuilder.memset,
+    prog.Memcpy: _FunctionBuilder.memcpy, prog.HostStore: _FunctionBuilder.host_store,
+    prog.HostLoad: _FunctionBuilder.host_load, prog.Launch: _FunctionBuilder.launch,
+    prog.HostAlloc: _FunctionBuilder.host_alloc,
+    prog.HostDealloc: _FunctionBuilder.host_dealloc, prog.Dim: _FunctionBuilder.dim,
+    prog.If: _FunctionBuilder.if_op, prog.For: _FunctionBuilder.for_op,
 }
 
 
@@ -369,7 +333,7 @@ def _value(value: int, elem: str) -> IntegerAttr | FloatAttr:
     return FloatAttr(float(value), t)
 
 
-def build_module(program: Program) -> ModuleOp:
+def build_module(program: prog.Program) -> ModuleOp:
     """The source module of `program`, as xDSL IR (each op at `loc("opN")`)."""
     ops: list[Operation] = []
     kernels = program.kernels

@@ -13,29 +13,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+from gpu_alloc_verify.verify.model import program as prog
 from gpu_alloc_verify.verify.model.kernels import kernel_text
-from gpu_alloc_verify.verify.model.program import (
-    FLOAT_TYPES,
-    Alloc,
-    Arg,
-    Dealloc,
-    Dim,
-    For,
-    Function,
-    HostAlloc,
-    HostDealloc,
-    HostLoad,
-    HostStore,
-    If,
-    Launch,
-    Memcpy,
-    Memset,
-    Op,
-    Program,
-    Size,
-    Wait,
-    walk_ops,
-)
 
 
 def _const_name(value: int, elem: str) -> str:
@@ -44,7 +23,7 @@ def _const_name(value: int, elem: str) -> str:
 
 
 def _const_literal(value: int, elem: str) -> str:
-    return f"{float(value)!r}" if elem in FLOAT_TYPES else str(value)
+    return f"{float(value)!r}" if elem in prog.FLOAT_TYPES else str(value)
 
 
 class _Printer:
@@ -66,7 +45,13 @@ class _Printer:
             parts.append("[" + ", ".join(deps) + "]")
         return (" " + " ".join(parts)) if parts else ""
 
-    def function(self, fn: Function) -> None:
+    def gpu_op(self, op: prog.AsyncOp, name: str) -> str:
+        """`%t = gpu.<name> async [deps]`: the op up to its operands (no
+        `%t = ` nor `async` when synchronous)."""
+        lhs = f"{op.token} = " if op.token else ""
+        return f"{lhs}gpu.{name}{self.deps(op.token, op.deps)}"
+
+    def function(self, fn: prog.Function) -> None:
         args = ", ".join(f"{a.name}: {a.type}" for a in fn.args)
         self.emit(1, f"func.func @{fn.name}({args}){_result_types(fn.results)} {{")
         self.constants(fn)
@@ -79,7 +64,7 @@ class _Printer:
             self.emit(2, "return")
         self.emit(1, "}")
 
-    def constants(self, fn: Function) -> None:
+    def constants(self, fn: prog.Function) -> None:
         # Hoisted to the entry block so they dominate every use; only those
         # some op uses.
         index_consts, values = constants_of(fn)
@@ -89,23 +74,18 @@ class _Printer:
             lit = _const_literal(value, elem)
             self.emit(2, f"{_const_name(value, elem)} = arith.constant {lit} : {elem}")
 
-    def body(self, ops: tuple[Op, ...], depth: int) -> None:
+    def body(self, ops: tuple[prog.Op, ...], depth: int) -> None:
         for op in ops:
             self.op(op, depth)
 
-    def op(self, op: Op, depth: int) -> None:
-        loc = self.loc(op.id)
-        print_op = _OP_PRINTERS.get(type(op))
-        if print_op is None:  # pragma: no cover - the Op union is closed
-            raise TypeError(f"verify.model.printer: no printer for op kind "
-                            f"{type(op).__name__}: {op!r}")
-        print_op(self, op, depth, loc)
+    def op(self, op: prog.Op, depth: int) -> None:
+        print_op = prog.op_handler(_OP_PRINTERS, op, "verify.model.printer", "printer")
+        print_op(self, op, depth, self.loc(op.id))
 
-    def op_wait(self, op: Wait, depth: int, loc: str) -> None:
-        lhs = f"{op.token} = " if op.token else ""
-        self.emit(depth, f"{lhs}gpu.wait{self.deps(op.token, op.deps)} {loc}")
+    def op_wait(self, op: prog.Wait, depth: int, loc: str) -> None:
+        self.emit(depth, f"{self.gpu_op(op, 'wait')} {loc}")
 
-    def op_alloc(self, op: Alloc, depth: int, loc: str) -> None:
+    def op_alloc(self, op: prog.Alloc, depth: int, loc: str) -> None:
         lhs = op.result + (f", {op.token}" if op.token else "")
         shared = " host_shared" if op.host_shared else ""
         sizes = ", ".join(op.dyn_sizes)
@@ -115,54 +95,42 @@ class _Printer:
             f"{op.type} {loc}",
         )
 
-    def op_dealloc(self, op: Dealloc, depth: int, loc: str) -> None:
-        lhs = f"{op.token} = " if op.token else ""
-        self.emit(
-            depth,
-            f"{lhs}gpu.dealloc{self.deps(op.token, op.deps)} {op.memref} : {op.type} {loc}",
-        )
+    def op_dealloc(self, op: prog.Dealloc, depth: int, loc: str) -> None:
+        self.emit(depth, f"{self.gpu_op(op, 'dealloc')} {op.memref} : {op.type} {loc}")
 
-    def op_memset(self, op: Memset, depth: int, loc: str) -> None:
-        lhs = f"{op.token} = " if op.token else ""
+    def op_memset(self, op: prog.Memset, depth: int, loc: str) -> None:
         value = _const_name(op.value, op.type.elem)
-        self.emit(
-            depth,
-            f"{lhs}gpu.memset{self.deps(op.token, op.deps)} {op.dst}, {value} : "
-            f"{op.type}, {op.type.elem} {loc}",
-        )
+        self.emit(depth, f"{self.gpu_op(op, 'memset')} {op.dst}, {value} : "
+                         f"{op.type}, {op.type.elem} {loc}")
 
-    def op_memcpy(self, op: Memcpy, depth: int, loc: str) -> None:
-        lhs = f"{op.token} = " if op.token else ""
-        self.emit(
-            depth,
-            f"{lhs}gpu.memcpy{self.deps(op.token, op.deps)} {op.dst}, {op.src} : "
-            f"{op.type}, {op.type} {loc}",
-        )
+    def op_memcpy(self, op: prog.Memcpy, depth: int, loc: str) -> None:
+        self.emit(depth, f"{self.gpu_op(op, 'memcpy')} {op.dst}, {op.src} : "
+                         f"{op.type}, {op.type} {loc}")
 
-    def op_host_store(self, op: HostStore, depth: int, loc: str) -> None:
+    def op_host_store(self, op: prog.HostStore, depth: int, loc: str) -> None:
         idx = ", ".join("%c0" for _ in op.type.shape)
         value = _const_name(op.value, op.type.elem)
         self.emit(depth, f"memref.store {value}, {op.memref}[{idx}] : {op.type} {loc}")
 
-    def op_host_load(self, op: HostLoad, depth: int, loc: str) -> None:
+    def op_host_load(self, op: prog.HostLoad, depth: int, loc: str) -> None:
         idx = ", ".join("%c0" for _ in op.type.shape)
         self.emit(depth, f"{op.result} = memref.load {op.memref}[{idx}] : {op.type} {loc}")
 
-    def op_launch(self, op: Launch, depth: int, loc: str) -> None:
+    def op_launch(self, op: prog.Launch, depth: int, loc: str) -> None:
         self.emit(depth, self.launch(op))
 
-    def op_host_alloc(self, op: HostAlloc, depth: int, loc: str) -> None:
+    def op_host_alloc(self, op: prog.HostAlloc, depth: int, loc: str) -> None:
         sizes = ", ".join(op.dyn_sizes)
         self.emit(depth, f"{op.result} = memref.alloc({sizes}) : {op.type} {loc}")
 
-    def op_host_dealloc(self, op: HostDealloc, depth: int, loc: str) -> None:
+    def op_host_dealloc(self, op: prog.HostDealloc, depth: int, loc: str) -> None:
         self.emit(depth, f"memref.dealloc {op.memref} : {op.type} {loc}")
 
-    def op_dim(self, op: Dim, depth: int, loc: str) -> None:
+    def op_dim(self, op: prog.Dim, depth: int, loc: str) -> None:
         self.emit(depth, f"{op.result} = memref.dim {op.memref}, %c{op.index} : "
                          f"{op.type} {loc}")
 
-    def op_if(self, op: If, depth: int, loc: str) -> None:
+    def op_if(self, op: prog.If, depth: int, loc: str) -> None:
         self.emit(depth, f"{_lhs(op.results)}scf.if {op.cond}{_token_types(op.results)} {{")
         self.body(op.then, depth + 1)
         self.yield_(op.then_yield, depth + 1)
@@ -172,7 +140,7 @@ class _Printer:
             self.yield_(op.else_yield, depth + 1)
         self.emit(depth, f"}} {loc}")
 
-    def op_for(self, op: For, depth: int, loc: str) -> None:
+    def op_for(self, op: prog.For, depth: int, loc: str) -> None:
         carried = ""
         if op.iter_args:
             inits = ", ".join(f"{a} = {init}" for a, init in op.iter_args)
@@ -189,17 +157,15 @@ class _Printer:
             self.emit(depth, f"scf.yield {', '.join(tokens)} : "
                              f"{', '.join('!gpu.async.token' for _ in tokens)}")
 
-    def launch(self, op: Launch) -> str:
-        lhs = f"{op.token} = " if op.token else ""
+    def launch(self, op: prog.Launch) -> str:
         operands = [f"{b} : {op.kernel.type}" for b in op.buffers]
         if op.scalar is not None:
             operands.append(f"{_scalar(op)} : {op.kernel.type.elem}")
-        return (f"{lhs}gpu.launch_func{self.deps(op.token, op.deps)} "
-                f"@kernels::@{op.kernel.name} blocks in ({_sizes(op.grid)}) "
-                f"threads in ({_sizes(op.block)}) args({', '.join(operands)}) "
-                f"{self.loc(op.id)}")
+        return (f"{self.gpu_op(op, 'launch_func')} @kernels::@{op.kernel.name} "
+                f"blocks in ({_sizes(op.grid)}) threads in ({_sizes(op.block)}) "
+                f"args({', '.join(operands)}) {self.loc(op.id)}")
 
-    def kernels(self, program: Program) -> None:
+    def kernels(self, program: prog.Program) -> None:
         """`gpu.module @kernels` with the kernels the program launches."""
         self.emit(1, "gpu.module @kernels {")
         for kernel in program.kernels:
@@ -209,12 +175,12 @@ class _Printer:
 
 # How `_Printer.op` prints each kind of op (`OP_KINDS`; tests/test_op_dispatch.py).
 _OP_PRINTERS: dict[type, Callable[[_Printer, Any, int, str], None]] = {
-    Wait: _Printer.op_wait, Alloc: _Printer.op_alloc, Dealloc: _Printer.op_dealloc,
-    Memset: _Printer.op_memset, Memcpy: _Printer.op_memcpy,
-    HostStore: _Printer.op_host_store, HostLoad: _Printer.op_host_load,
-    Launch: _Printer.op_launch, HostAlloc: _Printer.op_host_alloc,
-    HostDealloc: _Printer.op_host_dealloc, Dim: _Printer.op_dim,
-    If: _Printer.op_if, For: _Printer.op_for,
+    prog.Wait: _Printer.op_wait, prog.Alloc: _Printer.op_alloc,
+    prog.Dealloc: _Printer.op_dealloc, prog.Memset: _Printer.op_memset,
+    prog.Memcpy: _Printer.op_memcpy, prog.HostStore: _Printer.op_host_store,
+    prog.HostLoad: _Printer.op_host_load, prog.Launch: _Printer.op_launch,
+    prog.HostAlloc: _Printer.op_host_alloc, prog.HostDealloc: _Printer.op_host_dealloc,
+    prog.Dim: _Printer.op_dim, prog.If: _Printer.op_if, prog.For: _Printer.op_for,
 }
 
 
@@ -228,7 +194,7 @@ def _token_types(results: tuple[str, ...]) -> str:
     return " -> (" + ", ".join("!gpu.async.token" for _ in results) + ")"
 
 
-def _result_types(results: tuple[Arg, ...]) -> str:
+def _result_types(results: tuple[prog.Arg, ...]) -> str:
     if not results:
         return ""
     if len(results) == 1:
@@ -236,15 +202,15 @@ def _result_types(results: tuple[Arg, ...]) -> str:
     return " -> (" + ", ".join(str(r.type) for r in results) + ")"
 
 
-def _size(size: Size) -> str:
+def _size(size: prog.Size) -> str:
     return f"%c{size}" if isinstance(size, int) else size
 
 
-def _sizes(sizes: tuple[Size, Size, Size]) -> str:
+def _sizes(sizes: prog.Sizes) -> str:
     return ", ".join(_size(s) for s in sizes)
 
 
-def _scalar(op: Launch) -> str:
+def _scalar(op: prog.Launch) -> str:
     scalar = op.scalar
     if isinstance(scalar, int):
         return _const_name(scalar, op.kernel.type.elem)
@@ -252,45 +218,47 @@ def _scalar(op: Launch) -> str:
     return scalar
 
 
-def constants_of(fn: Function) -> tuple[set[int], set[tuple[int, str]]]:
+# (value, element type) of each value constant.
+_Values = set[tuple[int, str]]
+
+
+def constants_of(fn: prog.Function) -> tuple[set[int], _Values]:
     """The index constants and (value, element type) constants `fn` uses."""
     index: set[int] = set()
-    values: set[tuple[int, str]] = set()
-    for op in walk_ops(fn.body):
-        add = _OP_CONSTANTS.get(type(op))
-        if add is None:  # pragma: no cover - the Op union is closed
-            raise TypeError(f"verify.model.printer.constants_of: no constants rule for op "
-                            f"kind {type(op).__name__}: {op!r}")
+    values: _Values = set()
+    for op in prog.walk_ops(fn.body):
+        add = prog.op_handler(_OP_CONSTANTS, op, "verify.model.printer.constants_of",
+                              "constants rule")
         add(op, index, values)
     return index, values
 
 
-def _no_constants(op: Op, index: set[int], values: set[tuple[int, str]]) -> None:
+def _no_constants(op: prog.Op, index: set[int], values: _Values) -> None:
     """The op's operands are values the function defines: no constant."""
 
 
-def _for_constants(op: For, index: set[int], values: set[tuple[int, str]]) -> None:
+def _for_constants(op: prog.For, index: set[int], values: _Values) -> None:
     index.update({0, 1, op.trip_count})
 
 
-def _memset_constants(op: Memset, index: set[int], values: set[tuple[int, str]]) -> None:
+def _memset_constants(op: prog.Memset, index: set[int], values: _Values) -> None:
     values.add((op.value, op.type.elem))
 
 
-def _host_store_constants(op: HostStore, index: set[int], values: set[tuple[int, str]]) -> None:
+def _host_store_constants(op: prog.HostStore, index: set[int], values: _Values) -> None:
     values.add((op.value, op.type.elem))
     index.add(0)
 
 
-def _host_load_constants(op: HostLoad, index: set[int], values: set[tuple[int, str]]) -> None:
+def _host_load_constants(op: prog.HostLoad, index: set[int], values: _Values) -> None:
     index.add(0)
 
 
-def _dim_constants(op: Dim, index: set[int], values: set[tuple[int, str]]) -> None:
+def _dim_constants(op: prog.Dim, index: set[int], values: _Values) -> None:
     index.add(op.index)
 
 
-def _launch_constants(op: Launch, index: set[int], values: set[tuple[int, str]]) -> None:
+def _launch_constants(op: prog.Launch, index: set[int], values: _Values) -> None:
     index.update({s for s in (*op.grid, *op.block) if isinstance(s, int)})
     if isinstance(op.scalar, int):
         values.add((op.scalar, op.kernel.type.elem))
@@ -298,15 +266,17 @@ def _launch_constants(op: Launch, index: set[int], values: set[tuple[int, str]])
 
 # Which constants `constants_of` hoists for each kind of op (`OP_KINDS`;
 # tests/test_op_dispatch.py).
-_OP_CONSTANTS: dict[type, Callable[[Any, set[int], set[tuple[int, str]]], None]] = {
-    Wait: _no_constants, Alloc: _no_constants, Dealloc: _no_constants,
-    Memset: _memset_constants, Memcpy: _no_constants, HostStore: _host_store_constants,
-    HostLoad: _host_load_constants, Launch: _launch_constants, HostAlloc: _no_constants,
-    HostDealloc: _no_constants, Dim: _dim_constants, If: _no_constants, For: _for_constants,
+_OP_CONSTANTS: dict[type, Callable[[Any, set[int], _Values], None]] = {
+    prog.Wait: _no_constants, prog.Alloc: _no_constants, prog.Dealloc: _no_constants,
+    prog.Memset: _memset_constants, prog.Memcpy: _no_constants,
+    prog.HostStore: _host_store_constants, prog.HostLoad: _host_load_constants,
+    prog.Launch: _launch_constants, prog.HostAlloc: _no_constants,
+    prog.HostDealloc: _no_constants, prog.Dim: _dim_constants, prog.If: _no_constants,
+    prog.For: _for_constants,
 }
 
 
-def print_program(program: Program, loc_prefix: str = "") -> str:
+def print_program(program: prog.Program, loc_prefix: str = "") -> str:
     printer = _Printer(loc_prefix)
     if program.kernels:
         printer.lines.append("module attributes {gpu.container_module} {")

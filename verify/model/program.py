@@ -8,9 +8,9 @@ source op it came from (`mlir-opt` keeps locations through conversion).
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
-from typing import Any, get_args
+from typing import Any, TypeVar, get_args
 
 # Buffer element types the generator uses (16 lowers a memset of f32 / i32
 # only, 18-22 also of 16-bit types, none of 64-bit).  bf16 prints and lowers
@@ -43,11 +43,19 @@ class MemRefType:
 
 
 @dataclass(frozen=True)
-class Wait:
-    """`gpu.wait`: async (returns a token) or a host synchronization point."""
+class _AsyncFields:
+    """The fields every async op but `Alloc` (its result comes first) starts
+    with: the id, the token (None: synchronous) and the tokens it depends on."""
 
     id: str
     token: str | None
+    deps: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class Wait(_AsyncFields):
+    """`gpu.wait`: async (returns a token) or a host synchronization point."""
+
     deps: tuple[str, ...] = ()
 
 
@@ -63,29 +71,20 @@ class Alloc:
 
 
 @dataclass(frozen=True)
-class Dealloc:
-    id: str
-    token: str | None
-    deps: tuple[str, ...]
+class Dealloc(_AsyncFields):
     memref: str
     type: MemRefType
 
 
 @dataclass(frozen=True)
-class Memset:
-    id: str
-    token: str | None
-    deps: tuple[str, ...]
+class Memset(_AsyncFields):
     dst: str
     type: MemRefType
     value: int
 
 
 @dataclass(frozen=True)
-class Memcpy:
-    id: str
-    token: str | None
-    deps: tuple[str, ...]
+class Memcpy(_AsyncFields):
     dst: str
     src: str
     type: MemRefType
@@ -113,6 +112,7 @@ class HostLoad:
 
 # A launch size: a constant, or the name of an index value.
 Size = int | str
+Sizes = tuple[Size, Size, Size]  # a grid or a block: x, y, z
 
 
 @dataclass(frozen=True)
@@ -128,18 +128,15 @@ class KernelRef:
 
 
 @dataclass(frozen=True)
-class Launch:
+class Launch(_AsyncFields):
     """`gpu.launch_func @kernels::@<kernel>`: sync (the host waits for the
     kernel) or async (returns a token), on buffers of one type."""
 
-    id: str
-    token: str | None
-    deps: tuple[str, ...]
     kernel: KernelRef
     buffers: tuple[str, ...]  # the shape's buffer operands, in order
     scalar: int | str | None = None  # a constant value or a scalar value's name
-    grid: tuple[Size, Size, Size] = (1, 1, 1)
-    block: tuple[Size, Size, Size] = (1, 1, 1)
+    grid: Sizes = (1, 1, 1)
+    block: Sizes = (1, 1, 1)
 
 
 @dataclass(frozen=True)
@@ -202,10 +199,11 @@ Op = (Wait | Alloc | Dealloc | Memset | Memcpy | Launch | HostStore | HostLoad |
       | HostDealloc | Dim | If | For)
 # The op classes a function body may hold, in the order of `Op`.  Each consumer
 # of the model (printer, interpreters, builders, feature tags) dispatches on
-# `type(op)` through a table keyed by these; `tests/test_op_dispatch.py` checks
+# `type(op)` through a table keyed by these (`op_handler`); `tests/test_op_dispatch.py` checks
 # that every table covers every kind.  (Not `generators.core.OP_KINDS`, the
 # names of the kinds the generator draws.)
 OP_KINDS: tuple[type, ...] = get_args(Op)
+AsyncOp = Wait | Alloc | Dealloc | Memset | Memcpy | Launch  # returns a token when async
 ASYNC_OPS = (Wait, Alloc, Dealloc, Memset, Memcpy, Launch)
 
 
@@ -261,6 +259,19 @@ class Program:
     def _repr_pretty_(self, p: Any, cycle: bool) -> None:
         """Hypothesis' printer (and IPython's): the MLIR text, on its own lines."""
         p.text("\n" + repr(self))
+
+
+_H = TypeVar("_H")
+
+
+def op_handler(table: Mapping[type, _H], op: object, consumer: str, what: str,
+               error: Callable[[str], Exception] = TypeError) -> _H:
+    """The entry of `consumer`'s dispatch table (keyed by op class, `OP_KINDS`)
+    for the kind of `op`; none is an `error` that names the consumer and the kind."""
+    handler = table.get(type(op))
+    if handler is None:
+        raise error(f"{consumer}: no {what} for op kind {type(op).__name__}: {op!r}")
+    return handler
 
 
 def walk_ops(ops: tuple[Op, ...]) -> Iterator[Op]:

@@ -32,33 +32,13 @@ from gpu_alloc_verify.verify.ir.fastparse import (
     StrAttr,
     Value,
 )
+from gpu_alloc_verify.verify.model import program as prog
 from gpu_alloc_verify.verify.model.printer import constants_of
-from gpu_alloc_verify.verify.model.program import (
-    FLOAT_TYPES,
-    Alloc,
-    Dealloc,
-    Dim,
-    For,
-    Function,
-    HostAlloc,
-    HostDealloc,
-    HostLoad,
-    HostStore,
-    If,
-    Launch,
-    Memcpy,
-    MemRefType,
-    Memset,
-    Program,
-    Size,
-    Wait,
-)
-from gpu_alloc_verify.verify.model.program import Op as ProgOp
 
 TOKEN = "!gpu.async.token"
 _UNIT = OpaqueAttr("unit")  # a unit attribute (`hostShared`), as the fast reader reads one
 _locs: dict[str, str] = {}
-_types: dict[MemRefType, str] = {}
+_types: dict[prog.MemRefType, str] = {}
 
 
 def _loc(op_id: str) -> str:
@@ -68,7 +48,7 @@ def _loc(op_id: str) -> str:
     return loc
 
 
-def memref_text(t: MemRefType) -> str:
+def memref_text(t: prog.MemRefType) -> str:
     """The type as xDSL prints it (a memory space as an `i64` integer)."""
     text = _types.get(t)
     if text is None:
@@ -78,8 +58,8 @@ def memref_text(t: MemRefType) -> str:
     return text
 
 
-def _type(t: str | MemRefType) -> str:
-    return memref_text(t) if isinstance(t, MemRefType) else t
+def _type(t: str | prog.MemRefType) -> str:
+    return memref_text(t) if isinstance(t, prog.MemRefType) else t
 
 
 def _op(name: str, operands: list[Value], result_types: tuple[str, ...] = (),
@@ -110,7 +90,7 @@ def _block(args: list[Value]) -> Block:
 class _FunctionBuilder:
     """`verify.lowerings.xdsl_build._FunctionBuilder`, in small objects."""
 
-    def __init__(self, fn: Function) -> None:
+    def __init__(self, fn: prog.Function) -> None:
         self.fn = fn
         self.values: dict[str, Value] = {}
         args = []
@@ -140,12 +120,12 @@ class _FunctionBuilder:
             self.index_consts[n] = c.results[0]
         for value, elem in sorted(values):
             c = _op("arith.constant", [], (elem,))
-            if elem not in FLOAT_TYPES:  # a float constant has no integer value
+            if elem not in prog.FLOAT_TYPES:  # a float constant has no integer value
                 c._props = {"value": IntegerAttr(value, elem)}
             self.entry.ops.append(c)
             self.value_consts[(value, elem)] = c.results[0]
 
-    def body(self, ops: tuple[ProgOp, ...], block: Block) -> None:
+    def body(self, ops: tuple[prog.Op, ...], block: Block) -> None:
         for op in ops:
             block.ops.append(self.op(op, _loc(op.id)))
 
@@ -161,18 +141,15 @@ class _FunctionBuilder:
             self.bind(token, op.results[-1])
         return op
 
-    def op(self, op: ProgOp, loc: str) -> Op:
-        build = _OP_BUILDERS.get(type(op))
-        if build is None:  # pragma: no cover - the Op union is closed
-            raise TypeError(f"verify.source.light: no builder for op kind "
-                            f"{type(op).__name__}: {op!r}")
+    def op(self, op: prog.Op, loc: str) -> Op:
+        build = prog.op_handler(_OP_BUILDERS, op, "verify.source.light", "builder")
         return build(self, op, loc)
 
-    def op_wait(self, op: Wait, loc: str) -> Op:
+    def op_wait(self, op: prog.Wait, loc: str) -> Op:
         v = self.values
         return self.async_op("gpu.wait", op.token, [v[n] for n in op.deps], loc)
 
-    def op_alloc(self, op: Alloc, loc: str) -> Op:
+    def op_alloc(self, op: prog.Alloc, loc: str) -> Op:
         v = self.values
         alloc = self.async_op("gpu.alloc", op.token,
                               [*(v[n] for n in op.deps), *(v[n] for n in op.dyn_sizes)],
@@ -182,54 +159,54 @@ class _FunctionBuilder:
         self.bind(op.result, alloc.results[0])
         return alloc
 
-    def op_dealloc(self, op: Dealloc, loc: str) -> Op:
+    def op_dealloc(self, op: prog.Dealloc, loc: str) -> Op:
         v = self.values
         return self.async_op("gpu.dealloc", op.token,
                              [*(v[n] for n in op.deps), v[op.memref]], loc)
 
-    def op_memset(self, op: Memset, loc: str) -> Op:
+    def op_memset(self, op: prog.Memset, loc: str) -> Op:
         v = self.values
         return self.async_op("gpu.memset", op.token,
                              [*(v[n] for n in op.deps), v[op.dst],
                               self.value_consts[(op.value, op.type.elem)]], loc)
 
-    def op_memcpy(self, op: Memcpy, loc: str) -> Op:
+    def op_memcpy(self, op: prog.Memcpy, loc: str) -> Op:
         v = self.values
         return self.async_op("gpu.memcpy", op.token,
                              [*(v[n] for n in op.deps), v[op.dst], v[op.src]], loc)
 
-    def op_host_store(self, op: HostStore, loc: str) -> Op:
+    def op_host_store(self, op: prog.HostStore, loc: str) -> Op:
         v = self.values
         idx = [self.index_consts[0]] * len(op.type.shape)
         return _op("memref.store",
                    [self.value_consts[(op.value, op.type.elem)], v[op.memref], *idx],
                    (), loc)
 
-    def op_host_load(self, op: HostLoad, loc: str) -> Op:
+    def op_host_load(self, op: prog.HostLoad, loc: str) -> Op:
         v = self.values
         idx = [self.index_consts[0]] * len(op.type.shape)
         load = _op("memref.load", [v[op.memref], *idx], (op.type.elem,), loc)
         self.bind(op.result, load.results[0])
         return load
 
-    def op_host_alloc(self, op: HostAlloc, loc: str) -> Op:
+    def op_host_alloc(self, op: prog.HostAlloc, loc: str) -> Op:
         v = self.values
         halloc = _op("memref.alloc", [v[n] for n in op.dyn_sizes],
                      (memref_text(op.type),), loc)
         self.bind(op.result, halloc.results[0])
         return halloc
 
-    def op_host_dealloc(self, op: HostDealloc, loc: str) -> Op:
+    def op_host_dealloc(self, op: prog.HostDealloc, loc: str) -> Op:
         v = self.values
         return _op("memref.dealloc", [v[op.memref]], (), loc)
 
-    def op_dim(self, op: Dim, loc: str) -> Op:
+    def op_dim(self, op: prog.Dim, loc: str) -> Op:
         v = self.values
         dim = _op("memref.dim", [v[op.memref], self.index_consts[op.index]], ("index",), loc)
         self.bind(op.result, dim.results[0])
         return dim
 
-    def op_if(self, op: If, loc: str) -> Op:
+    def op_if(self, op: prog.If, loc: str) -> Op:
         v = self.values
         then_block = _block([])
         self.body(op.then, then_block)
@@ -245,7 +222,7 @@ class _FunctionBuilder:
             self.bind(name, res)
         return if_op
 
-    def op_for(self, op: For, loc: str) -> Op:
+    def op_for(self, op: prog.For, loc: str) -> Op:
         v = self.values
         iv = Value(op.iv, "index")
         carried = [Value(a, TOKEN) for a, _ in op.iter_args]
@@ -264,10 +241,10 @@ class _FunctionBuilder:
             self.bind(name, res)
         return for_op
 
-    def size(self, size: Size) -> Value:
+    def size(self, size: prog.Size) -> Value:
         return self.index_consts[size] if isinstance(size, int) else self.values[size]
 
-    def launch(self, op: Launch, loc: str) -> Op:
+    def launch(self, op: prog.Launch, loc: str) -> Op:
         args = [self.values[b] for b in op.buffers]
         if isinstance(op.scalar, int):
             args.append(self.value_consts[(op.scalar, op.kernel.type.elem)])
@@ -282,16 +259,17 @@ class _FunctionBuilder:
 # How `_FunctionBuilder.op` builds each kind of op (`OP_KINDS`;
 # tests/test_op_dispatch.py), as `verify.lowerings.xdsl_build._OP_BUILDERS` does.
 _OP_BUILDERS: dict[type, Callable[[_FunctionBuilder, Any, str], Op]] = {
-    Wait: _FunctionBuilder.op_wait, Alloc: _FunctionBuilder.op_alloc,
-    Dealloc: _FunctionBuilder.op_dealloc, Memset: _FunctionBuilder.op_memset,
-    Memcpy: _FunctionBuilder.op_memcpy, HostStore: _FunctionBuilder.op_host_store,
-    HostLoad: _FunctionBuilder.op_host_load, Launch: _FunctionBuilder.launch,
-    HostAlloc: _FunctionBuilder.op_host_alloc, HostDealloc: _FunctionBuilder.op_host_dealloc,
-    Dim: _FunctionBuilder.op_dim, If: _FunctionBuilder.op_if, For: _FunctionBuilder.op_for,
+    prog.Wait: _FunctionBuilder.op_wait, prog.Alloc: _FunctionBuilder.op_alloc,
+    prog.Dealloc: _FunctionBuilder.op_dealloc, prog.Memset: _FunctionBuilder.op_memset,
+    prog.Memcpy: _FunctionBuilder.op_memcpy, prog.HostStore: _FunctionBuilder.op_host_store,
+    prog.HostLoad: _FunctionBuilder.op_host_load, prog.Launch: _FunctionBuilder.launch,
+    prog.HostAlloc: _FunctionBuilder.op_host_alloc,
+    prog.HostDealloc: _FunctionBuilder.op_host_dealloc, prog.Dim: _FunctionBuilder.op_dim,
+    prog.If: _FunctionBuilder.op_if, prog.For: _FunctionBuilder.op_for,
 }
 
 
-def light_module(program: Program) -> Op:
+def light_module(program: prog.Program) -> Op:
     """The source module of `program`, as `build_module` makes it, in the fast
     reader's objects (what `verify.source.facts.read_source` walks)."""
     block = _block([])

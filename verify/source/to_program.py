@@ -36,39 +36,15 @@ from gpu_alloc_verify.verify.ir.lowered_ir import op_name
 from gpu_alloc_verify.verify.ir.parse import NotParsed, parse
 from gpu_alloc_verify.verify.ir.tools import find_mlir_opt
 from gpu_alloc_verify.verify.ir.types import memref_text
+from gpu_alloc_verify.verify.model import program as prog
 from gpu_alloc_verify.verify.model.errors import SourceParseError
 from gpu_alloc_verify.verify.model.kernels import SHAPES, kernel_params, parse_kernel_name
-from gpu_alloc_verify.verify.model.program import (
-    ELEMENT_TYPES,
-    FLOAT_TYPES,
-    SCALAR_TYPES,
-    Alloc,
-    Arg,
-    Dealloc,
-    Dim,
-    For,
-    Function,
-    HostAlloc,
-    HostDealloc,
-    HostLoad,
-    HostStore,
-    If,
-    KernelRef,
-    Launch,
-    Memcpy,
-    MemRefType,
-    Memset,
-    Op,
-    Program,
-    Size,
-    Wait,
-)
 from gpu_alloc_verify.verify.source.text import normalize
 
 KERNELS_BY_NAME = "kernels-by-name"  # the tag of a program whose kernels were read by name
 _IGNORED = {"func.return", "scf.yield"}
 # Element types the model's buffers have (those `verify.lowerings.xdsl_build` builds).
-_ELEMENTS = frozenset({*ELEMENT_TYPES, *FLOAT_TYPES, "index"})
+_ELEMENTS = frozenset({*prog.ELEMENT_TYPES, *prog.FLOAT_TYPES, "index"})
 _RESULT_TYPES = frozenset({"i1", "index", *_ELEMENTS})
 _SPACE = re.compile(r"(\d+)(?::i64)?")
 _TOKEN = "gpu.async.token"
@@ -79,7 +55,7 @@ _UNMODELLED = ("is not modelled (supported: gpu.wait, gpu.alloc, gpu.dealloc, gp
                "scf.for, arith.constant); remove it or rewrite it with those ops")
 
 
-def model_of(generic: str, name: str) -> Program | None:
+def model_of(generic: str, name: str) -> prog.Program | None:
     """The model of already normalized generic text, or None where it does not fit."""
     try:
         return _parse_generic(generic, name, file_ids=True)
@@ -97,7 +73,7 @@ def model_gap(generic: str, name: str) -> str:
     return ""
 
 
-def program_from_text(text: str, name: str = "<input>") -> Program:
+def program_from_text(text: str, name: str = "<input>") -> prog.Program:
     """The model of MLIR text, normalized by the newest mlir-opt found (as is
     without one: generic form only)."""
     tool = find_mlir_opt()
@@ -107,10 +83,10 @@ def program_from_text(text: str, name: str = "<input>") -> Program:
 # The generic text each program tagged `kernels-by-name` was read from, by the
 # program's identity (programs equal up to kernel bodies are equal), while
 # the program lives.
-_SOURCES: dict[int, tuple[weakref.ref[Program], str]] = {}
+_SOURCES: dict[int, tuple[weakref.ref[prog.Program], str]] = {}
 
 
-def kernel_source(program: Program) -> str | None:
+def kernel_source(program: prog.Program) -> str | None:
     """The text (generic form) `program` was read from, holding the `gpu.func`
     bodies its model leaves out; None for a program not read by this module
     (a generated one, or one copied since)."""
@@ -118,17 +94,17 @@ def kernel_source(program: Program) -> str | None:
     return entry[1] if entry is not None and entry[0]() is program else None
 
 
-def _remember(program: Program, text: str) -> None:
+def _remember(program: prog.Program, text: str) -> None:
     key = id(program)
 
-    def forget(ref: weakref.ref[Program]) -> None:
+    def forget(ref: weakref.ref[prog.Program]) -> None:
         if _SOURCES.get(key, (None, ""))[0] is ref:
             del _SOURCES[key]
 
     _SOURCES[key] = (weakref.ref(program, forget), text)
 
 
-def _parse_generic(generic: str, name: str, file_ids: bool = False) -> Program:
+def _parse_generic(generic: str, name: str, file_ids: bool = False) -> prog.Program:
     try:  # `_Reader` walks xDSL's classes; typed pointers stay as written
         module = parse(generic, side="source", name=name, reader="xdsl", opaque=False)
     except NotParsed as e:
@@ -154,7 +130,7 @@ class _Reader:
         self.reserved: set[str] = set()  # the name locations of the text
         self.index_values: set[Any] = set()  # index arguments, memref.dim results, ivs
         self.scalars: set[Any] = set()  # scalar (f32 / i32) arguments
-        self.kernels: dict[str, KernelRef] = {}  # the gpu.func of @kernels by name
+        self.kernels: dict[str, prog.KernelRef] = {}  # the gpu.func of @kernels by name
 
     def where(self, op: Any) -> str:
         """The op's line and column in the file being read."""
@@ -198,7 +174,7 @@ class _Reader:
         return f"op{k}"
 
     # -- module level ---------------------------------------------------------
-    def module(self, module: Any) -> Program:
+    def module(self, module: Any) -> prog.Program:
         for inner in module.walk():
             loc = locations.parse(str(getattr(inner, "location", "")))
             if loc is not None and loc.kind == "name" and not loc.children:
@@ -213,8 +189,8 @@ class _Reader:
         funcs = [self.function(op) for op in ops if op_name(op) == "func.func"]
         if not funcs:
             raise SourceParseError(f"{self.file}: no func.func in the module")
-        program = Program(tuple(funcs))
-        return Program(program.functions, frozenset({KERNELS_BY_NAME})) if program.kernels \
+        program = prog.Program(tuple(funcs))
+        return prog.Program(program.functions, frozenset({KERNELS_BY_NAME})) if program.kernels \
             else program
 
     def gpu_module(self, op: Any) -> None:
@@ -236,7 +212,7 @@ class _Reader:
             ref = self.kernel(fn)
             self.kernels[ref.name] = ref
 
-    def kernel(self, fn: Any) -> KernelRef:
+    def kernel(self, fn: Any) -> prog.KernelRef:
         """The catalogue kernel a `gpu.func` is, by its name and parameter types."""
         sym = func_name(fn)
         ref = parse_kernel_name(sym)
@@ -261,28 +237,32 @@ class _Reader:
         return ref
 
     # -- functions --------------------------------------------------------------
-    def function(self, op: Any) -> Function:
+    def function(self, op: Any) -> prog.Function:
         fname = func_name(op)
         if not op.regions or not op.regions[0].blocks:
             raise self.fail(op, f"@{fname} is a declaration; the model holds bodies only")
         block = op.regions[0].blocks[0]
         args = tuple(self.argument(op, fname, i, a) for i, a in enumerate(block.args))
         body = self.ops(block)
-        last = block.last_op
-        results: tuple[Arg, ...] = ()
+        last = self.last_op(block)
+        results: tuple[prog.Arg, ...] = ()
         if last is not None and op_name(last) == "func.return":
             results = tuple(self.result(last, fname, v) for v in last.operands)
-        return Function(fname, args, body, results)
+        return prog.Function(fname, args, body, results)
 
-    def argument(self, op: Any, fname: str, i: int, arg: Any) -> Arg:
+    def last_op(self, block: Any) -> Any:
+        """The block's last op (None for an empty block)."""
+        return block.last_op
+
+    def argument(self, op: Any, fname: str, i: int, arg: Any) -> prog.Arg:
         ty = str(arg.type)
-        type_: str | MemRefType = ty
+        type_: str | prog.MemRefType = ty
         if ty == "i1":
             self.names[arg] = f"%cond{i}"
         elif ty == "index":
             self.names[arg] = f"%size{i}"
             self.index_values.add(arg)
-        elif ty in SCALAR_TYPES:
+        elif ty in prog.SCALAR_TYPES:
             self.names[arg] = f"%x{i}"
             self.scalars.add(arg)
         elif ty.startswith("memref<"):
@@ -290,28 +270,28 @@ class _Reader:
             self.names[arg] = f"%buf{i}"
         else:
             raise self.fail(op, f"argument {i} of @{fname} has type {ty}; only i1 (branch), "
-                            f"index (size), {'/'.join(SCALAR_TYPES)} (scalar) and memref "
+                            f"index (size), {'/'.join(prog.SCALAR_TYPES)} (scalar) and memref "
                             "(buffer) arguments are modelled")
-        return Arg(self.names[arg], type_)
+        return prog.Arg(self.names[arg], type_)
 
-    def result(self, ret: Any, fname: str, value: Any) -> Arg:
+    def result(self, ret: Any, fname: str, value: Any) -> prog.Arg:
         ty = str(value.type)
-        type_: str | MemRefType | None = _memref_of(ty) if ty.startswith("memref<") else ty
+        type_: str | prog.MemRefType | None = _memref_of(ty) if ty.startswith("memref<") else ty
         if value not in self.names or type_ is None or type_ not in _RESULT_TYPES \
-                and not isinstance(type_, MemRefType):
+                and not isinstance(type_, prog.MemRefType):
             raise self.fail(ret, f"@{fname} returns a {ty} value no modelled op makes (a "
                             "constant?); returning it is not modelled")
-        return Arg(self.names[value], type_)
+        return prog.Arg(self.names[value], type_)
 
-    def ops(self, block: Any) -> tuple[Op, ...]:
-        out: list[Op] = []
+    def ops(self, block: Any) -> tuple[prog.Op, ...]:
+        out: list[prog.Op] = []
         for op in block.ops:
             res = self.op(op)
             if res is not None:
                 out.append(res)
         return tuple(out)
 
-    def op(self, op: Any) -> Op | None:
+    def op(self, op: Any) -> prog.Op | None:
         name = op_name(op)
         if name == "arith.constant":
             # Not `a or b`: xDSL's IntegerAttr of 0 is falsy.
@@ -332,7 +312,11 @@ class _Reader:
         seg = attr_of(op, "operandSegmentSizes")
         if seg is None:
             seg = attr_of(op, "operand_segment_sizes")
-        return list(seg.get_values()) if seg is not None else None
+        return self.int_values(op, seg) if seg is not None else None
+
+    def int_values(self, op: Any, attr: Any) -> list[int]:
+        """The values of a dense integer array attribute of `op`."""
+        return list(attr.get_values())
 
     def token_and_deps(self, op: Any, n_deps: int) -> tuple[str | None, tuple[str, ...]]:
         deps = tuple(self.name(v, "t") for v in op.operands[:n_deps])
@@ -342,7 +326,7 @@ class _Reader:
     def n_token_operands(self, op: Any) -> int:
         return sum(1 for v in op.operands if _TOKEN in str(v.type))
 
-    def buffer(self, op: Any, value: Any) -> tuple[str, MemRefType]:
+    def buffer(self, op: Any, value: Any) -> tuple[str, prog.MemRefType]:
         """A buffer operand: its name and type."""
         return self.name(value, "m"), _memref_type(op, str(value.type), self)
 
@@ -355,7 +339,7 @@ class _Reader:
                             "result or loop variable; not modelled")
         return self.names[value]
 
-    def size(self, op: Any, value: Any) -> Size:
+    def size(self, op: Any, value: Any) -> prog.Size:
         """A launch size: an index constant, or a named index value."""
         const = self.consts.get(value)
         if isinstance(const, int) and const >= 0:
@@ -383,11 +367,11 @@ class _Reader:
                                 "modelled (the model touches element 0 only)")
 
     # -- ops --------------------------------------------------------------------
-    def wait(self, op: Any, oid: str) -> Op:
+    def wait(self, op: Any, oid: str) -> prog.Op:
         token, deps = self.token_and_deps(op, len(op.operands))
-        return Wait(oid, token, deps)
+        return prog.Wait(oid, token, deps)
 
-    def alloc(self, op: Any, oid: str) -> Op:
+    def alloc(self, op: Any, oid: str) -> prog.Op:
         seg = self.segments(op) or [self.n_token_operands(op), 0, 0]
         if len(seg) > 2 and seg[2]:
             raise self.fail(op, "gpu.alloc with symbol operands is not modelled")
@@ -397,9 +381,9 @@ class _Reader:
         dyn = tuple(self.index(op, v, "a dynamic size of gpu.alloc")
                     for v in op.operands[seg[0]:seg[0] + seg[1]])
         shared = attr_of(op, "hostShared") is not None
-        return Alloc(oid, self.name(mem, "m"), token, deps, shared, mtype, dyn)
+        return prog.Alloc(oid, self.name(mem, "m"), token, deps, shared, mtype, dyn)
 
-    def device_op(self, op: Any, oid: str) -> Op:
+    def device_op(self, op: Any, oid: str) -> prog.Op:
         """gpu.dealloc, gpu.memset, gpu.memcpy."""
         name = op_name(op)
         n_tok = self.n_token_operands(op)
@@ -407,17 +391,17 @@ class _Reader:
         rest = list(op.operands[n_tok:])
         dst, mtype = self.buffer(op, rest[0])
         if name == "gpu.dealloc":
-            return Dealloc(oid, token, deps, dst, mtype)
+            return prog.Dealloc(oid, token, deps, dst, mtype)
         if name == "gpu.memset":
             value = self.integral(op, rest[1], "the value gpu.memset sets")
-            return Memset(oid, token, deps, dst, mtype, value)
+            return prog.Memset(oid, token, deps, dst, mtype, value)
         src, src_type = self.buffer(op, rest[1])
         if src_type != mtype:
             raise self.fail(op, f"gpu.memcpy from {src_type} to {mtype} is not modelled (the "
                             "model copies between buffers of one type)")
-        return Memcpy(oid, token, deps, dst, src, mtype)
+        return prog.Memcpy(oid, token, deps, dst, src, mtype)
 
-    def launch(self, op: Any, oid: str) -> Op:
+    def launch(self, op: Any, oid: str) -> prog.Op:
         parts = launch_operands(op)
         if parts is None:
             raise self.fail(op, "gpu.launch_func with these operand segments is not modelled")
@@ -429,10 +413,10 @@ class _Reader:
         token, deps = self.token_and_deps(op, len(parts.deps))
         s = [self.size(op, v) for v in parts.sizes]
         buffers, scalar = self.launch_args(op, ref, parts.operands)
-        return Launch(oid, token, deps, ref, buffers, scalar, (s[0], s[1], s[2]),
+        return prog.Launch(oid, token, deps, ref, buffers, scalar, (s[0], s[1], s[2]),
                       (s[3], s[4], s[5]))
 
-    def launched(self, op: Any) -> KernelRef:
+    def launched(self, op: Any) -> prog.KernelRef:
         """The kernel `@kernels::@name` a launch names, as the gpu.module has it."""
         sym = attr_of(op, "kernel")
         root = getattr(getattr(sym, "root_reference", None), "data", None)
@@ -443,7 +427,7 @@ class _Reader:
                             "the gpu.func of its gpu.module @kernels")
         return self.kernels[str(nested[0])]
 
-    def launch_args(self, op: Any, ref: KernelRef, operands: list[Any]
+    def launch_args(self, op: Any, ref: prog.KernelRef, operands: list[Any]
                     ) -> tuple[tuple[str, ...], int | str | None]:
         """The buffer operands' names and the scalar operand, checked against the kernel."""
         want = kernel_params(ref)
@@ -461,18 +445,18 @@ class _Reader:
             return buffers, self.names[value]
         return buffers, self.integral(op, value, "the scalar operand of gpu.launch_func")
 
-    def host_store(self, op: Any, oid: str) -> Op:
+    def host_store(self, op: Any, oid: str) -> prog.Op:
         value = self.integral(op, op.operands[0], "the value memref.store stores")
         self.at_zero(op, op.operands[2:], "memref.store")
         memref, mtype = self.buffer(op, op.operands[1])
-        return HostStore(oid, memref, mtype, value)
+        return prog.HostStore(oid, memref, mtype, value)
 
-    def host_load(self, op: Any, oid: str) -> Op:
+    def host_load(self, op: Any, oid: str) -> prog.Op:
         self.at_zero(op, op.operands[1:], "memref.load")
         memref, mtype = self.buffer(op, op.operands[0])
-        return HostLoad(oid, self.name(op.results[0]), memref, mtype)
+        return prog.HostLoad(oid, self.name(op.results[0]), memref, mtype)
 
-    def host_alloc(self, op: Any, oid: str) -> Op:
+    def host_alloc(self, op: Any, oid: str) -> prog.Op:
         seg = self.segments(op) or [len(op.operands), 0]
         if len(seg) > 1 and seg[1] or attr_of(op, "alignment") is not None:
             raise self.fail(op, "memref.alloc with symbol operands or an alignment is not "
@@ -480,22 +464,22 @@ class _Reader:
         mtype = _memref_type(op, str(op.results[0].type), self)
         dyn = tuple(self.index(op, v, "a dynamic size of memref.alloc")
                     for v in op.operands[:seg[0]])
-        return HostAlloc(oid, self.name(op.results[0], "h"), mtype, dyn)
+        return prog.HostAlloc(oid, self.name(op.results[0], "h"), mtype, dyn)
 
-    def host_dealloc(self, op: Any, oid: str) -> Op:
+    def host_dealloc(self, op: Any, oid: str) -> prog.Op:
         memref, mtype = self.buffer(op, op.operands[0])
-        return HostDealloc(oid, memref, mtype)
+        return prog.HostDealloc(oid, memref, mtype)
 
-    def dim(self, op: Any, oid: str) -> Op:
+    def dim(self, op: Any, oid: str) -> prog.Op:
         memref, mtype = self.buffer(op, op.operands[0])
         k = self.consts.get(op.operands[1])
         if not isinstance(k, int) or not 0 <= k < len(mtype.shape):
             raise self.fail(op, "memref.dim of a dimension that is not a constant within "
                             "the buffer's rank is not modelled")
         self.index_values.add(op.results[0])
-        return Dim(oid, self.name(op.results[0], "d"), memref, mtype, k)
+        return prog.Dim(oid, self.name(op.results[0], "d"), memref, mtype, k)
 
-    def if_op(self, op: Any, oid: str) -> Op:
+    def if_op(self, op: Any, oid: str) -> prog.Op:
         cond = op.operands[0]
         if cond not in self.names or not self.names[cond].startswith("%cond"):
             raise self.fail(op, "scf.if on a value other than an i1 function argument "
@@ -504,9 +488,9 @@ class _Reader:
             raise self.fail(op, "scf.if with results is not modelled")
         then = self.ops(op.regions[0].blocks[0])
         orelse = self.ops(op.regions[1].blocks[0]) if op.regions[1].blocks else ()
-        return If(oid, self.names[cond], then, orelse)
+        return prog.If(oid, self.names[cond], then, orelse)
 
-    def for_op(self, op: Any, oid: str) -> Op:
+    def for_op(self, op: Any, oid: str) -> prog.Op:
         lb, ub, step = (self.consts.get(v) for v in op.operands[:3])
         if not isinstance(lb, int) or not isinstance(ub, int) or not isinstance(step, int) \
                 or step <= 0 or len(op.operands) > 3:
@@ -514,10 +498,10 @@ class _Reader:
         body = op.regions[0].blocks[0]
         iv = self.name(body.args[0], "i")
         self.index_values.add(body.args[0])
-        return For(oid, iv, max(0, -(-(ub - lb) // step)), self.ops(body))
+        return prog.For(oid, iv, max(0, -(-(ub - lb) // step)), self.ops(body))
 
 
-_HANDLERS: dict[str, Callable[[_Reader, Any, str], Op]] = {
+_HANDLERS: dict[str, Callable[[_Reader, Any, str], prog.Op]] = {
     "gpu.wait": _Reader.wait, "gpu.alloc": _Reader.alloc, "gpu.dealloc": _Reader.device_op,
     "gpu.memset": _Reader.device_op, "gpu.memcpy": _Reader.device_op,
     "gpu.launch_func": _Reader.launch, "memref.store": _Reader.host_store,
@@ -527,7 +511,7 @@ _HANDLERS: dict[str, Callable[[_Reader, Any, str], Op]] = {
 }
 
 
-def _memref_of(text: str) -> MemRefType | None:
+def _memref_of(text: str) -> prog.MemRefType | None:
     """The model's type of a printed memref type (a memory space as
     `mlir-opt` or xDSL prints it); None for another type or one outside the model."""
     parsed = memref_text(text)
@@ -536,10 +520,10 @@ def _memref_of(text: str) -> MemRefType | None:
     space = _SPACE.fullmatch(parsed.rest[0]) if parsed.rest else None
     if parsed.rest and space is None:
         return None
-    return MemRefType(parsed.dims, parsed.elem, int(space.group(1)) if space else None)
+    return prog.MemRefType(parsed.dims, parsed.elem, int(space.group(1)) if space else None)
 
 
-def _memref_type(op: Any, text: str, reader: _Reader) -> MemRefType:
+def _memref_type(op: Any, text: str, reader: _Reader) -> prog.MemRefType:
     mtype = _memref_of(text)
     if mtype is None:
         raise reader.fail(op, f"memref type {text} is not modelled (no layout supported; "

@@ -19,13 +19,13 @@ from typing import Any
 
 from gpu_alloc_verify.oracles.fast_ir import constant as fast_constant
 from gpu_alloc_verify.verify.ir import fastparse
-from gpu_alloc_verify.verify.ir.attrs import attr_of, func_name, int_tuple
+from gpu_alloc_verify.verify.ir.attrs import attr_of, int_tuple
 from gpu_alloc_verify.verify.ir.lowered_ir import op_name
 from gpu_alloc_verify.verify.ir.parse import parse
 from gpu_alloc_verify.verify.ir.tools import find_mlir_opt
 from gpu_alloc_verify.verify.model.errors import SourceParseError
 from gpu_alloc_verify.verify.model.kernels import KernelRef
-from gpu_alloc_verify.verify.model.program import Arg, Function, Op, Program
+from gpu_alloc_verify.verify.model.program import Op, Program
 from gpu_alloc_verify.verify.source.text import normalize
 from gpu_alloc_verify.verify.source.to_program import (
     KERNELS_BY_NAME,
@@ -58,28 +58,13 @@ class _FastReader(_XdslReader):
                 raise self.fail(op, "constant not read")
         return super().op(op)
 
-    def function(self, op: Any) -> Function:
+    def last_op(self, block: Any) -> Any:
         # xDSL's `block.last_op`: fastparse's blocks keep a list of ops.
-        fname = func_name(op)
-        if not op.regions or not op.regions[0].blocks:
-            raise self.fail(op, f"@{fname} is a declaration")
-        block = op.regions[0].blocks[0]
-        args = tuple(self.argument(op, fname, i, a) for i, a in enumerate(block.args))
-        body = self.ops(block)
-        last = block.ops[-1] if block.ops else None
-        results: tuple[Arg, ...] = ()
-        if last is not None and op_name(last) == "func.return":
-            results = tuple(self.result(last, fname, v) for v in last.operands)
-        return Function(fname, args, body, results)
+        return block.ops[-1] if block.ops else None
 
-    def segments(self, op: Any) -> list[int] | None:
+    def int_values(self, op: Any, attr: Any) -> list[int]:
         # xDSL's `DenseArrayBase.get_values()`; fastparse's `as_tuple()`.
-        seg = attr_of(op, "operandSegmentSizes")
-        if seg is None:
-            seg = attr_of(op, "operand_segment_sizes")
-        if seg is None:
-            return None
-        values = int_tuple(seg)
+        values = int_tuple(attr)
         if values is None:
             raise self.fail(op, "operand segments not read")
         return list(values)
