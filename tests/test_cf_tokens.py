@@ -14,7 +14,8 @@ from pathlib import Path
 
 from gpu_alloc_verify.generators.features import CF_TOKEN_FEATURES, features
 from gpu_alloc_verify.generators.programs import GenConfig
-from gpu_alloc_verify.verify.invariants.pipeline import active_invariants, judge
+from gpu_alloc_verify.verify.invariants.options import CheckOptions
+from gpu_alloc_verify.verify.invariants.pipeline import judge
 from gpu_alloc_verify.verify.lowerings.registry import resolve
 from gpu_alloc_verify.verify.model.program import For, If, crosses_control_flow
 from tests.conftest import collect_programs, need_mlir_opt
@@ -78,7 +79,7 @@ def test_generated_programs_with_such_tokens_run_in_the_source_semantics() -> No
     lowering = resolve("mlir-opt-19", "convert-scf-to-cf,gpu-to-llvm")
     seen = Counter()
     for program, outcome in zip(progs, lowering.lower_batch(progs), strict=True):
-        verdicts = judge(program, outcome, "mlir-opt-19", active_invariants()).verdicts()
+        verdicts = judge(program, outcome, "mlir-opt-19", CheckOptions()).verdicts()
         assert verdicts["lowering-no-crash"] == "holds"
         seen[verdicts["differential"]] += 1
     assert seen["holds"] and seen["violated"] and not seen["not-applicable"], seen

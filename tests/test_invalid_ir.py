@@ -24,7 +24,8 @@ import pytest
 
 from gpu_alloc_verify.generators.core import GenConfig
 from gpu_alloc_verify.verify.cli import main
-from gpu_alloc_verify.verify.invariants.pipeline import NO_CRASH, active_invariants, judge
+from gpu_alloc_verify.verify.invariants.options import CheckOptions
+from gpu_alloc_verify.verify.invariants.pipeline import NO_CRASH, judge
 from gpu_alloc_verify.verify.ir.locations import tag_locations
 from gpu_alloc_verify.verify.lowerings.failure_kind import CONFIRMED_BY_TOOL, classify, first_error
 from gpu_alloc_verify.verify.lowerings.registry import resolve
@@ -201,7 +202,7 @@ def test_input_failing_the_verifier_is_not_the_lowerings(version: int) -> None:
     assert outcome.status == "rejected"
     assert outcome.not_applicable.startswith("the input does not verify for this tool: "
                                              "'llvm.insertvalue' op Type mismatch")
-    j = judge(source, outcome, f"mlir-opt-{version}", active_invariants(), truth=None)
+    j = judge(source, outcome, f"mlir-opt-{version}", CheckOptions(truth=None))
     assert j.violations() == []
     assert set(j.verdicts().values()) == {"not-applicable"}
 

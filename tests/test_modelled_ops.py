@@ -17,7 +17,8 @@ from typing import Any
 import pytest
 
 from gpu_alloc_verify.verify.invariants import CHECKERS
-from gpu_alloc_verify.verify.invariants.pipeline import active_invariants, judge
+from gpu_alloc_verify.verify.invariants.options import CheckOptions
+from gpu_alloc_verify.verify.invariants.pipeline import judge
 from gpu_alloc_verify.verify.lowerings.base import LoweringOutcome
 from gpu_alloc_verify.verify.model.verdicts import CheckResult
 from gpu_alloc_verify.verify.source.user_file import from_text
@@ -197,7 +198,7 @@ def analysis_only(text: str, lowered: str, runtime: str) -> dict[str, CheckResul
     """The analysis's verdicts, not reconciled with execution."""
     src = from_text(text, "src.mlir", need_mlir_opt(19))
     return judge(src, LoweringOutcome("ok", lowered=lowered), "mlir-opt-19",
-                 active_invariants(), runtime, truth=None).results
+                 CheckOptions(runtime=runtime, truth=None)).results
 
 
 # HIP ignores host_shared: a host access of such a buffer reads device

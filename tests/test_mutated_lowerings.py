@@ -7,7 +7,8 @@ import z3
 
 from gpu_alloc_verify.generators.programs import GenConfig
 from gpu_alloc_verify.verify.campaign.fuzz import FuzzOptions, run_fuzz
-from gpu_alloc_verify.verify.invariants.pipeline import active_invariants, check_batch
+from gpu_alloc_verify.verify.invariants.options import CheckOptions
+from gpu_alloc_verify.verify.invariants.pipeline import check_batch
 from gpu_alloc_verify.verify.lowerings.mlir_opt import MlirOptLowering, resolve_mlir_opt
 from gpu_alloc_verify.verify.model.program import Program, Wait
 from tests.conftest import collect_programs, need_mlir_opt
@@ -15,7 +16,7 @@ from tests.conftest import collect_programs, need_mlir_opt
 
 def fuzz(path: str, **kw) -> dict:
     lowering = MlirOptLowering(f"mlir-opt:{path}", path)
-    report = run_fuzz(FuzzOptions([lowering], active_invariants(), seed=0, **kw))
+    report = run_fuzz(FuzzOptions([lowering], seed=0, **kw))  # every invariant, as campaigns
     return {inv: f for (_, inv), f in report.found.items()}
 
 
@@ -55,7 +56,7 @@ def test_no_false_alarm_on_real_mlir_opt_19() -> None:
     lowering = resolve_mlir_opt("mlir-opt-19", "gpu.module(convert-gpu-to-nvvm),gpu-to-llvm")
     progs = (collect_programs(300, GenConfig(max_ops=10))
              + collect_programs(200, GenConfig(max_ops=10).supported_by(19)))
-    rows = check_batch(progs, [lowering], active_invariants())
+    rows = check_batch(progs, [lowering], CheckOptions())
     fully = 0
     from gpu_alloc_verify.verify.extract.calls import extract
     from gpu_alloc_verify.verify.ir.lowered_ir import parse_lowered

@@ -7,7 +7,8 @@ from __future__ import annotations
 from hypothesis import given
 
 from gpu_alloc_verify.generators.programs import GenConfig, programs
-from gpu_alloc_verify.verify.invariants.pipeline import active_invariants, judge
+from gpu_alloc_verify.verify.invariants.options import CheckOptions
+from gpu_alloc_verify.verify.invariants.pipeline import judge
 from gpu_alloc_verify.verify.model.program import Program
 
 
@@ -15,7 +16,7 @@ from gpu_alloc_verify.verify.model.program import Program
 def test_lowering_never_crashes_and_every_verdict_is_decided(
         lowering, runtime_profile: str, program: Program) -> None:
     outcome = lowering.lower_batch([program])[0]
-    j = judge(program, outcome, lowering.spec, active_invariants(), runtime_profile)
+    j = judge(program, outcome, lowering.spec, CheckOptions(runtime=runtime_profile))
     assert j.results["lowering-no-crash"].verdict == "holds", j.diagnostics
     unknown = {i: r.reason for i, r in j.results.items() if r.verdict == "unknown"
                # kernels, host buffers, buffers passed in: not run (yet), by design

@@ -96,8 +96,8 @@ def test_report_reads_and_judges_each_program_once(campaign: Path, tmp_path: Pat
         monkeypatch.setattr(module, cache, {})
     spy = _Spy(monkeypatch)
     spy.on(rejudge, "_normalize", key=lambda texts, tool, *a: (tool, tuple(texts)))
-    spy.on(rejudge, "judge", key=lambda source, outcome, lowering, wanted, *a: (
-        source.name, source.written, source.text, lowering, tuple(wanted)))
+    spy.on(rejudge, "judge", key=lambda source, outcome, lowering, options, *a, **k: (
+        source.name, source.written, source.text, lowering, options.invariants))
     spy.on(fast_model, "_parse_generic", key=lambda generic, name, *a, **k: generic)
     spy.on(to_program, "_parse_generic", key=lambda generic, name, *a, **k: generic)
     spy.on(fast_model, "read_program", key=lambda text, name="<input>": (text, name))

@@ -16,6 +16,7 @@ import pytest
 
 from gpu_alloc_verify.generators.programs import GenConfig
 from gpu_alloc_verify.verify.campaign.fuzz import FuzzOptions, run_fuzz
+from gpu_alloc_verify.verify.invariants.options import CAMPAIGN_TRUTH, CheckOptions
 from gpu_alloc_verify.verify.invariants.pipeline import active_invariants
 from gpu_alloc_verify.verify.lowerings.base import Lowering
 from gpu_alloc_verify.verify.lowerings.mlir_opt import MlirOptLowering
@@ -42,9 +43,10 @@ def test_seeded_bug_found_within_300_and_shrunk(bug: str, mutant) -> None:
     real = need_mlir_opt(19)
     path = mutant(bug)
     lowering = MlirOptLowering(f"mlir-opt:{path}", path)
-    invariants = [i for i in active_invariants() if i != "differential"]
+    invariants = tuple(i for i in active_invariants() if i != "differential")
     report = run_fuzz(FuzzOptions(
-        [lowering], invariants, seed=0, max_examples=300, batch_size=25,
+        [lowering], CheckOptions(invariants, truth=CAMPAIGN_TRUTH), seed=0, max_examples=300,
+        batch_size=25,
         gen=GenConfig(max_ops=10).supported_by(19),
         baseline=MlirOptLowering("mlir-opt-19", real)))
     key = (lowering.spec, BUGS[bug])
@@ -104,7 +106,8 @@ def test_differential_alone_finds_within_300(bug: str, base: str, mutant) -> Non
         real = resolve(base)
         lowering = MutatedLowering(real, bug)
     report = run_fuzz(FuzzOptions(
-        [lowering], ["differential"], seed=0, max_examples=300, batch_size=50,
+        [lowering], CheckOptions(("differential",), truth=CAMPAIGN_TRUTH), seed=0,
+        max_examples=300, batch_size=50,
         gen=GenConfig(), shrink=False, baseline=real))
     key = (lowering.spec, "differential")
     assert key in report.found, sorted(report.found)

@@ -6,6 +6,7 @@ reach those programs.  Everything runs the real mlir-opt-19."""
 
 from __future__ import annotations
 
+from argparse import Namespace
 from typing import Any
 
 import pytest
@@ -13,7 +14,8 @@ import pytest
 from gpu_alloc_verify.oracles.runtime import Outcome
 from gpu_alloc_verify.oracles.simulated import SimulatedRuntime
 from gpu_alloc_verify.oracles.source_interp import run_function
-from gpu_alloc_verify.verify.cli import _new_options, build_parser
+from gpu_alloc_verify.verify.cli import _new_options, apply_config, build_parser
+from gpu_alloc_verify.verify.config import Config
 from gpu_alloc_verify.verify.ir.tools import find_mlir_opt
 from gpu_alloc_verify.verify.model.program import For, Function, If, Program, Wait
 from gpu_alloc_verify.verify.triage.buckets import triage_records
@@ -173,11 +175,18 @@ def test_tokens_flow_through_scf_yield_and_iter_args() -> None:
     assert Program((fn,)).op_count() == 3
 
 
+def _parsed(*argv: str) -> Namespace:
+    """The command line as `main` has it (the runtime filled in from the pipeline)."""
+    args = build_parser().parse_args(argv)
+    apply_config(args, Config())
+    return args
+
+
 def test_fuzz_options_reach_control_flow_tokens_and_memory_spaces() -> None:
-    args = build_parser().parse_args(["fuzz", "--cf-tokens", "--alloc-spaces"])
+    args = _parsed("fuzz", "--cf-tokens", "--alloc-spaces")
     gen = _new_options(args, None).gen
     assert gen.cf_tokens and gen.alloc_spaces
-    plain = _new_options(build_parser().parse_args(["fuzz"]), None).gen
+    plain = _new_options(_parsed("fuzz"), None).gen
     assert not plain.cf_tokens and not plain.alloc_spaces
 
 

@@ -10,6 +10,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from gpu_alloc_verify.generators.programs import GenConfig, programs
+from gpu_alloc_verify.verify.invariants.options import CheckOptions
 from gpu_alloc_verify.verify.invariants.pipeline import active_invariants, judge
 from gpu_alloc_verify.verify.lowerings.mlir_opt import DEFAULT_PIPELINE, resolve_mlir_opt
 from gpu_alloc_verify.verify.model.program import Program
@@ -61,7 +62,7 @@ def test_inert_unmodelled_ops_change_no_verdict(program: Program, picks: list[in
                                                 data: st.DataObject) -> None:
     tool = need_mlir_opt(19)
     lowering = resolve_mlir_opt("mlir-opt-19", DEFAULT_PIPELINE)
-    invariants = [i for i in active_invariants() if i != "differential"]
+    invariants = CheckOptions(tuple(i for i in active_invariants() if i != "differential"))
     plain = from_text(program.to_mlir(), "p.mlir", tool)
     mixed = from_text(mix(program, list(picks), data, on_buffer=False), "p.mlir", tool)
     before = judge(plain, lowering.lower_batch([plain])[0], lowering.spec, invariants)
@@ -76,7 +77,7 @@ def test_unmodelled_ops_on_buffers_give_verdicts_or_unknown(program: Program, pi
                                                             data: st.DataObject) -> None:
     tool = need_mlir_opt(19)
     lowering = resolve_mlir_opt("mlir-opt-19", DEFAULT_PIPELINE)
-    invariants = [i for i in active_invariants() if i != "differential"]
+    invariants = CheckOptions(tuple(i for i in active_invariants() if i != "differential"))
     mixed = from_text(mix(program, list(picks), data, on_buffer=True), "p.mlir", tool)
     plain = from_text(program.to_mlir(), "p.mlir", tool)
     before = judge(plain, lowering.lower_batch([plain])[0], lowering.spec, invariants)

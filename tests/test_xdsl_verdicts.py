@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from gpu_alloc_verify.generators.programs import GenConfig
 from gpu_alloc_verify.verify.campaign.fuzz import FuzzOptions, run_fuzz
-from gpu_alloc_verify.verify.invariants.pipeline import active_invariants, check_batch
+from gpu_alloc_verify.verify.invariants.options import CheckOptions
+from gpu_alloc_verify.verify.invariants.pipeline import check_batch
 from gpu_alloc_verify.verify.lowerings.registry import resolve
 from gpu_alloc_verify.verify.model.program import Program
 from tests.conftest import collect_programs, need_mlir_opt
@@ -26,7 +27,7 @@ KNOWN_DIFFERENCES: dict[str, dict[str, str]] = {
 
 def _same_verdicts(ours: str, real: str, progs: list[Program]) -> None:
     a, b = resolve(ours), resolve(real)
-    rows = check_batch(progs, [a, b], active_invariants())
+    rows = check_batch(progs, [a, b], CheckOptions())
     for p, row in zip(progs, rows, strict=True):
         mine, theirs = row[a.spec], row[b.spec]
         assert mine.status == theirs.status, p.to_mlir()
@@ -52,8 +53,9 @@ def test_llvm16_gives_mlir_opt_16_verdicts_on_every_invariant() -> None:
 
 
 def test_history_landmarks_are_caught() -> None:
+    # every active invariant, judged as a campaign judges: FuzzOptions' default check
     report = run_fuzz(FuzzOptions([resolve("xdsl:pr66401"), resolve("xdsl:pr69969-v1")],
-                                  active_invariants(), max_examples=100, seed=0))
+                                  max_examples=100, seed=0))
     found = set(report.found)
     assert ("xdsl:pr66401", "lowering-no-crash") in found
     assert ("xdsl:pr69969-v1", "sync-alloc-no-stream") in found
@@ -61,7 +63,7 @@ def test_history_landmarks_are_caught() -> None:
 
 
 def test_split_api_campaign_has_no_violation() -> None:
-    report = run_fuzz(FuzzOptions([resolve("xdsl:split-api")], active_invariants(),
+    report = run_fuzz(FuzzOptions([resolve("xdsl:split-api")],
                                   max_examples=150, seed=0, gen=GenConfig(max_ops=12)))
     assert report.tally.examples > 100
     assert not report.found, [f.to_json()["detail"] for f in report.found.values()]

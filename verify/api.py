@@ -32,6 +32,7 @@ from typing import Any
 
 from gpu_alloc_verify.generators.programs import GenConfig, programs
 from gpu_alloc_verify.reports.explain import render
+from gpu_alloc_verify.verify.invariants.options import CHECK_TRUTH, CheckOptions
 from gpu_alloc_verify.verify.invariants.pipeline import Judgement, active_invariants, judge
 from gpu_alloc_verify.verify.invariants.solver import DEFAULT_TIMEOUT_MS
 from gpu_alloc_verify.verify.lowerings.base import Lowering
@@ -112,18 +113,19 @@ def judgement(program: Program | str, lowering: Lowering | str,
     """The full judgement (verdicts, reasons, violations, lowered text) of
     `lowering` on `program` for `invariants` (default: all).  Text is read
     as `gpu-alloc-verify check` reads a file (any module the lowering's
-    mlir-opt accepts, kernels and all), its locations named `filename`."""
+    mlir-opt accepts, kernels and all), its locations named `filename`.
+    `runtime` (cuda, hip or sycl): ValueError for another."""
     subject = _subject(program)
     low = _lowering(lowering)
-    wanted = _invariants(invariants)
+    options = CheckOptions(tuple(_invariants(invariants)), runtime, timeout_ms)
     if isinstance(subject, str):
         # the CLI's own reading and judging, so both give the same answer
         from gpu_alloc_verify.verify.campaign.check_file import check_text
 
-        return check_text(subject, filename or DEFAULT_FILENAME, low, wanted, runtime,
-                          timeout_ms)
+        return check_text(subject, filename or DEFAULT_FILENAME, low,
+                          options.replace(truth=CHECK_TRUTH))
     outcome = low.lower_batch([subject])[0]
-    return judge(subject, outcome, low.spec, wanted, runtime, timeout_ms)
+    return judge(subject, outcome, low.spec, options)
 
 
 def check(program: Program | str, lowering: Lowering | str,

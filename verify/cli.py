@@ -27,9 +27,10 @@ from typing import Any
 from gpu_alloc_verify.reports.console import output_closed, quiet_exit_on_closed_pipe
 from gpu_alloc_verify.reports.explain import render
 from gpu_alloc_verify.verify.config import Config, load_config
+from gpu_alloc_verify.verify.invariants.options import CHECK_TRUTH, CheckOptions, campaign_truth
 from gpu_alloc_verify.verify.invariants.pipeline import Judgement, Tally, active_invariants
 from gpu_alloc_verify.verify.invariants.solver import DEFAULT_TIMEOUT_MS
-from gpu_alloc_verify.verify.invariants.witness import DEFAULT_CROSSCHECK_SHARE
+from gpu_alloc_verify.verify.invariants.witness import DEFAULT_CROSSCHECK_SHARE, TruthPolicy
 from gpu_alloc_verify.verify.lowerings.base import Lowering
 from gpu_alloc_verify.verify.lowerings.mlir_opt import (
     DEFAULT_PIPELINE,
@@ -78,6 +79,16 @@ def selected_invariants(selected: Sequence[str] | None) -> list[InvariantId]:
         raise UsageError(f"unknown invariant {', '.join(repr(b) for b in bad)} "
                          f"(--invariant); valid: {', '.join(known)}")
     return active_invariants(selected)
+
+
+def check_options(invariants: Sequence[InvariantId], runtime: str, timeout_ms: int,
+                  truth: TruthPolicy | None) -> CheckOptions:
+    """The options of a command; an unknown runtime (a results file's, say) is a
+    usage error."""
+    try:
+        return CheckOptions(tuple(invariants), runtime, timeout_ms, truth)
+    except ValueError as e:
+        raise UsageError(str(e)) from None
 
 
 def _lowerings(args: argparse.Namespace, specs: Sequence[str] | None = None) -> list[Lowering]:
@@ -584,8 +595,8 @@ def cmd_check(args: argparse.Namespace) -> int:
 
     invariants = selected_invariants(args.invariant)
     lowerings = _lowerings(args)
-    written, row = check_file(args.file, lowerings, invariants, args.runtime,
-                              timeout_ms=args.solver_timeout)
+    written, row = check_file(args.file, lowerings, check_options(
+        invariants, args.runtime, args.solver_timeout, CHECK_TRUTH))
     summary = _check_summary(written, row, args.file)
     # Every lowering rejected the file or could not take it: exit 3, never 0
     # (--allow-unknown is about unknown verdicts, not this).
@@ -772,15 +783,15 @@ def _new_options(args: argparse.Namespace, results: str | None) -> Any:
         seed = 0 if _ci() and not _nightly() else random.randrange(2**31)
     if db is None and _nightly():
         db = os.environ.get("GPU_ALLOC_VERIFY_DB", ".hypothesis/nightly")
+    check = check_options(selected_invariants(args.invariant), args.runtime,
+                          args.solver_timeout, campaign_truth(args.crosscheck_share))
     return FuzzOptions(
-        invariants=selected_invariants(args.invariant), lowerings=_lowerings(args),
+        check=check, lowerings=_lowerings(args),
         max_examples=args.max_examples, time_budget=args.time_budget, seed=seed,
-        db=db, runtime=args.runtime, pipeline=args.pipeline, gen=gen,
+        db=db, pipeline=args.pipeline, gen=gen,
         shrink=not args.no_shrink, results=results, batch_size=args.batch_size,
         jobs=resolve_jobs(args.jobs),
         baseline=_resolve(args.baseline, args) if args.baseline else None,
-        solver_timeout_ms=args.solver_timeout,
-        crosscheck_share=args.crosscheck_share,
     )
 
 
@@ -811,18 +822,20 @@ def _resumed_options(args: argparse.Namespace, results: str | None) -> Any:
     invariants = state.setting("invariants") or None
     print(f"resuming campaign {state.campaign}: {state.recorded} program(s) recorded",
           file=sys.stderr)
+    lowerings = _lowerings(args, specs)
+    check = check_options(selected_invariants(invariants or args.invariant),
+                          state.setting("runtime", args.runtime), args.solver_timeout,
+                          campaign_truth(args.crosscheck_share))
     return FuzzOptions(
-        lowerings=_lowerings(args, specs),
-        invariants=selected_invariants(invariants or args.invariant),
+        lowerings=lowerings, check=check,
         max_examples=state.max_examples(args.max_examples),
         time_budget=args.time_budget, seed=seed,
         db=args.db if args.db is not None else state.setting("db"),
-        runtime=state.setting("runtime", args.runtime), pipeline=args.pipeline,
+        pipeline=args.pipeline,
         gen=state.gen_config(), shrink=not args.no_shrink and state.setting("shrink", True),
         results=results, batch_size=args.batch_size,
         baseline=_resolve(baseline, args) if baseline else None,
-        solver_timeout_ms=args.solver_timeout, resume=state,
-        crosscheck_share=args.crosscheck_share,
+        resume=state,
     )
 
 

@@ -20,6 +20,7 @@ import pytest
 
 from gpu_alloc_verify.verify.campaign.worker import ShardTask, run_shard
 from gpu_alloc_verify.verify.cli import main
+from gpu_alloc_verify.verify.invariants.options import CAMPAIGN_TRUTH, CheckOptions
 from gpu_alloc_verify.verify.model.results import read_records
 from tests.cluster.conftest import LOWERING, ROOT, DaskCluster
 
@@ -53,8 +54,10 @@ def assert_whole(records: list[Record]) -> None:
 
 def shard_alone(start: Record, index: int) -> list[str]:
     """The programs shard `index` of a campaign draws when run in this process."""
-    task = ShardTask(campaign="reference", shard=start["shards"][index],
-                     invariants=start["invariants"], shrink=False, queue=None)
+    # ShardTask's solver timeout was 10 s unless given.
+    check = CheckOptions(tuple(start["invariants"]), timeout_ms=10_000, truth=CAMPAIGN_TRUTH)
+    task = ShardTask(campaign="reference", shard=start["shards"][index], check=check,
+                     shrink=False, queue=None)
     return [r["program"] for r in run_shard(task)["tail"]]
 
 

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import subprocess
 
-from gpu_alloc_verify.verify.invariants.pipeline import active_invariants, judge
+from gpu_alloc_verify.verify.invariants.options import CheckOptions
+from gpu_alloc_verify.verify.invariants.pipeline import judge
 from gpu_alloc_verify.verify.lowerings.base import LoweringOutcome
 from gpu_alloc_verify.verify.model.verdicts import CheckResult
 from gpu_alloc_verify.verify.source.to_program import program_from_text
@@ -42,7 +43,7 @@ def check(source: str, lowered_funcs: str, runtime: str = "cuda",
     program = program_from_text(source)
     lowered = generic("module {\n" + lowered_funcs + DECLS + "}\n")
     j = judge(program, LoweringOutcome("ok", lowered=lowered), "hand-written",
-              active_invariants(), runtime, timeout_ms)
+              CheckOptions(runtime=runtime, timeout_ms=timeout_ms))
     return j.results
 
 
@@ -54,5 +55,5 @@ def check_module(source: str, lowered_module: str, name: str = "src.mlir",
 
     src = from_text(source, name, need_mlir_opt(19))
     j = judge(src, LoweringOutcome("ok", lowered=generic(lowered_module)), "hand-written",
-              active_invariants(), runtime, timeout_ms)
+              CheckOptions(runtime=runtime, timeout_ms=timeout_ms))
     return j.results

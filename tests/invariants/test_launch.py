@@ -110,7 +110,8 @@ def _as_llvm17(generic_text: str) -> str:
 def test_the_stream_of_an_llvm17_launch_is_seen_too() -> None:
     """10 operand segments (async object, no cluster sizes): the last is the
     stream, as in the 13 of LLVM 18 on."""
-    from gpu_alloc_verify.verify.invariants.pipeline import active_invariants, judge
+    from gpu_alloc_verify.verify.invariants.options import CheckOptions
+    from gpu_alloc_verify.verify.invariants.pipeline import judge
     from gpu_alloc_verify.verify.lowerings.base import LoweringOutcome
     from gpu_alloc_verify.verify.source.user_file import from_text
     from tests.invariants.helpers import generic, need_mlir_opt
@@ -120,7 +121,7 @@ def test_the_stream_of_an_llvm17_launch_is_seen_too() -> None:
     def verdicts(body: str) -> dict:
         text = _as_llvm17(generic(lowered(body)))
         return judge(src, LoweringOutcome("ok", lowered=text), "hand-written",
-                     active_invariants(), "cuda", 2000).results
+                     CheckOptions(runtime="cuda", timeout_ms=2000)).results
 
     good = verdicts(CREATE + RUN + SYNC + DESTROY)
     assert good["stream-no-use-after-destroy"].verdict == "holds"

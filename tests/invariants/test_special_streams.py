@@ -11,7 +11,8 @@ from __future__ import annotations
 import pytest
 
 from gpu_alloc_verify.verify.invariants.ground_truth import execute, observe
-from gpu_alloc_verify.verify.invariants.pipeline import active_invariants, judge
+from gpu_alloc_verify.verify.invariants.options import CheckOptions
+from gpu_alloc_verify.verify.invariants.pipeline import judge
 from gpu_alloc_verify.verify.invariants.truth_inputs import boundary_inputs
 from gpu_alloc_verify.verify.lowerings.base import LoweringOutcome
 from gpu_alloc_verify.verify.source.of_program import source_facts
@@ -89,7 +90,7 @@ def _both(source: str, funcs: str, invariant: str, runtime: str) -> tuple[str, l
     program = program_from_text(source)
     lowered = generic("module {\n" + funcs + DECLS + "}\n")
     verdict = judge(program, LoweringOutcome("ok", lowered=lowered), "hand-written",
-                    active_invariants(), runtime, truth=None).results[invariant].verdict
+                    CheckOptions(runtime=runtime, truth=None)).results[invariant].verdict
     facts, seen = source_facts(program), []
     for inputs in boundary_inputs(program, "main"):
         o = observe(invariant, execute(program, lowered, "main", inputs, runtime), facts)

@@ -8,7 +8,8 @@ confirmed.
 
 from __future__ import annotations
 
-from gpu_alloc_verify.verify.invariants.pipeline import active_invariants, judge
+from gpu_alloc_verify.verify.invariants.options import CheckOptions
+from gpu_alloc_verify.verify.invariants.pipeline import judge
 from gpu_alloc_verify.verify.invariants.witness import (
     CONFIRMED,
     FOUND,
@@ -55,7 +56,7 @@ def _judge(lowered_funcs: str, truth: TruthPolicy | None = None):
     program = program_from_text(SOURCE)
     lowered = generic("module {\n" + lowered_funcs + DECLS + "}\n")
     return judge(program, LoweringOutcome("ok", lowered=lowered), "hand-written",
-                 active_invariants(), truth=truth or TruthPolicy())
+                 CheckOptions(truth=truth or TruthPolicy()))
 
 
 def _check_19(text: str, invariants: list[str], name: str = "src.mlir"):
@@ -63,7 +64,7 @@ def _check_19(text: str, invariants: list[str], name: str = "src.mlir"):
     import tempfile
     from pathlib import Path
 
-    from gpu_alloc_verify.verify.campaign.check_file import check_file
+    from gpu_alloc_verify.verify.campaign.check_file import CHECK_OPTIONS, check_file
     from gpu_alloc_verify.verify.lowerings.registry import resolve
     from tests.conftest import need_mlir_opt
 
@@ -71,7 +72,8 @@ def _check_19(text: str, invariants: list[str], name: str = "src.mlir"):
     with tempfile.TemporaryDirectory() as d:
         path = Path(d) / name
         path.write_text(text)
-        return check_file(str(path), [resolve("mlir-opt-19")], invariants)[1]["mlir-opt-19"]
+        return check_file(str(path), [resolve("mlir-opt-19")],
+                          CHECK_OPTIONS.replace(invariants=tuple(invariants)))[1]["mlir-opt-19"]
 
 
 def _context(lowered_funcs: str):
@@ -174,7 +176,7 @@ def test_check_confirms_a_real_double_destroy_by_a_native_run():
     shim, its calls replayed on the checking runtime."""
     import pytest
 
-    from gpu_alloc_verify.verify.campaign.check_file import check_file
+    from gpu_alloc_verify.verify.campaign.check_file import CHECK_OPTIONS, check_file
     from gpu_alloc_verify.verify.invariants.native_truth import _native_runner
     from gpu_alloc_verify.verify.lowerings.registry import resolve
     from tests.conftest import need_mlir_opt
@@ -183,7 +185,8 @@ def test_check_confirms_a_real_double_destroy_by_a_native_run():
     if isinstance(_native_runner(), str):
         pytest.skip(_native_runner())
     _, row = check_file("tests/corpus/fanout_double_destroy.mlir", [resolve("mlir-opt-19")],
-                        ["stream-no-leak", "stream-no-use-after-destroy"])
+                        CHECK_OPTIONS.replace(invariants=("stream-no-leak",
+                                                          "stream-no-use-after-destroy")))
     for inv in ("stream-no-leak", "stream-no-use-after-destroy"):
         v = row["mlir-opt-19"].results[inv].violations[0]
         assert v.confirmation.startswith(f"{CONFIRMED} (native run): @replicate()"), v
@@ -211,13 +214,13 @@ def test_a_source_outside_the_model_is_run_from_its_labels():
     model: its lowered functions still run, their arguments made from the
     calling-convention labels, and 19's stream destroyed as an event is
     confirmed (the stream leaks; the event calls get a stream)."""
-    from gpu_alloc_verify.verify.campaign.check_file import check_file
+    from gpu_alloc_verify.verify.campaign.check_file import CHECK_OPTIONS, check_file
     from gpu_alloc_verify.verify.lowerings.registry import resolve
     from tests.conftest import need_mlir_opt
 
     need_mlir_opt(19)
     _, row = check_file("tests/corpus/token_across_functions.mlir", [resolve("mlir-opt-19")],
-                        ["stream-no-leak", "runtime-contract"])
+                        CHECK_OPTIONS.replace(invariants=("stream-no-leak", "runtime-contract")))
     j = row["mlir-opt-19"]
     leak = j.results["stream-no-leak"].violations[0].confirmation
     assert leak.startswith(f"{CONFIRMED} (lowered-IR interpreter): @begin_upload()"), leak

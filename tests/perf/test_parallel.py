@@ -17,6 +17,7 @@ import pytest
 
 from gpu_alloc_verify.verify.campaign.bench import SIZES, STAGES, run_bench, seeded_programs
 from gpu_alloc_verify.verify.campaign.parallel import MIN_SHARE, check_batch_parallel, shares
+from gpu_alloc_verify.verify.invariants.options import CheckOptions
 from gpu_alloc_verify.verify.invariants.pipeline import Judgement, active_invariants, check_batch
 from gpu_alloc_verify.verify.lowerings.base import Lowering
 from gpu_alloc_verify.verify.lowerings.mlir_opt import MlirOptLowering
@@ -42,7 +43,7 @@ def _lowerings(which: str) -> list[Lowering]:
 def test_parallel_judges_as_serial(which: str) -> None:
     lowerings = _lowerings(which)
     progs = [p for size in (5, 20) for p in seeded_programs(size, 20, seed=3)]
-    invariants = [i for i in active_invariants() if i != "differential"]
+    invariants = CheckOptions(tuple(i for i in active_invariants() if i != "differential"))
     serial = check_batch(progs, lowerings, invariants)
     parallel = check_batch_parallel(progs, lowerings, invariants, jobs=2)
     assert _summary(parallel) == _summary(serial)

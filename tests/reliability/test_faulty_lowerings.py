@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 
 from gpu_alloc_verify.verify.campaign.fuzz import FuzzOptions, run_fuzz
+from gpu_alloc_verify.verify.invariants.options import CAMPAIGN_TRUTH, CheckOptions
 from gpu_alloc_verify.verify.invariants.pipeline import NO_CRASH, active_invariants, check_batch
 from gpu_alloc_verify.verify.lowerings.mlir_opt import MlirOptLowering
 from gpu_alloc_verify.verify.model.results import read_records
@@ -17,6 +18,8 @@ from tests.conftest import need_mlir_opt
 from tests.reliability.conftest import cli, has_marker, sample
 
 INVARIANTS = active_invariants()
+OPTIONS = CheckOptions(tuple(INVARIANTS))
+CAMPAIGN = OPTIONS.replace(truth=CAMPAIGN_TRUTH)  # FuzzOptions' default
 
 # mode -> (status of the marked program, words its lowering-no-crash detail has)
 FAULTS = {
@@ -35,7 +38,7 @@ FAULTS = {
 def programs_and_truth():
     real = need_mlir_opt(19)
     progs = sample(5, 1)
-    truth = check_batch(progs, [MlirOptLowering("real", real)], INVARIANTS)
+    truth = check_batch(progs, [MlirOptLowering("real", real)], OPTIONS)
     return progs, [row["real"].verdicts() for row in truth]
 
 
@@ -46,7 +49,7 @@ def test_one_bad_program_does_not_hide_the_others(mode, faulty, programs_and_tru
     timeout = 1.5 if mode.startswith("hang") else 60.0
     lowering = MlirOptLowering(spec, faulty(mode), timeout_s=timeout)
     t0 = time.monotonic()
-    rows = check_batch(progs, [lowering], INVARIANTS)
+    rows = check_batch(progs, [lowering], OPTIONS)
     took = time.monotonic() - t0
     status, words = FAULTS[mode]
     for program, row, expected in zip(progs, rows, truth, strict=True):
@@ -68,7 +71,7 @@ def test_one_bad_program_does_not_hide_the_others(mode, faulty, programs_and_tru
 def test_a_lost_separator_is_recovered_by_bisection(faulty, programs_and_truth) -> None:
     progs, truth = programs_and_truth
     lowering = MlirOptLowering("mlir-opt:drop-split", faulty("drop-split"))
-    rows = check_batch(progs, [lowering], INVARIANTS)
+    rows = check_batch(progs, [lowering], OPTIONS)
     # Alone, the marked program's output has no separator to lose: all verdicts are real.
     assert [row[lowering.spec].verdicts() for row in rows] == truth
 
@@ -77,7 +80,7 @@ def test_campaign_goes_on_past_a_crashing_lowering(faulty, tmp_path: Path) -> No
     path = faulty("segfault")
     spec = f"mlir-opt:{path}"
     results = tmp_path / "r.jsonl"
-    report = run_fuzz(FuzzOptions([MlirOptLowering(spec, path)], INVARIANTS, max_examples=40,
+    report = run_fuzz(FuzzOptions([MlirOptLowering(spec, path)], CAMPAIGN, max_examples=40,
                                   seed=1, shrink=False, results=str(results)))
     records = read_records(results)
     progs = [r for r in records if r["kind"] == "program"]

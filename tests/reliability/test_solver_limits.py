@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 import z3
 
-from gpu_alloc_verify import verify
+from gpu_alloc_verify.verify.campaign import check_file, fuzz
 from gpu_alloc_verify.verify.cli import main
 from gpu_alloc_verify.verify.model.results import read_records
 
@@ -49,7 +49,7 @@ def spy(monkeypatch, module: Any) -> list[int]:
     real = module.check_batch
 
     def check_batch(*args: Any, **kw: Any) -> Any:
-        seen.append(kw.get("timeout_ms", -1))
+        seen.append(args[2].timeout_ms)  # check_batch(programs, lowerings, options)
         return real(*args, **kw)
 
     monkeypatch.setattr(module, "check_batch", check_batch)
@@ -57,16 +57,14 @@ def spy(monkeypatch, module: Any) -> list[int]:
 
 
 def test_check_passes_the_solver_timeout(source: Path, monkeypatch, capsys) -> None:
-    from gpu_alloc_verify import verify
-
     seen: list[int] = []
-    real = verify.campaign.check_file.judge
+    real = check_file.judge
 
     def judge(*args: Any, **kw: Any) -> Any:
-        seen.append(args[5])  # judge(source, outcome, spec, invariants, runtime, timeout_ms)
+        seen.append(args[3].timeout_ms)  # judge(source, outcome, spec, options)
         return real(*args, **kw)
 
-    monkeypatch.setattr(verify.campaign.check_file, "judge", judge)
+    monkeypatch.setattr(check_file, "judge", judge)
     main(["check", str(source), "--lowering", LOWERING, "--solver-timeout", "123"])
     assert seen == [123]
     main(["check", str(source), "--lowering", LOWERING])
@@ -74,7 +72,7 @@ def test_check_passes_the_solver_timeout(source: Path, monkeypatch, capsys) -> N
 
 
 def test_fuzz_passes_the_solver_timeout(monkeypatch, capsys) -> None:
-    seen = spy(monkeypatch, verify.campaign.fuzz)
+    seen = spy(monkeypatch, fuzz)
     # -j 1: the spy patches this process; forked workers would not see it.
     main(["fuzz", "--lowering", LOWERING, "--max-examples", "5", "--solver-timeout", "77",
           "-j", "1", "--seed", "0"])

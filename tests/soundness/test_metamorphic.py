@@ -29,6 +29,7 @@ from pathlib import Path
 import pytest
 
 from gpu_alloc_verify.generators.programs import GenConfig
+from gpu_alloc_verify.verify.invariants.options import CheckOptions
 from gpu_alloc_verify.verify.invariants.pipeline import Judgement, active_invariants, judge
 from gpu_alloc_verify.verify.lowerings.base import LoweringOutcome
 from gpu_alloc_verify.verify.lowerings.registry import resolve
@@ -38,6 +39,7 @@ from tests.soundness import rewrites
 
 SPEC = "mlir-opt-19"
 INVARIANTS = [i for i in active_invariants() if i != "differential"]
+OPTIONS = CheckOptions(tuple(INVARIANTS))
 DECIDED = ("holds", "violated")
 # ~40 programs: fully lowerable ones with linear tokens (clean stream/event
 # code, some scf), lowerable ones with fan-out/fan-in/un-awaited tokens (the
@@ -95,7 +97,7 @@ class Metamorphic:
 
 
 def _judge(program: Program, text: str) -> Judgement:
-    return judge(program, LoweringOutcome("ok", lowered=text), SPEC, INVARIANTS)
+    return judge(program, LoweringOutcome("ok", lowered=text), SPEC, OPTIONS)
 
 
 @pytest.fixture(scope="module")
@@ -121,7 +123,7 @@ def metamorphic(tmp_path_factory: pytest.TempPathFactory) -> Metamorphic:
     baseline_errors: list[str] = []
     for k in ok:
         try:
-            baseline[k] = judge(programs[k], outcomes[k], SPEC, INVARIANTS)
+            baseline[k] = judge(programs[k], outcomes[k], SPEC, OPTIONS)
         except Exception as e:  # a harness crash: no baseline, so no pairs for k
             baseline_errors.append(f"program {k}: {type(e).__name__}: {e}")
     seconds["judge baseline"] = time.perf_counter() - clock

@@ -33,9 +33,8 @@ from gpu_alloc_verify.generators.programs import GenConfig, programs
 from gpu_alloc_verify.verify.campaign.parallel import map_shares
 from gpu_alloc_verify.verify.extract.calls import extract
 from gpu_alloc_verify.verify.invariants import CHECKERS, CheckContext
+from gpu_alloc_verify.verify.invariants.options import CAMPAIGN_TRUTH, DEFAULT_TRUTH, CheckOptions
 from gpu_alloc_verify.verify.invariants.pipeline import NO_CRASH, Judgement, judge
-from gpu_alloc_verify.verify.invariants.solver import DEFAULT_TIMEOUT_MS
-from gpu_alloc_verify.verify.invariants.witness import DEFAULT_CROSSCHECK_SHARE, TruthPolicy
 from gpu_alloc_verify.verify.ir.lowered_ir import read_lowered
 from gpu_alloc_verify.verify.lowerings.base import Lowering
 from gpu_alloc_verify.verify.lowerings.mlir_opt import DEFAULT_PIPELINE
@@ -47,9 +46,6 @@ from gpu_alloc_verify.verify.source.of_program import source_facts
 
 SIZES = (5, 10, 20, 40)
 STAGES = ("generate", "print", "lower", "parse/extract", "solve", "truth", "execute")
-# Judged as a campaign judges: every violation's witness run, the holds of
-# the default share cross-checked (`truth` is that stage).
-CAMPAIGN_TRUTH = TruthPolicy(crosscheck=True, share=DEFAULT_CROSSCHECK_SHARE)
 EXECUTE_SAMPLE = 8  # programs per size run by the `differential` invariant
 REPEATS = 3  # alternating lowering-only and end-to-end runs; medians reported
 SEED = 0
@@ -105,7 +101,7 @@ def _cpu_s() -> float:
 
 def _e2e_share(args: tuple[Any, ...]) -> tuple[list[Cost], list[Judgement], float, float]:
     """A worker's share of the campaign: generate, lower in one batch, judge."""
-    lowering, items, seed, invariants, runtime, timeout_ms = args
+    lowering, items, seed, check = args
     cpu = _cpu_s()
     costs: list[Cost] = []
     progs: list[Program] = []
@@ -121,8 +117,7 @@ def _e2e_share(args: tuple[Any, ...]) -> tuple[list[Cost], list[Judgement], floa
     rows: list[Judgement] = []
     for cost, program, outcome in zip(costs, progs, outcomes, strict=True):
         timings: dict[str, float] = {}
-        rows.append(judge(program, outcome, lowering.spec, invariants, runtime, timeout_ms,
-                          timings=timings, truth=CAMPAIGN_TRUTH))
+        rows.append(judge(program, outcome, lowering.spec, check, timings=timings))
         cost.stages["parse"] = timings.get("parse", 0.0)
         cost.stages["extract"] = timings.get("extract", 0.0)
         cost.stages["parse/extract"] = cost.stages["parse"] + cost.stages["extract"]
@@ -234,13 +229,12 @@ def e2e_shares(n: int, jobs: int) -> list[list[int]]:
 
 
 def _e2e_run(lowering: Lowering, items: list[tuple[int, int]], seed: int,
-             invariants: Sequence[str], runtime: str, timeout_ms: int, jobs: int
+             check: CheckOptions, jobs: int
              ) -> tuple[float, float, float, list[Cost], dict[str, int]]:
     """One end-to-end campaign over `items`: wall, CPU and lowering seconds,
     per-program costs and the verdict counts."""
     parts = e2e_shares(len(items), jobs)
-    tasks = [(lowering, [items[i] for i in idx], seed, invariants, runtime, timeout_ms)
-             for idx in parts]
+    tasks = [(lowering, [items[i] for i in idx], seed, check) for idx in parts]
     start = time.perf_counter()
     results = map_shares(_e2e_share, tasks, jobs)
     wall = time.perf_counter() - start
@@ -257,14 +251,22 @@ def _e2e_run(lowering: Lowering, items: list[tuple[int, int]], seed: int,
     return wall, cpu_s, lower_s, costs, verdicts
 
 
+def bench_options() -> CheckOptions:
+    """Judged as a campaign judges (every violation's witness run, the holds of
+    the default share cross-checked: `truth` is that stage), on every solver
+    invariant."""
+    return CheckOptions((NO_CRASH, *solver_invariants()), truth=CAMPAIGN_TRUTH)
+
+
 def bench_spec(lowering: Lowering, per_size: int, jobs: int, seed: int = SEED,
-               runtime: str = "cuda", timeout_ms: int = DEFAULT_TIMEOUT_MS,
+               check: CheckOptions | None = None,
                execute_sample: int = EXECUTE_SAMPLE, repeats: int = REPEATS) -> SpecResult:
     """The lowering alone and the end-to-end campaign, alternately `repeats`
     times: each throughput is the median of its runs, so a burst of load on
-    a shared machine moves one run, not the ratio."""
+    a shared machine moves one run, not the ratio.  `check`: default
+    `bench_options()`."""
     items = [(size, i) for size in SIZES for i in range(per_size)]
-    invariants = [NO_CRASH, *solver_invariants()]
+    check = check or bench_options()
 
     # The same programs, made here (untimed) for the lowering-only runs.
     progs = {size: seeded_programs(size, per_size, seed) for size in SIZES}
@@ -275,7 +277,7 @@ def bench_spec(lowering: Lowering, per_size: int, jobs: int, seed: int = SEED,
     # another seed, so that no result of the measured ones is reused.
     warm = [draw_program(size, 0, seed + 1) for size in SIZES]
     for program, outcome in zip(warm, lowering.lower_batch(warm), strict=True):
-        judge(program, outcome, lowering.spec, invariants, runtime, timeout_ms)
+        judge(program, outcome, lowering.spec, check.replace(truth=DEFAULT_TRUTH))
     lower_per_size = {s: _lower_only(lowering, progs[s])[0] / max(1, len(progs[s]))
                       for s in SIZES}
     print_s: dict[int, list[float]] = {}
@@ -293,11 +295,11 @@ def bench_spec(lowering: Lowering, per_size: int, jobs: int, seed: int = SEED,
         lower_runs.append(_lower_only(lowering, everything))
         # End to end, as a campaign runs: workers generate, lower and judge.
         wall, cpu_s, lower_s, run_costs, verdicts = _e2e_run(
-            lowering, items, seed, invariants, runtime, timeout_ms, jobs)
+            lowering, items, seed, check, jobs)
         e2e_runs.append((wall, cpu_s, lower_s))
         costs += run_costs
 
-    execute_s = {s: _execute_costs(lowering, progs[s][:execute_sample], runtime)
+    execute_s = {s: _execute_costs(lowering, progs[s][:execute_sample], check.runtime)
                  for s in SIZES} if execute_sample else {}
     median = statistics.median
     return SpecResult(lowering.spec, len(items), jobs,

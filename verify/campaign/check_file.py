@@ -12,29 +12,33 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from gpu_alloc_verify.verify.campaign.check_progress import CheckProgress
+from gpu_alloc_verify.verify.invariants.options import CHECK_TRUTH, CheckOptions
 from gpu_alloc_verify.verify.invariants.pipeline import Judgement, judge
 from gpu_alloc_verify.verify.invariants.solver import DEFAULT_TIMEOUT_MS
-from gpu_alloc_verify.verify.invariants.witness import TruthPolicy
 from gpu_alloc_verify.verify.ir.tools import find_mlir_opt
 from gpu_alloc_verify.verify.lowerings.base import Lowering
 from gpu_alloc_verify.verify.lowerings.mlir_opt import MlirOptLowering
 from gpu_alloc_verify.verify.model.errors import SourceParseError
-from gpu_alloc_verify.verify.model.verdicts import CheckResult, InvariantId, Verdict
+from gpu_alloc_verify.verify.model.verdicts import CheckResult, Verdict
 from gpu_alloc_verify.verify.source.user_file import SourceModule, from_text, read_text
 
+# What `check` judges with by default: every invariant, every `holds` cross-checked
+# by execution on boundary inputs, every violation's witness also run natively
+# where the module runs so.
+CHECK_OPTIONS = CheckOptions(truth=CHECK_TRUTH)
 
-def check_file(path: str, lowerings: Sequence[Lowering], invariants: Sequence[str],
-               runtime: str = "cuda", timeout_ms: int | None = None
-               ) -> tuple[str, dict[str, Judgement]]:
-    """The file as written and a judgement per lowering spec."""
+
+def check_file(path: str, lowerings: Sequence[Lowering],
+               options: CheckOptions = CHECK_OPTIONS) -> tuple[str, dict[str, Judgement]]:
+    """The file as written and a judgement per lowering spec (`options`: a
+    timeout_ms of 0 is the default one)."""
     written = read_text(path)
     sources: dict[str | None, SourceModule | SourceParseError] = {}
     row: dict[str, Judgement] = {}
     errors: list[SourceParseError] = []
     progress = CheckProgress(path, len(lowerings))
     try:
-        _judge_all(path, written, lowerings, invariants, runtime, timeout_ms, sources, row,
-                   errors, progress)
+        _judge_all(path, written, lowerings, options, sources, row, errors, progress)
     finally:
         progress.done()
     if len(errors) == len(lowerings) and errors:
@@ -43,8 +47,7 @@ def check_file(path: str, lowerings: Sequence[Lowering], invariants: Sequence[st
 
 
 def _judge_all(path: str, written: str, lowerings: Sequence[Lowering],
-               invariants: Sequence[str], runtime: str, timeout_ms: int | None,
-               sources: dict[str | None, SourceModule | SourceParseError],
+               options: CheckOptions, sources: dict[str | None, SourceModule | SourceParseError],
                row: dict[str, Judgement], errors: list[SourceParseError],
                progress: CheckProgress) -> None:
     for k, lowering in enumerate(lowerings):
@@ -58,18 +61,18 @@ def _judge_all(path: str, written: str, lowerings: Sequence[Lowering],
         source = sources[tool]
         if isinstance(source, SourceParseError):
             errors.append(source)
-            row[lowering.spec] = _unreadable(lowering.spec, str(source), invariants)
+            row[lowering.spec] = _unreadable(lowering.spec, str(source), options)
             continue
-        row[lowering.spec] = _judge(source, lowering, invariants, runtime, timeout_ms)
+        row[lowering.spec] = _judge(source, lowering, options)
 
 
-def check_text(written: str, name: str, lowering: Lowering, invariants: Sequence[str],
-               runtime: str = "cuda", timeout_ms: int | None = None) -> Judgement:
+def check_text(written: str, name: str, lowering: Lowering,
+               options: CheckOptions = CHECK_OPTIONS) -> Judgement:
     """`check_file` of text already in hand, named `name` (the public API's
     way): the judgement of one lowering; SourceParseError when its tool cannot
     read the text (the only lowering: an input error, as for `check FILE`)."""
     source = from_text(written, name, _reader(lowering))
-    return _judge(source, lowering, invariants, runtime, timeout_ms)
+    return _judge(source, lowering, options)
 
 
 def _reader(lowering: Lowering) -> str | None:
@@ -77,17 +80,14 @@ def _reader(lowering: Lowering) -> str | None:
     return lowering.path if isinstance(lowering, MlirOptLowering) else find_mlir_opt()
 
 
-def _judge(source: SourceModule, lowering: Lowering, invariants: Sequence[str],
-           runtime: str, timeout_ms: int | None) -> Judgement:
+def _judge(source: SourceModule, lowering: Lowering, options: CheckOptions) -> Judgement:
     outcome = lowering.lower_batch([source])[0]
-    # `check` always cross-checks each `holds` by execution on boundary inputs,
-    # and runs each violation's witness natively where the module runs so.
-    return judge(source, outcome, lowering.spec, invariants, runtime,
-                 timeout_ms or DEFAULT_TIMEOUT_MS,
-                 truth=TruthPolicy(crosscheck=True, native=True))
+    if not options.timeout_ms:
+        options = options.replace(timeout_ms=DEFAULT_TIMEOUT_MS)
+    return judge(source, outcome, lowering.spec, options)
 
 
-def _unreadable(spec: str, why: str, invariants: Sequence[str]) -> Judgement:
+def _unreadable(spec: str, why: str, options: CheckOptions) -> Judgement:
     results = {i: CheckResult(i, Verdict.NOT_APPLICABLE, reason=why)
-               for i in map(InvariantId, invariants)}
+               for i in options.invariants}
     return Judgement(spec, "rejected", results, diagnostics=why)

@@ -51,6 +51,7 @@ from gpu_alloc_verify.verify.campaign.shards import (
     plan,
 )
 from gpu_alloc_verify.verify.campaign.worker import ShardTask, run_shard
+from gpu_alloc_verify.verify.invariants.options import CAMPAIGN_TRUTH
 from gpu_alloc_verify.verify.model.errors import EnvironmentProblem, GpuAllocVerifyError, UsageError
 from gpu_alloc_verify.verify.tools.pool import local_cluster
 
@@ -196,8 +197,10 @@ class _Driver:
         opts = self.opts
         assert self.ledger is not None
         return ShardTask(
-            campaign=self.id, shard=shard.to_json(), invariants=list(opts.invariants),
-            runtime=opts.runtime, solver_timeout_ms=opts.solver_timeout_ms,
+            # The shards judge at the default cross-check share, as they always
+            # have (`--crosscheck-share` is not passed on to them).
+            campaign=self.id, shard=shard.to_json(),
+            check=opts.check.replace(truth=CAMPAIGN_TRUTH),
             baseline=opts.baseline.spec if opts.baseline else None,
             lowering_timeout=self.copts.lowering_timeout, db=opts.db, shrink=opts.shrink,
             batch_size=opts.batch_size, deadline=self.deadline, queue=queue,
@@ -327,8 +330,8 @@ class _Driver:
             if vid not in ledger.violations_written:
                 ledger.write({**v, "kind": "violation", "campaign": self.id, "id": vid,
                               "lowering": shard.lowering, "pipeline": shard.pipeline,
-                              "runtime": opts.runtime,
-                              "solver_timeout_ms": opts.solver_timeout_ms,
+                              "runtime": opts.check.runtime,
+                              "solver_timeout_ms": opts.check.timeout_ms,
                               "shard": shard.index})
         stopped = ("time-budget" if any(d.get("stopped_by") == "time-budget"
                                         for d in ledger.done.values()) else "max-examples")

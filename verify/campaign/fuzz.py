@@ -58,9 +58,13 @@ from gpu_alloc_verify.verify.campaign.shrink import (
     shrink,
 )
 from gpu_alloc_verify.verify.invariants.ground_truth import EXECUTION_DECIDED
+from gpu_alloc_verify.verify.invariants.options import (
+    CAMPAIGN_TRUTH,
+    DEFAULT_TRUTH,
+    CheckOptions,
+)
 from gpu_alloc_verify.verify.invariants.pipeline import Judgement, Tally, check_batch, judge
-from gpu_alloc_verify.verify.invariants.solver import DEFAULT_TIMEOUT_MS
-from gpu_alloc_verify.verify.invariants.witness import DEFAULT_CROSSCHECK_SHARE, TruthPolicy
+from gpu_alloc_verify.verify.invariants.witness import TruthPolicy
 from gpu_alloc_verify.verify.lowerings.base import Lowering
 from gpu_alloc_verify.verify.lowerings.mlir_opt import DEFAULT_PIPELINE
 from gpu_alloc_verify.verify.model.program import Program
@@ -68,15 +72,21 @@ from gpu_alloc_verify.verify.model.results import ResultsWriter
 from gpu_alloc_verify.verify.model.verdicts import InvariantId, Verdict
 
 
+def _campaign_check() -> CheckOptions:
+    return CheckOptions(truth=CAMPAIGN_TRUTH)
+
+
 @dataclass
 class FuzzOptions:
     lowerings: Sequence[Lowering]
-    invariants: Sequence[str]
+    # What each program is judged on (invariants, runtime, solver timeout) and
+    # how execution checks it: every violation's witness run, the holds of a
+    # share of the programs cross-checked (`campaign_truth(--crosscheck-share)`).
+    check: CheckOptions = field(default_factory=_campaign_check)
     max_examples: int = 200
     time_budget: float | None = None
     seed: int | None = 0
     db: str | None = None
-    runtime: str = "cuda"
     pipeline: str = DEFAULT_PIPELINE
     gen: GenConfig = field(default_factory=GenConfig)
     batch_size: int = 100
@@ -86,24 +96,16 @@ class FuzzOptions:
     # Regression mode: a violation counts only where this lowering (e.g. the
     # released mlir-opt) does not violate the same invariant on the program.
     baseline: Lowering | None = None
-    solver_timeout_ms: int = DEFAULT_TIMEOUT_MS
     jobs: int = 1  # worker processes judging each batch (verify.campaign.parallel)
     resume: ResumeState | None = None  # continue this unfinished campaign
     # Every record also goes here (a cluster shard streams them to its driver).
     record_sink: Callable[[dict[str, Any]], None] | None = None
-    # Execution checks every violation, and cross-checks the holds of this
-    # share of the programs (verify.invariants.witness).
-    crosscheck_share: float = DEFAULT_CROSSCHECK_SHARE
     # Seeded searches the examples are split over (verify.campaign.shards: the
     # programs a cluster campaign with as many shards draws).
     shards: int = 1
     # The example database, already open (a cluster shard's, whose saves wait
     # for the campaign's end); None: `db` is opened.
     database: ExampleDatabase | None = None
-
-    @property
-    def truth(self) -> TruthPolicy:
-        return TruthPolicy(crosscheck=self.crosscheck_share > 0, share=self.crosscheck_share)
 
 
 @dataclass
@@ -162,11 +164,11 @@ def campaign_start(campaign: str, opts: FuzzOptions, gen: dict[str, Any]) -> dic
     return {
         "kind": "campaign-start", "campaign": campaign,
         "lowerings": [lw.spec for lw in opts.lowerings], "seed": opts.seed,
-        "runtime": opts.runtime, "pipeline": opts.pipeline,
+        "runtime": opts.check.runtime, "pipeline": opts.pipeline,
         "config": gen | {"max_examples": opts.max_examples},
-        "invariants": list(opts.invariants),
+        "invariants": list(opts.check.invariants),
         "baseline": opts.baseline.spec if opts.baseline else None,
-        "solver_timeout_ms": opts.solver_timeout_ms, "time_budget": opts.time_budget,
+        "solver_timeout_ms": opts.check.timeout_ms, "time_budget": opts.time_budget,
         "shrink": opts.shrink, "db": opts.db, "shard_count": opts.shards,
     }
 
@@ -298,10 +300,8 @@ class _Campaign:
         if opts.jobs > 1 and len(batch) > 1:
             from gpu_alloc_verify.verify.campaign.parallel import check_batch_parallel
 
-            return check_batch_parallel(batch, lowerings, opts.invariants, opts.runtime,
-                                        opts.solver_timeout_ms, opts.jobs, truth=opts.truth)
-        return check_batch(batch, lowerings, opts.invariants, opts.runtime,
-                           timeout_ms=opts.solver_timeout_ms, truth=opts.truth)
+            return check_batch_parallel(batch, lowerings, opts.check, opts.jobs)
+        return check_batch(batch, lowerings, opts.check)
 
     def flush(self) -> None:
         opts = self.opts
@@ -444,8 +444,8 @@ class _Campaign:
         if lowering is None:
             return
         outcome = lowering.lower_batch([found.program])[0]
-        j = judge(found.program, outcome, found.spec, [found.invariant], self.opts.runtime,
-                  self.opts.solver_timeout_ms, truth=TruthPolicy(native=True))
+        j = judge(found.program, outcome, found.spec, self.opts.check.replace(
+            invariants=(found.invariant,), truth=TruthPolicy(native=True)))
         again = {v.detail: v.confirmation for v in j.violations()}
         for v in found.judgement.results[found.invariant].violations:
             v.confirmation = again.get(v.detail, v.confirmation)
@@ -453,8 +453,8 @@ class _Campaign:
     def _replay_settings(self) -> dict[str, Any]:
         """What `replay` needs, besides lowering and invariant, to judge a
         violation as this campaign did."""
-        return {"pipeline": self.opts.pipeline, "runtime": self.opts.runtime,
-                "solver_timeout_ms": self.opts.solver_timeout_ms}
+        return {"pipeline": self.opts.pipeline, "runtime": self.opts.check.runtime,
+                "solver_timeout_ms": self.opts.check.timeout_ms}
 
     def _unshrunk(self, key: Key, first: _First) -> Found | None:
         """The first program that showed `key`, judged (again, if it came from
@@ -473,7 +473,7 @@ class _Campaign:
             by_spec = {lw.spec: lw for lw in self.opts.lowerings}
             if key[0] not in by_spec:
                 return None
-            j = check_batch([program], [by_spec[key[0]]], self.opts.invariants,
-                            self.opts.runtime, timeout_ms=self.opts.solver_timeout_ms
-                            )[0][key[0]]
+            # judged as the shrink phase judges (its witness runs, no cross-checks)
+            j = check_batch([program], [by_spec[key[0]]],
+                            self.opts.check.replace(truth=DEFAULT_TRUTH))[0][key[0]]
         return Found(key[0], InvariantId(key[1]), program, j, shrunk=False)

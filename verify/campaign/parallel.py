@@ -23,9 +23,8 @@ from typing import Any, TypeVar
 
 import z3
 
-from gpu_alloc_verify.verify.invariants.pipeline import DEFAULT_TRUTH, Judgement, check_batch
-from gpu_alloc_verify.verify.invariants.solver import DEFAULT_TIMEOUT_MS
-from gpu_alloc_verify.verify.invariants.witness import TruthPolicy
+from gpu_alloc_verify.verify.invariants.options import CheckOptions
+from gpu_alloc_verify.verify.invariants.pipeline import Judgement, check_batch
 from gpu_alloc_verify.verify.lowerings.base import Lowering
 from gpu_alloc_verify.verify.model.machine import default_jobs
 from gpu_alloc_verify.verify.model.program import Program
@@ -91,22 +90,19 @@ def map_shares(func: Callable[[T], R], items: Sequence[T], jobs: int) -> list[R]
 
 
 def _judge_share(args: tuple[Any, ...]) -> list[dict[str, Judgement]]:
-    programs, lowerings, invariants, runtime, timeout_ms, parser, truth = args
-    return check_batch(programs, lowerings, invariants, runtime, timeout_ms, parser, truth)
+    programs, lowerings, options, parser = args
+    return check_batch(programs, lowerings, options, parser)
 
 
 def check_batch_parallel(programs: Sequence[Program], lowerings: Sequence[Lowering],
-                         invariants: Sequence[str], runtime: str = "cuda",
-                         timeout_ms: int = DEFAULT_TIMEOUT_MS, jobs: int | None = None,
-                         parser: str | None = None, truth: TruthPolicy | None = DEFAULT_TRUTH
-                         ) -> list[dict[str, Judgement]]:
+                         options: CheckOptions, jobs: int | None = None,
+                         parser: str | None = None) -> list[dict[str, Judgement]]:
     """`check_batch` on `jobs` processes (default: one per core)."""
     jobs = jobs or default_jobs()
     parts = shares(len(programs), jobs)
     if jobs <= 1 or len(parts) <= 1:
-        return check_batch(programs, lowerings, invariants, runtime, timeout_ms, parser, truth)
-    tasks = [([programs[i] for i in idx], list(lowerings), list(invariants), runtime,
-              timeout_ms, parser, truth) for idx in parts]
+        return check_batch(programs, lowerings, options, parser)
+    tasks = [([programs[i] for i in idx], list(lowerings), options, parser) for idx in parts]
     table: list[dict[str, Judgement]] = [{} for _ in programs]
     for idx, rows in zip(parts, map_shares(_judge_share, tasks, jobs), strict=True):
         for i, row in zip(idx, rows, strict=True):

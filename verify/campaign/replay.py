@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from gpu_alloc_verify.verify.invariants.options import CheckOptions
 from gpu_alloc_verify.verify.invariants.pipeline import active_invariants, check_batch
 from gpu_alloc_verify.verify.invariants.solver import DEFAULT_TIMEOUT_MS
 from gpu_alloc_verify.verify.lowerings.base import Lowering
@@ -37,6 +38,10 @@ class ReplaySettings:
     runtime: str = "cuda"
     pipeline: str = DEFAULT_PIPELINE
     solver_timeout_ms: int = DEFAULT_TIMEOUT_MS
+
+    def options(self) -> CheckOptions:
+        """What the violation's invariant is judged again with."""
+        return CheckOptions((self.invariant,), self.runtime, self.solver_timeout_ms)
 
 
 def load_violations(path: str | Path, only_id: str | None = None
@@ -107,8 +112,7 @@ def replay_one(record: Record, settings: ReplaySettings, lowering: Lowering) -> 
         # text as written, as `check` does.
         tool = lowering.path if isinstance(lowering, MlirOptLowering) else find_mlir_opt()
         program = from_text(record["program"], name, tool)
-    judgement = check_batch([program], [lowering], [settings.invariant], settings.runtime,
-                            timeout_ms=settings.solver_timeout_ms)[0][lowering.spec]
+    judgement = check_batch([program], [lowering], settings.options())[0][lowering.spec]
     result = judgement.results.get(settings.invariant)
     # What this run found, in the shape of a summary's violations (`fuzz` and
     # `check --json`), so `replay` prints the counterexample as `check` does.

@@ -37,6 +37,7 @@ from gpu_alloc_verify.verify.invariants.ground_truth import (
     execute,
     observe,
 )
+from gpu_alloc_verify.verify.invariants.options import CheckOptions
 from gpu_alloc_verify.verify.invariants.pipeline import judge
 from gpu_alloc_verify.verify.invariants.truth_inputs import boundary_inputs, witness_inputs
 from gpu_alloc_verify.verify.lowerings.base import LoweringOutcome
@@ -49,6 +50,9 @@ from gpu_alloc_verify.verify.tools.runner import find_mlir_opt, run_tool
 DEFAULT_LOWERINGS = ("mlir-opt-19", "mlir-opt-22", "xdsl:split-api")
 KINDS = ("agree", "unsound", "imprecise", "undecided", "n/a")
 BATCH = 16  # programs lowered at a time
+# The analysis's own verdicts: no execution checks (execution is what they are
+# compared with), on the invariants execution decides.
+SELFCHECK_OPTIONS = CheckOptions((InvariantId.LOWERING_NO_CRASH, *EXECUTION_DECIDED), truth=None)
 
 
 @dataclass
@@ -63,6 +67,7 @@ class Base:
     source: SourceFacts
     validator: str | None  # the mlir-opt that reads this lowering's output
     baseline: dict[str, str] = field(default_factory=dict)  # invariant -> kind
+    check: CheckOptions = SELFCHECK_OPTIONS  # what the analysis judges mutants with
 
 
 @dataclass
@@ -204,8 +209,7 @@ def _judge(base: Base, text: str
     """The analysis's verdicts on `text` (None: the project's reader rejects
     it), and whether it has ops left unconverted."""
     outcome = LoweringOutcome("ok", lowered=text, entry=base.outcome.entry)
-    j = judge(base.program, outcome, base.spec, [InvariantId.LOWERING_NO_CRASH, *EXECUTION_DECIDED],
-              truth=None)
+    j = judge(base.program, outcome, base.spec, base.check)
     if j.status != "ok":
         return None
     residue = bool(re.search(r'"gpu\.(wait|alloc|dealloc|memset|memcpy)"|!gpu\.async\.token',
@@ -229,7 +233,8 @@ def check_text(base: Base, text: str) -> dict[InvariantId, tuple[str, str, str]]
     return out
 
 
-def make_bases(programs: list[Program], first: int, specs: list[str]) -> list[Base]:
+def make_bases(programs: list[Program], first: int, specs: list[str],
+               check: CheckOptions = SELFCHECK_OPTIONS) -> list[Base]:
     """Each program lowered by each lowering (those that lower it fully)."""
     from gpu_alloc_verify.verify.lowerings.registry import resolve
     from gpu_alloc_verify.verify.source.facts import read_source
@@ -248,7 +253,7 @@ def make_bases(programs: list[Program], first: int, specs: list[str]) -> list[Ba
             tool = _validator(spec)
             if tool is not None and not mlir_accepts(tool, outcome.lowered):
                 tool = None  # that mlir-opt does not read this lowering's output at all
-            base = Base(first + k, program, spec, outcome, facts, src, tool)
+            base = Base(first + k, program, spec, outcome, facts, src, tool, check=check)
             checked = check_text(base, outcome.lowered)
             base.baseline = {i: v[0] for i, v in (checked or {}).items()}
             out.append(base)
@@ -262,6 +267,7 @@ class Options:
     seed: int = 0
     out: Path | None = None
     progress: TextIO | None = None  # where progress lines go (None: nowhere)
+    check: CheckOptions = SELFCHECK_OPTIONS  # what the analysis judges mutants with
 
 
 def run_selfcheck(opts: Options, operators: tuple[Operator, ...] = OPERATORS
@@ -273,7 +279,7 @@ def run_selfcheck(opts: Options, operators: tuple[Operator, ...] = OPERATORS
         from gpu_alloc_verify.oracles.campaign import sample_programs
 
         programs = sample_programs(BATCH, seed=opts.seed * 1000 + batch)
-        bases = make_bases(programs, batch * BATCH, opts.lowerings)
+        bases = make_bases(programs, batch * BATCH, opts.lowerings, opts.check)
         batch += 1
         if not bases and batch > 50:
             break

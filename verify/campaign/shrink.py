@@ -31,6 +31,7 @@ from gpu_alloc_verify.generators.hypothesis_private import (
     secondary_database_key,
 )
 from gpu_alloc_verify.generators.programs import GenConfig, programs
+from gpu_alloc_verify.verify.invariants.options import DEFAULT_TRUTH
 from gpu_alloc_verify.verify.invariants.pipeline import Judgement, judge
 from gpu_alloc_verify.verify.model.program import Program
 from gpu_alloc_verify.verify.model.verdicts import InvariantId, Verdict
@@ -72,8 +73,8 @@ def campaign_key(opts: FuzzOptions) -> bytes:
     blob = json.dumps({
         "lowerings": sorted(lw.spec for lw in opts.lowerings),
         "baseline": opts.baseline.spec if opts.baseline else None,
-        "gen": gen, "invariants": sorted(opts.invariants),
-        "runtime": opts.runtime, "pipeline": opts.pipeline,
+        "gen": gen, "invariants": sorted(opts.check.invariants),
+        "runtime": opts.check.runtime, "pipeline": opts.pipeline,
     }, sort_keys=True)
     return hashlib.sha256(blob.encode()).digest()
 
@@ -178,13 +179,14 @@ def shrink(opts: FuzzOptions, keys: set[Key], db_key: bytes, db: ExampleDatabase
     classes = {k: _violation_class(*k) for k in keys}
     cache: dict[Key, Judgement] = {}
     found: dict[Key, Found] = {}
+    # Each candidate's violations confirmed by their witness runs; no cross-checks.
+    check = opts.check.replace(truth=DEFAULT_TRUTH)
 
     def judge_one(spec: str, program: Program) -> Judgement:
         text = program.to_mlir()
         if (spec, text) not in cache:
             outcome = by_spec[spec].lower_batch([program])[0]
-            cache[(spec, text)] = judge(program, outcome, spec, opts.invariants, opts.runtime,
-                                        opts.solver_timeout_ms)
+            cache[(spec, text)] = judge(program, outcome, spec, check)
         return cache[(spec, text)]
 
     remaining = set(keys)

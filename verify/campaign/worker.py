@@ -28,12 +28,15 @@ import time
 import warnings
 from collections.abc import Iterable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from hypothesis.database import ExampleDatabase
 
 from gpu_alloc_verify.verify.campaign.progress import Progress
 from gpu_alloc_verify.verify.campaign.shards import Shard, relabel
+
+if TYPE_CHECKING:
+    from gpu_alloc_verify.verify.invariants.options import CheckOptions
 
 # Fewer queue puts than this apart would cost the scheduler more than they save.
 STREAM_INTERVAL_S = 0.1
@@ -46,9 +49,7 @@ class ShardTask:
 
     campaign: str
     shard: dict[str, Any]  # Shard.to_json()
-    invariants: list[str]
-    runtime: str = "cuda"
-    solver_timeout_ms: int = 10_000
+    check: CheckOptions  # the campaign's (FuzzOptions.check)
     baseline: str | None = None
     lowering_timeout: float | None = None
     db: str | None = None
@@ -190,13 +191,13 @@ def _run(task: ShardTask) -> dict[str, Any]:
     database = DeferredSaves(stored) if stored is not None else None
     opts = FuzzOptions(
         lowerings=[_resolve(shard.lowering, shard.pipeline, task.lowering_timeout)],
-        invariants=list(task.invariants), max_examples=shard.max_examples,
-        time_budget=budget, seed=shard.seed, db=task.db, runtime=task.runtime,
+        check=task.check, max_examples=shard.max_examples,
+        time_budget=budget, seed=shard.seed, db=task.db,
         pipeline=shard.pipeline, gen=shard.gen(), batch_size=task.batch_size,
         shrink=task.shrink, progress=stream.progress,
         baseline=(_resolve(task.baseline, shard.pipeline, task.lowering_timeout)
                   if task.baseline else None),
-        solver_timeout_ms=task.solver_timeout_ms, jobs=1, resume=resume,
+        jobs=1, resume=resume,
         record_sink=stream.record, database=database,
     )
     # Shards running side by side must not delete each other's examples.

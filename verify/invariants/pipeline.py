@@ -10,8 +10,10 @@ from typing import Any
 
 from gpu_alloc_verify.verify.extract.calls import LoweredFacts, extract
 from gpu_alloc_verify.verify.invariants import CHECKERS, CheckContext
-from gpu_alloc_verify.verify.invariants.solver import DEFAULT_TIMEOUT_MS
-from gpu_alloc_verify.verify.invariants.witness import Disagreement, TruthPolicy, reconcile
+from gpu_alloc_verify.verify.invariants.options import DEFAULT_TRUTH as DEFAULT_TRUTH
+from gpu_alloc_verify.verify.invariants.options import NO_CRASH, CheckOptions
+from gpu_alloc_verify.verify.invariants.options import active_invariants as active_invariants
+from gpu_alloc_verify.verify.invariants.witness import Disagreement, reconcile
 from gpu_alloc_verify.verify.ir.fastparse import Unsupported
 from gpu_alloc_verify.verify.ir.lowered_ir import LoweredParseError, parse_lowered, read_lowered
 from gpu_alloc_verify.verify.lowerings.base import Lowering, LoweringOutcome, Status
@@ -30,17 +32,9 @@ from gpu_alloc_verify.verify.source.of_program import source_facts
 from gpu_alloc_verify.verify.source.text import parse_text
 from gpu_alloc_verify.verify.source.user_file import SourceModule
 
-NO_CRASH = InvariantId.LOWERING_NO_CRASH
-DEFAULT_TRUTH = TruthPolicy()  # every violation's witness run; holds not cross-checked
+# `DEFAULT_TRUTH` and `active_invariants` live in `options`; imported from here too.
 # Invariants about what gpu-to-llvm does with the ops it is given.
 ENTRY_JUDGED = (InvariantId.SYNC_ALLOC_NO_STREAM, InvariantId.HOST_SHARED_FLAG)
-
-
-def active_invariants(selected: Sequence[str] | None = None) -> list[InvariantId]:
-    known = [NO_CRASH, *CHECKERS]
-    if not selected:
-        return known
-    return [i for i in known if i in selected]
 
 
 @dataclass
@@ -65,15 +59,14 @@ class Judgement:
 
 
 def judge(program: Program | SourceModule, outcome: LoweringOutcome, spec: str,
-          invariants: Sequence[str], runtime: str = "cuda",
-          timeout_ms: int = DEFAULT_TIMEOUT_MS, parser: str | None = None,
-          timings: dict[str, float] | None = None,
-          truth: TruthPolicy | None = DEFAULT_TRUTH) -> Judgement:
-    """`parser`: see `verify.ir.lowered_ir.read_lowered`.  `timings`, if given,
-    gets the seconds spent in "parse", "extract" and each invariant added.
-    `truth`: how execution checks the verdicts (`verify.invariants.witness`);
-    None: not at all."""
-    wanted = [InvariantId(i) for i in invariants]  # IDs given as text (a flag) too
+          options: CheckOptions, *, parser: str | None = None,
+          timings: dict[str, float] | None = None) -> Judgement:
+    """The verdicts of `options.invariants` (`verify.invariants.options`: the
+    runtime profile, solver timeout and how execution checks the verdicts
+    too).  `parser`: see `verify.ir.lowered_ir.read_lowered`.  `timings`, if
+    given, gets the seconds spent in "parse", "extract" and each invariant
+    added."""
+    wanted = list(options.invariants)
     results: dict[InvariantId, CheckResult] = {}
     rest = [i for i in wanted if i != NO_CRASH]
     if outcome.status in ("crash", "timeout"):
@@ -126,7 +119,8 @@ def judge(program: Program | SourceModule, outcome: LoweringOutcome, spec: str,
     if outcome.module is not None:
         module = outcome.module  # checkers see the in-process lowering's own module
     model = program if isinstance(program, Program) else program.program()
-    ctx = CheckContext(model, src, facts, module, outcome.lowered, runtime, timeout_ms)
+    ctx = CheckContext(model, src, facts, module, outcome.lowered, options.runtime,
+                       options.timeout_ms)
     if isinstance(program, SourceModule):  # what `differential` runs outside the model
         ctx.source_text = program.text
     notes: list[str] = []
@@ -153,6 +147,7 @@ def judge(program: Program | SourceModule, outcome: LoweringOutcome, spec: str,
             results[i] = CHECKERS[i](ctx)
             clock, now = now, time.perf_counter()
             timings[i] = timings.get(i, 0.0) + now - clock
+    truth = options.truth
     disagreements = reconcile(ctx, results, truth) if truth is not None else []
     if timings is not None:
         timings["ground-truth"] = timings.get("ground-truth", 0.0) + time.perf_counter() - now
@@ -202,18 +197,16 @@ def _ordered(results: dict[InvariantId, CheckResult], order: Sequence[InvariantI
 
 
 def check_batch(programs: Sequence[Program | SourceModule], lowerings: Sequence[Lowering],
-                invariants: Sequence[str], runtime: str = "cuda",
-                timeout_ms: int = DEFAULT_TIMEOUT_MS,
-                parser: str | None = None,
-                truth: TruthPolicy | None = DEFAULT_TRUTH) -> list[dict[str, Judgement]]:
+                options: CheckOptions, parser: str | None = None
+                ) -> list[dict[str, Judgement]]:
     """Judgements per program, keyed by lowering spec (on several processes:
     `verify.campaign.parallel.check_batch_parallel`)."""
     table: list[dict[str, Judgement]] = [{} for _ in programs]
     for lowering in lowerings:
         outcomes = lowering.lower_batch(programs)
         for row, program, outcome in zip(table, programs, outcomes, strict=False):
-            row[lowering.spec] = judge(program, outcome, lowering.spec, invariants,
-                                       runtime, timeout_ms, parser, truth=truth)
+            row[lowering.spec] = judge(program, outcome, lowering.spec, options,
+                                       parser=parser)
     return table
 
 

@@ -14,6 +14,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any
 
+from gpu_alloc_verify.verify.invariants.options import CheckOptions
 from gpu_alloc_verify.verify.invariants.pipeline import judge
 from gpu_alloc_verify.verify.ir.tools import find_mlir_opt
 from gpu_alloc_verify.verify.lowerings.base import Lowering
@@ -22,6 +23,7 @@ from gpu_alloc_verify.verify.lowerings.registry import resolve
 from gpu_alloc_verify.verify.lowerings.xdsl_lowering import XdslLowering
 from gpu_alloc_verify.verify.model.errors import EnvironmentProblem
 from gpu_alloc_verify.verify.model.program import Program
+from gpu_alloc_verify.verify.model.verdicts import InvariantId
 from gpu_alloc_verify.verify.source.user_file import SourceModule
 from gpu_alloc_verify.verify.tools.pool import map_on_workers
 from gpu_alloc_verify.verify.tools.runner import ToolTimedOut, run_tool
@@ -36,10 +38,17 @@ _PRINT = ("--split-input-file", "--mlir-print-op-generic", "--mlir-print-debugin
 
 @dataclass(frozen=True)
 class Settings:
+    """The recorded campaign's settings (a results file's keys) texts are judged under."""
+
     lowering: str
     pipeline: str
     runtime: str = "cuda"
     solver_timeout_ms: int = 2000
+
+    def options(self, invariants: Sequence[str]) -> CheckOptions:
+        """What a text is judged with, on `invariants`."""
+        return CheckOptions(tuple(InvariantId(i) for i in invariants), self.runtime,
+                            self.solver_timeout_ms)
 
 
 class _Recorded(SourceModule):
@@ -235,8 +244,7 @@ def _judge(kept: list[tuple[SourceModule, list[str]]], settings: Settings,
     outcomes = lowering.lower_batch([m for m, _ in kept])
     found: list[list[Record]] = []
     for (source, wanted), outcome in zip(kept, outcomes, strict=True):
-        j = judge(source, outcome, settings.lowering, wanted, settings.runtime,
-                  settings.solver_timeout_ms)
+        j = judge(source, outcome, settings.lowering, settings.options(wanted))
         found.append([{"invariant": v.invariant, "lowering": settings.lowering,
                        "pipeline": settings.pipeline, "program": source.written,
                        "lowered": j.lowered, "detail": v.detail,
