@@ -24,7 +24,7 @@ import itertools
 import random
 from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol, TypeAlias, TypedDict, cast
 
 from gpu_alloc_verify.oracles.kernel_api import Kernel, MemRefView
 from gpu_alloc_verify.oracles.lowered_interp import (
@@ -34,7 +34,7 @@ from gpu_alloc_verify.oracles.lowered_interp import (
     run_function,
 )
 from gpu_alloc_verify.oracles.mismatch import observables
-from gpu_alloc_verify.oracles.runtime import DEVICE_RACE, HOST_RACE, Outcome, Runtime
+from gpu_alloc_verify.oracles.runtime import DEVICE_RACE, HOST_RACE, MemoryKind, Outcome, Runtime
 from gpu_alloc_verify.oracles.simulated import SimulatedRuntime
 from gpu_alloc_verify.oracles.source_interp import (
     ArgValue,
@@ -56,6 +56,55 @@ Assignment = Mapping[str, ArgValue]  # "%cond0" or "f1:%cond0" -> value
 DEFAULT_SIZE = 3
 MAX_ASSIGNMENTS = 16  # branch assignments run per function: all while 2**k fits
 RACES = (HOST_RACE, DEVICE_RACE)
+
+
+class NormalizedAllocation(TypedDict):
+    size: int
+    kind: MemoryKind
+    live: bool
+    contents: str | None  # `encode_contents` of the bytes at exit; None once freed
+
+
+HostAccessRow: TypeAlias = list[str | None]  # [source op, "read" | "write", target, value]
+ErrorRow: TypeAlias = list[str]  # [kind, source op or "?"]
+
+
+class Normalized(TypedDict):
+    """An outcome in the form compared (`normalize`)."""
+
+    allocations: dict[str, NormalizedAllocation]  # by label
+    host_accesses: list[HostAccessRow]
+    errors: list[ErrorRow]
+    live_streams: int | str  # a count, or "not compared"
+    live_events: int | str
+
+
+class Mismatch(TypedDict):
+    """A differential counterexample: one function, one assignment, one schedule."""
+
+    function: str
+    args: dict[str, ArgValue]
+    schedule: int
+    schedule_name: str
+    profile: str
+    differences: list[str]  # `differences`
+    observables: list[dict[str, str]]  # `mismatch.observables`
+    unawaited_tokens: list[str]
+    source: Normalized
+    lowered: Normalized
+    lowered_trace: list[list[str | list[str | int]]]  # [callee, args] per runtime call
+    lowered_errors: list[list[str | None]]  # [kind, call, loc, detail]
+
+
+class SourceSide(Protocol):
+    """What `outcome_differences` reads of a source run: `source_interp.SourceRun`
+    or `source_xdsl.machine.XRun`, run to the end."""
+
+    @property
+    def outcome(self) -> Outcome | None: ...
+
+    @property
+    def unawaited(self) -> list[str]: ...
 
 
 def simulated(profile: str = "cuda") -> RuntimeFactory:
@@ -108,7 +157,7 @@ def _for_function(fn: Function, assignment: Assignment) -> dict[str, ArgValue]:
     return out
 
 
-def normalize(outcome: Outcome, compare_handles: bool = True) -> dict[str, Any]:
+def normalize(outcome: Outcome, compare_handles: bool = True) -> Normalized:
     """The comparable form of an outcome (see module docstring)."""
     return {
         "allocations": {
@@ -124,7 +173,7 @@ def normalize(outcome: Outcome, compare_handles: bool = True) -> dict[str, Any]:
     }
 
 
-def _unobservable(entry: Mapping[str, Any] | None) -> bool:
+def _unobservable(entry: NormalizedAllocation | None) -> bool:
     """A live allocation nothing ever wrote: a lowering may drop it as dead code."""
     if entry is None:
         return True
@@ -136,10 +185,11 @@ def _unobservable(entry: Mapping[str, Any] | None) -> bool:
     )
 
 
-def host_reads(accesses: Sequence[Sequence[Any]]) -> dict[tuple[Any, int], Any]:
-    """Host reads keyed by (source op, n-th read by that op)."""
-    seen: Counter[Any] = Counter()
-    out: dict[tuple[Any, int], Any] = {}
+def host_reads(accesses: Sequence[HostAccessRow]
+               ) -> dict[tuple[str | None, int], tuple[str | None, str | None]]:
+    """Host reads keyed by (source op, n-th read by that op): (target, value)."""
+    seen: Counter[str | None] = Counter()
+    out: dict[tuple[str | None, int], tuple[str | None, str | None]] = {}
     for loc, access, target, value in accesses:
         if access == "read":
             out[(loc, seen[loc])] = (target, value)
@@ -147,17 +197,20 @@ def host_reads(accesses: Sequence[Sequence[Any]]) -> dict[tuple[Any, int], Any]:
     return out
 
 
-def differences(source: Mapping[str, Any], lowered: Mapping[str, Any]) -> list[str]:
+def differences(source: Normalized, lowered: Normalized) -> list[str]:
     """Keys of the normalized outcomes that differ (see module docstring)."""
     diffs: list[str] = []
     s_reads, l_reads = host_reads(source["host_accesses"]), host_reads(lowered["host_accesses"])
     # A load whose value is unused may be erased as dead code (LLVM 22 does):
     # such a read, and what the runtime said about it, counts on neither side.
     one_sided = {loc for loc, _ in set(s_reads) ^ set(l_reads)}
+    s_fields: Mapping[str, object] = source  # by a key not spelled out (the counts)
+    l_fields: Mapping[str, object] = lowered
     for key in source:
         if key == "allocations":
-            for label in sorted(set(source[key]) | set(lowered[key])):
-                s_entry, l_entry = source[key].get(label), lowered[key].get(label)
+            s_allocs, l_allocs = source["allocations"], lowered["allocations"]
+            for label in sorted(set(s_allocs) | set(l_allocs)):
+                s_entry, l_entry = s_allocs.get(label), l_allocs.get(label)
                 if s_entry == l_entry:
                     continue
                 if (s_entry is None or l_entry is None) and _unobservable(s_entry) \
@@ -165,16 +218,16 @@ def differences(source: Mapping[str, Any], lowered: Mapping[str, Any]) -> list[s
                     continue  # an unused allocation present on one side only
                 diffs.append(f"allocations[{label}]")
         elif key == "host_accesses":
-            s_writes = [a for a in source[key] if a[1] == "write"]
-            l_writes = [a for a in lowered[key] if a[1] == "write"]
+            s_writes = [a for a in source["host_accesses"] if a[1] == "write"]
+            l_writes = [a for a in lowered["host_accesses"] if a[1] == "write"]
             shared = set(s_reads) & set(l_reads)
             if s_writes != l_writes or any(s_reads[k] != l_reads[k] for k in shared):
                 diffs.append(key)
         elif key == "errors":
-            if [e for e in source[key] if e[1] not in one_sided] != \
-                    [e for e in lowered[key] if e[1] not in one_sided]:
+            if [e for e in source["errors"] if e[1] not in one_sided] != \
+                    [e for e in lowered["errors"] if e[1] not in one_sided]:
                 diffs.append(key)
-        elif source[key] != lowered[key]:
+        elif s_fields[key] != l_fields[key]:
             diffs.append(key)
     return diffs
 
@@ -187,7 +240,7 @@ def compare(
     args: Assignment | Sequence[Assignment] | None = None,
     source_runtime_factory: RuntimeFactory | None = None,
     parser: str | None = None,
-) -> dict[str, Any] | None:
+) -> Mismatch | None:
     """The first source/lowered mismatch, or None (also when not comparable).
 
     `args`: one assignment or several ("%cond0" for every function, or
@@ -196,7 +249,7 @@ def compare(
     result = check(program, lowered_module, runtime_factory, schedules, args,
                    source_runtime_factory, parser)
     if result.verdict == Verdict.VIOLATED:
-        return result.violations[0].counterexample
+        return cast(Mismatch, result.violations[0].counterexample)  # `_mismatch`'s
     return None
 
 
@@ -266,7 +319,8 @@ def _check_module(
             if found is None:
                 continue
             return CheckResult(InvariantId.DIFFERENTIAL, Verdict.VIOLATED, [Violation(
-                InvariantId.DIFFERENTIAL, _detail(fn, values, found), found)])
+                InvariantId.DIFFERENTIAL, _detail(fn, values, found),
+                cast("dict[str, Any]", found))])
     return CheckResult(InvariantId.DIFFERENTIAL, Verdict.HOLDS, coverage=_coverage(runs, space))
 
 
@@ -279,7 +333,7 @@ def _coverage(runs: int, space: int) -> str:
     return f"sampled {of} branch assignments x every schedule; sizes and scalars {DEFAULT_SIZE}"
 
 
-def _detail(fn: Function, values: Mapping[str, ArgValue], found: Mapping[str, Any]) -> str:
+def _detail(fn: Function, values: Mapping[str, ArgValue], found: Mismatch) -> str:
     shown = found["observables"][0] if found.get("observables") else None
     what = (f"{shown['observable']}: source {shown['source']}, lowered {shown['lowered']}"
             if shown else ", ".join(found["differences"]))
@@ -299,11 +353,11 @@ def program_kernels(program: Program) -> dict[str, Kernel]:
     return {ref.name: catalogue_kernel(ref) for ref in program.kernels}
 
 
-def lowered_args(fn: Function, values: Mapping[str, ArgValue]) -> list[Any]:
+def lowered_args(fn: Function, values: Mapping[str, ArgValue]) -> list[int | float]:
     """Positional arguments of the lowered function: a memref expanded into
     its descriptor's fields (allocated, aligned, offset, sizes, strides), as
     the LLVM calling convention of `func-to-llvm` passes it."""
-    out: list[Any] = []
+    out: list[int | float] = []
     for a in fn.args:
         v = values[a.name]
         if isinstance(v, MemRefView):
@@ -356,7 +410,7 @@ def _compare(
     factory: RuntimeFactory,
     src_factory: RuntimeFactory,
     kernels: Mapping[str, Kernel],
-) -> dict[str, Any] | CheckResult | None:
+) -> Mismatch | CheckResult | None:
     """One assignment, on the lazy schedule (seed 0: no device work runs
     before the host forces it): the mismatch, or None.
 
@@ -381,19 +435,22 @@ def _compare(
     return _mismatch(fn, values, 0, src[0], low)
 
 
-def outcome_differences(src: Any, low: Any) -> tuple[list[str], Any, Any, bool]:
+def outcome_differences(src: SourceSide, low: LoweredRun
+                        ) -> tuple[list[str], Normalized, Normalized, bool]:
     """What differs between a source and a lowered run (their normalized
     outcomes too).  Handle counts are compared only where the source
     awaited every token and the lowering left none behind: otherwise a
     lowering may legitimately keep streams live."""
+    assert src.outcome is not None and low.outcome is not None  # runs to the end
     compare_handles = not src.unawaited and not low.token_residue
     s_norm = normalize(src.outcome, compare_handles)
     l_norm = normalize(low.outcome, compare_handles)
     return differences(s_norm, l_norm), s_norm, l_norm, compare_handles
 
 
-def _mismatch(fn: Function, values: Mapping[str, ArgValue], seed: int, src: Any,
-              low: Any) -> dict[str, Any] | None:
+def _mismatch(fn: Function, values: Mapping[str, ArgValue], seed: int, src: SourceRun,
+              low: LoweredRun) -> Mismatch | None:
+    assert low.outcome is not None
     diffs, s_norm, l_norm, compare_handles = outcome_differences(src, low)
     if not diffs:
         return None

@@ -15,12 +15,28 @@ from __future__ import annotations
 import re
 import struct
 from functools import lru_cache
-from typing import Any
+from typing import TYPE_CHECKING, TypeAlias
 
 from gpu_alloc_verify.verify.ir import locations
-from gpu_alloc_verify.verify.ir.fastparse import DenseArrayAttr, IntegerAttr, OpaqueAttr, split_top
+from gpu_alloc_verify.verify.ir.fastparse import (
+    DenseArrayAttr,
+    IntegerAttr,
+    OpaqueAttr,
+    StrAttr,
+    SymbolRefAttr,
+    split_top,
+)
 from gpu_alloc_verify.verify.ir.fastparse import Unsupported as FastUnsupported
 from gpu_alloc_verify.verify.ir.types import memref_text
+
+if TYPE_CHECKING:
+    from typing_extensions import TypeIs
+    from xdsl.ir import Attribute
+
+# The attribute objects of the fast reader's model (`fastparse.attribute`).
+FastAttribute: TypeAlias = StrAttr | SymbolRefAttr | IntegerAttr | DenseArrayAttr | OpaqueAttr
+# An attribute as either reader gives it (`verify.ir.protocols` leaves them untyped).
+IRAttribute: TypeAlias = "Attribute | FastAttribute"
 
 SCALAR_BYTES = {"i1": 1, "i8": 1, "i16": 2, "i32": 4, "i64": 8, "index": 8,
                 "f16": 2, "bf16": 2, "f32": 4, "f64": 8}
@@ -110,12 +126,12 @@ def memref_element(t: str) -> str:
     return elem
 
 
-def is_fast(attr: Any) -> bool:
+def is_fast(attr: IRAttribute | None) -> TypeIs[FastAttribute]:
     """Whether `attr` is one of the fast reader's attribute objects."""
     return type(attr).__module__ == "gpu_alloc_verify.verify.ir.fastparse"
 
 
-def type_of(attr: Any) -> Any:
+def type_of(attr: IRAttribute | None) -> Attribute | str | None:
     """A type-valued attribute (`elem_type`): its text; None and xDSL types as they are."""
     if isinstance(attr, OpaqueAttr):
         return attr.text
@@ -124,7 +140,7 @@ def type_of(attr: Any) -> Any:
     raise FastUnsupported(f"type attribute {attr}")
 
 
-def constant(attr: Any) -> Any:
+def constant(attr: FastAttribute) -> int | float:
     """The value of a constant attribute (ints modulo their width, floats rounded
     to their type's precision, as xDSL keeps them)."""
     if isinstance(attr, IntegerAttr):
@@ -147,7 +163,7 @@ def constant(attr: Any) -> Any:
     raise FastUnsupported(f"constant {attr}")
 
 
-def int_list(attr: Any) -> tuple[int, ...]:
+def int_list(attr: FastAttribute) -> tuple[int, ...]:
     """The integers of a dense array attribute."""
     if isinstance(attr, DenseArrayAttr):
         return attr.values

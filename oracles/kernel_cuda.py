@@ -24,12 +24,15 @@ happens on the way.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
+from typing import TYPE_CHECKING
 
 from gpu_alloc_verify.oracles.floats import FLOAT_BITS, ROUND, float_bits
 from gpu_alloc_verify.oracles.kernel_api import ELEM_BYTES, KernelArg, MemRefView, Param
 from gpu_alloc_verify.verify.model.kernels import SHAPES
 from gpu_alloc_verify.verify.model.program import KernelRef
+
+if TYPE_CHECKING:
+    import numpy
 
 C_TYPE = {"f16": "__half", "bf16": "__nv_bfloat16", "f32": "float", "f64": "double",
           "i8": "unsigned char", "i16": "unsigned short", "i32": "unsigned int",
@@ -138,7 +141,7 @@ def cuda_arg_values(params: Sequence[Param], args: Sequence[KernelArg]) -> list[
     return out
 
 
-def cuda_args(params: Sequence[Param], args: Sequence[KernelArg]) -> tuple[Any, ...]:
+def cuda_args(params: Sequence[Param], args: Sequence[KernelArg]) -> tuple[numpy.integer, ...]:
     """`cuda_arg_values` as the NumPy scalars `cupy.RawKernel` passes by value."""
     import numpy
 

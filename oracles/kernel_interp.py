@@ -87,7 +87,7 @@ from gpu_alloc_verify.oracles.kernel_api import (
     Param,
 )
 from gpu_alloc_verify.oracles.llvm_values import prop, sdiv
-from gpu_alloc_verify.verify.ir import locations
+from gpu_alloc_verify.verify.ir import fastparse, locations
 from gpu_alloc_verify.verify.ir.fastparse import split_top
 from gpu_alloc_verify.verify.ir.lowered_ir import op_name
 from gpu_alloc_verify.verify.ir.parse import NotParsed, parse
@@ -204,6 +204,13 @@ def _ceildivsi(a: int, b: int, w: int) -> int:
 
 def _ceildivui(a: int, b: int) -> int:
     return -(-a // b)
+
+
+def _predicate(op: Operation) -> int:
+    """The predicate number of a compare (`arith.cmpi`, `arith.cmpf`)."""
+    attr = prop(op, "predicate")
+    assert isinstance(attr, builtin.IntegerAttr | fastparse.IntegerAttr), attr
+    return int(attr.value.data)
 
 
 class _UB(Exception):
@@ -721,14 +728,13 @@ class _Compiler:
 
     def h_cmpi(self, op: Operation, name: str, out: list[str], ind: int, hoist: bool) -> None:
         a, b = (self.val(o) for o in op.operands)
-        pred = int(prop(op, "predicate").value.data)
-        expr = _CMPI[pred].format(a=a.expr, b=b.expr, S=1 << (a.width - 1))
+        expr = _CMPI[_predicate(op)].format(a=a.expr, b=b.expr, S=1 << (a.width - 1))
         self.emit(op, expr, self.level(a, b), out, ind, hoist)
 
     def h_cmpf(self, op: Operation, name: str, out: list[str], ind: int, hoist: bool) -> None:
         a, b = (self.val(o) for o in op.operands)
-        pred = int(prop(op, "predicate").value.data)
-        self.emit(op, _CMPF[pred].format(a=a.expr, b=b.expr), self.level(a, b), out, ind, hoist)
+        self.emit(op, _CMPF[_predicate(op)].format(a=a.expr, b=b.expr), self.level(a, b), out,
+                  ind, hoist)
 
     def h_select(self, op: Operation, name: str, out: list[str], ind: int, hoist: bool) -> None:
         c, a, b = (self.val(o) for o in op.operands)

@@ -13,12 +13,13 @@ from __future__ import annotations
 import struct
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TypeAlias
 
 from xdsl.dialects.builtin import FloatAttr, IntegerAttr
 from xdsl.ir import Attribute
 
 from gpu_alloc_verify.oracles import fast_ir
+from gpu_alloc_verify.oracles.fast_ir import IRAttribute
 from gpu_alloc_verify.verify.ir.protocols import IROp
 from gpu_alloc_verify.verify.model.errors import InterpreterDeclined
 
@@ -31,10 +32,10 @@ Unsupported = InterpreterDeclined
 class Agg:
     """An LLVM struct/array value: leaves keyed by position path."""
 
-    items: dict[tuple[int, ...], Any] = field(default_factory=dict)
-    default: Any = None  # None for undef/poison, 0 for llvm.mlir.zero
+    items: dict[tuple[int, ...], LLVMValue] = field(default_factory=dict)
+    default: int | None = None  # None for undef/poison, 0 for llvm.mlir.zero
 
-    def insert(self, pos: tuple[int, ...], value: Any) -> Agg:
+    def insert(self, pos: tuple[int, ...], value: LLVMValue) -> Agg:
         items = dict(self.items)
         if isinstance(value, Agg):
             items = {k: v for k, v in items.items() if k[: len(pos)] != pos}
@@ -43,12 +44,24 @@ class Agg:
             items[pos] = value
         return Agg(items, self.default)
 
-    def extract(self, pos: tuple[int, ...]) -> Any:
+    def extract(self, pos: tuple[int, ...]) -> LLVMValue:
         if pos in self.items:
             return self.items[pos]
         sub = {k[len(pos):]: v for k, v in self.items.items() if k[: len(pos)] == pos}
         return Agg(sub, self.default) if sub else self.default
 
+    def int_at(self, pos: tuple[int, ...]) -> int:
+        """The integer member at `pos` (a memref descriptor's pointers, offset,
+        sizes and strides); an undef one reads 0."""
+        value = self.extract(pos)
+        if isinstance(value, Agg):  # what int() of it raises
+            raise TypeError(f"int() argument must be a real number, not 'Agg' (at {pos})")
+        return int(value or 0)
+
+
+# A value the interpreter holds: an integer or pointer (an int modulo 2**width),
+# a float, an LLVM struct or array (`Agg`), None for undef/poison.
+LLVMValue: TypeAlias = int | float | Agg | None
 
 # -- types ------------------------------------------------------------------
 # fast_ir's scalars, by xDSL's printed names (an LLVM pointer prints in full).
@@ -148,7 +161,7 @@ def members(t: Attribute | str) -> Sequence[Attribute | str] | None:
     return None
 
 
-def decode(data: bytes, t: Attribute | str) -> Any:
+def decode(data: bytes, t: Attribute | str) -> int | float | Agg:
     fields = members(t)
     if fields is not None:  # an aggregate: each member from its own bytes
         out = Agg()
@@ -164,7 +177,7 @@ def decode(data: bytes, t: Attribute | str) -> Any:
     return int.from_bytes(data, "little")
 
 
-def encode(value: Any, t: Attribute | str) -> bytes:
+def encode(value: LLVMValue, t: Attribute | str) -> bytes:
     fields = members(t)
     if fields is not None:  # an aggregate (a memref descriptor stored for a call)
         out = bytearray(layout(t)[0])  # padding and undef members are zero bytes
@@ -186,7 +199,7 @@ def encode(value: Any, t: Attribute | str) -> bytes:
     return (int(value or 0) & ((1 << (8 * n)) - 1)).to_bytes(n, "little")
 
 
-def prop(op: IROp, name: str) -> Any:
+def prop(op: IROp, name: str) -> IRAttribute | None:
     """Property or attribute `name` of an xDSL op or a `verify.ir.fastparse` one."""
     props = getattr(op, "properties", {})
     if name in props:
@@ -194,7 +207,7 @@ def prop(op: IROp, name: str) -> Any:
     return op.attributes.get(name)
 
 
-def ints(attr: Any) -> tuple[int, ...]:
+def ints(attr: IRAttribute | None) -> tuple[int, ...]:
     if attr is None:
         return ()
     if fast_ir.is_fast(attr):
@@ -206,7 +219,7 @@ def ints(attr: Any) -> tuple[int, ...]:
                  for a in getattr(attr, "data", ()))
 
 
-def constant_value(attr: Any) -> Any:
+def constant_value(attr: IRAttribute | None) -> int | float:
     if isinstance(attr, IntegerAttr):
         w = int_width(attr.type)
         if w is None:

@@ -28,10 +28,17 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 from math import prod
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 from gpu_alloc_verify.oracles.kernel_api import ELEM_BYTES, Kernel, KernelArg, MemRefView, Param
-from gpu_alloc_verify.oracles.llvm_values import Agg, Unsupported, prop, signed, type_name
+from gpu_alloc_verify.oracles.llvm_values import (
+    Agg,
+    LLVMValue,
+    Unsupported,
+    prop,
+    signed,
+    type_name,
+)
 from gpu_alloc_verify.oracles.mgpu_calls import RawCall
 from gpu_alloc_verify.oracles.runtime import memset_pattern
 from gpu_alloc_verify.oracles.source_interp import element_bytes, row_major_strides
@@ -67,7 +74,7 @@ def memref_shape(t: Attribute | str) -> tuple[tuple[int | None, ...], str]:
 
 def descriptor(ptr: int, sizes: Sequence[int]) -> Agg:
     """The memref descriptor of a fresh, contiguous buffer."""
-    items: dict[tuple[int, ...], Any] = {(0,): ptr, (1,): ptr, (2,): 0}
+    items: dict[tuple[int, ...], LLVMValue] = {(0,): ptr, (1,): ptr, (2,): 0}
     for d, (size, stride) in enumerate(zip(sizes, row_major_strides(tuple(sizes)),
                                            strict=True)):
         items[(3, d)] = size
@@ -78,13 +85,13 @@ def descriptor(ptr: int, sizes: Sequence[int]) -> Agg:
 def view_of(desc: object, rank: int, elem: str) -> MemRefView:
     if not isinstance(desc, Agg):
         raise Unsupported("a memref operand that is no descriptor")
-    sizes = tuple(int(desc.extract((3, d)) or 0) for d in range(rank))
-    strides = tuple(int(desc.extract((4, d)) or 0) for d in range(rank))
-    return MemRefView(int(desc.extract((1,)) or 0), int(desc.extract((2,)) or 0), sizes,
+    sizes = tuple(desc.int_at((3, d)) for d in range(rank))
+    strides = tuple(desc.int_at((4, d)) for d in range(rank))
+    return MemRefView(desc.int_at((1,)), desc.int_at((2,)), sizes,
                       strides, elem)
 
 
-def kernel_args(params: Sequence[Param], values: Sequence[Any]) -> list[KernelArg]:
+def kernel_args(params: Sequence[Param], values: Sequence[LLVMValue]) -> list[KernelArg]:
     """Kernel arguments from launch operands: a memref parameter takes one
     descriptor, or its 3 + 2 * rank expanded fields; a scalar one value."""
     out: list[KernelArg] = []
@@ -95,16 +102,17 @@ def kernel_args(params: Sequence[Param], values: Sequence[Any]) -> list[KernelAr
         except StopIteration:
             raise Unsupported("fewer launch operands than kernel parameters") from None
         if p.kind == "scalar":
-            out.append(first)
+            out.append(cast(KernelArg, first))  # as the operand holds it (undef: None)
         elif isinstance(first, Agg):
             out.append(view_of(first, p.rank, p.elem))
         else:
             fields = [first, *(next(it, None) for _ in range(2 + 2 * p.rank))]
             if any(f is None for f in fields):
                 raise Unsupported("a memref operand with too few descriptor fields")
-            sizes = tuple(int(f) for f in fields[3 : 3 + p.rank])
-            strides = tuple(int(f) for f in fields[3 + p.rank :])
-            out.append(MemRefView(int(fields[1]), int(fields[2]), sizes, strides, p.elem))
+            nums = cast("list[int | float]", fields)  # an aggregate among them: int() raises
+            sizes = tuple(int(f) for f in nums[3 : 3 + p.rank])
+            strides = tuple(int(f) for f in nums[3 + p.rank :])
+            out.append(MemRefView(int(nums[1]), int(nums[2]), sizes, strides, p.elem))
     if next(it, None) is not None:
         raise Unsupported("more launch operands than kernel parameters")
     return out

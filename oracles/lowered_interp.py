@@ -32,9 +32,9 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from itertools import product
 from math import prod
-from typing import Any, Literal
+from typing import Any, Literal, cast
 
-from xdsl.dialects.builtin import AffineMapAttr, ModuleOp
+from xdsl.dialects.builtin import AffineMapAttr, IntegerAttr, ModuleOp
 from xdsl.ir import Attribute, Block, Operation, Region, SSAValue
 from xdsl.ir.affine import AffineMap
 from xdsl.parser import Parser
@@ -49,6 +49,7 @@ from gpu_alloc_verify.oracles.llvm_values import (
     FLOAT_FMT,
     ICMP,
     Agg,
+    LLVMValue,
     Unsupported,
     bf16_bits,
     bf16_value,
@@ -275,7 +276,7 @@ class _Machine:
         if name in self.global_ptrs:
             return self.global_ptrs[name]
         glob = self.globals[name]
-        size = layout(fast_ir.type_of(prop(glob, "global_type")))[0]
+        size = layout(cast("Attribute | str", fast_ir.type_of(prop(glob, "global_type"))))[0]
         value = prop(glob, "value")
         data: bytes | None = None
         if value is not None:
@@ -351,7 +352,7 @@ class _Machine:
     def gep(self, op: Operation) -> _Flow:
         ptr = self.v(op.operands[0])
         dynamic = iter(op.operands[1:])
-        t: Attribute | str = fast_ir.type_of(prop(op, "elem_type"))
+        t = cast("Attribute | str", fast_ir.type_of(prop(op, "elem_type")))
         offset = 0
         for k, raw in enumerate(ints(prop(op, "rawConstantIndices"))):
             idx = signed(self.v(next(dynamic)), 64) if raw == DYNAMIC_INDEX else raw
@@ -363,7 +364,7 @@ class _Machine:
         return self.set(op, (int(ptr or 0) + offset) & ((1 << 64) - 1))
 
     def alloca(self, op: Operation) -> _Flow:
-        t: Attribute | str = fast_ir.type_of(prop(op, "elem_type"))
+        t = cast("Attribute | str", fast_ir.type_of(prop(op, "elem_type")))
         size = layout(t)[0] * int(self.v(op.operands[0]))
         base = len(self.stack) + (-len(self.stack) % 16)
         if base + size > STACK_LIMIT:
@@ -435,10 +436,10 @@ class _Machine:
             else getattr(mref.type, "element_type", None)
         if elem is None:
             raise Unsupported(f"memref access on {mref.type}")
-        linear = int(desc.extract((2,)) or 0)
+        linear = desc.int_at((2,))
         for d, i in enumerate(idx):
-            linear += int(self.v(i)) * int(desc.extract((4, d)) or 0)
-        return int(desc.extract((1,)) or 0) + linear * layout(elem)[0]
+            linear += int(self.v(i)) * desc.int_at((4, d))
+        return desc.int_at((1,)) + linear * layout(elem)[0]
 
     def memref_load(self, op: Operation) -> _Flow:
         elem = op.results[0].type
@@ -534,14 +535,14 @@ class _Machine:
         offsets = strided.mixed(ints(prop(op, "static_offsets")), dynamic[:n_off])
         sizes = strided.mixed(ints(prop(op, "static_sizes")), dynamic[n_off:n_off + n_size])
         steps = strided.mixed(ints(prop(op, "static_strides")), dynamic[n_off + n_size:])
-        src = (int(desc.extract((2,)) or 0),
-               tuple(int(desc.extract((3, d)) or 0) for d in range(rank)),
-               tuple(int(desc.extract((4, d)) or 0) for d in range(rank)))
+        src = (desc.int_at((2,)),
+               tuple(desc.int_at((3, d)) for d in range(rank)),
+               tuple(desc.int_at((4, d)) for d in range(rank)))
         offset, shape, strides = strided.subview(
             src, [signed(x, 64) for x in offsets], [signed(x, 64) for x in sizes],
             [signed(x, 64) for x in steps], [-1 if d is None else d for d in result_dims])
-        items: dict[tuple[int, ...], Any] = {(0,): desc.extract((0,)), (1,): desc.extract((1,)),
-                                             (2,): offset}
+        items: dict[tuple[int, ...], LLVMValue] = {
+            (0,): desc.extract((0,)), (1,): desc.extract((1,)), (2,): offset}
         for d, (n, st) in enumerate(zip(shape, strides, strict=True)):
             items[(3, d)], items[(4, d)] = n, st & ((1 << 64) - 1)
         return self.set(op, Agg(items))
@@ -557,11 +558,11 @@ class _Machine:
             groups = json.loads(text)
         except ValueError:
             raise Unsupported(f"memref.collapse_shape reassociation {text}") from None
-        items: dict[tuple[int, ...], Any] = {
+        items: dict[tuple[int, ...], LLVMValue] = {
             (0,): desc.extract((0,)), (1,): desc.extract((1,)), (2,): desc.extract((2,))}
         for k, group in enumerate(groups):
-            items[(3, k)] = prod(int(desc.extract((3, d)) or 0) for d in group)
-            items[(4, k)] = int(desc.extract((4, group[-1])) or 0) if group else 1
+            items[(3, k)] = prod(desc.int_at((3, d)) for d in group)
+            items[(4, k)] = desc.int_at((4, group[-1])) if group else 1
         return self.set(op, Agg(items))
 
     def linalg_fill(self, op: Operation) -> _Flow:
@@ -577,9 +578,9 @@ class _Machine:
         desc = self.v(op.operands[1])
         if not isinstance(desc, Agg):
             raise Unsupported("linalg.fill of a value that is no descriptor")
-        sizes = [int(desc.extract((3, d)) or 0) for d in range(len(dims))]
-        strides = [int(desc.extract((4, d)) or 0) for d in range(len(dims))]
-        base, offset = int(desc.extract((1,)) or 0), int(desc.extract((2,)) or 0)
+        sizes = [desc.int_at((3, d)) for d in range(len(dims))]
+        strides = [desc.int_at((4, d)) for d in range(len(dims))]
+        base, offset = desc.int_at((1,)), desc.int_at((2,))
         data = encode(self.v(op.operands[0]), op.operands[0].type)
         if len(data) != layout(elem)[0]:
             raise Unsupported(f"linalg.fill of a {type_name(op.operands[0].type)} into {elem}")
@@ -672,6 +673,7 @@ def _undef(m: _Machine, op: Operation) -> _Flow:
 
 def _icmp(m: _Machine, op: Operation) -> _Flow:
     pred = prop(op, "predicate")
+    assert isinstance(pred, IntegerAttr | fastparse.IntegerAttr)  # as `.value.data` needs
     w = m.width(op.operands[0].type)
     a, b = m.v(op.operands[0]), m.v(op.operands[1])
     return m.set(op, int(ICMP[int(pred.value.data)](a, b, w)))
@@ -752,7 +754,7 @@ def _as_module(lowered: str | Operation | fastparse.Op) -> Any:
 
 def run_functions(
     lowered: str | Operation | fastparse.Op,
-    calls: Sequence[tuple[str, Sequence[Any]]],
+    calls: Sequence[tuple[str, Sequence[LLVMValue]]],
     rt: Runtime,
     kernels: Mapping[str, Kernel] | None = None,
 ) -> LoweredRun:
@@ -793,7 +795,7 @@ def run_functions(
 def run_function(
     lowered: str | Operation | fastparse.Op,
     name: str,
-    args: Sequence[Any] | Mapping[str, Any],
+    args: Sequence[LLVMValue] | Mapping[str, LLVMValue],
     rt: Runtime,
     arg_names: Sequence[str] = (),
     kernels: Mapping[str, Kernel] | None = None,

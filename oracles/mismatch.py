@@ -8,9 +8,18 @@ Outcomes are the normalized dicts of `oracles.differential.normalize`.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Literal
 
 from gpu_alloc_verify.oracles.runtime import chunk_width
+
+if TYPE_CHECKING:  # `differential` builds what is read here, and imports this module
+    from gpu_alloc_verify.oracles.differential import (
+        ErrorRow,
+        HostAccessRow,
+        Mismatch,
+        Normalized,
+        NormalizedAllocation,
+    )
 
 MAX_SHOWN = 8  # observables listed per mismatch
 
@@ -53,14 +62,15 @@ def _show_bytes(data: list[str], lo: int, hi: int) -> str:
     return "never written" if set(data[lo:hi]) == {"??"} else shown
 
 
-def _allocation(label: str, s: Mapping[str, Any] | None, lo: Mapping[str, Any] | None
+def _allocation(label: str, s: NormalizedAllocation | None, lo: NormalizedAllocation | None
                 ) -> list[dict[str, str]]:
     if s is None or lo is None:
         present = "made" if s is not None else "not made"
         absent = "not made" if s is not None else "made"
         return [{"observable": f"allocation {label}", "source": present, "lowered": absent}]
     out: list[dict[str, str]] = []
-    for key in ("size", "kind", "live"):
+    keys: tuple[Literal["size", "kind", "live"], ...] = ("size", "kind", "live")
+    for key in keys:
         if s[key] != lo[key]:
             out.append({"observable": f"allocation {label} {key}",
                         "source": str(s[key]), "lowered": str(lo[key])})
@@ -73,7 +83,8 @@ def _allocation(label: str, s: Mapping[str, Any] | None, lo: Mapping[str, Any] |
     return out
 
 
-def _accesses(s: Sequence[Sequence[Any]], lo: Sequence[Sequence[Any]]) -> list[dict[str, str]]:
+def _accesses(s: Sequence[HostAccessRow], lo: Sequence[HostAccessRow]
+              ) -> list[dict[str, str]]:
     out: list[dict[str, str]] = []
     for i in range(max(len(s), len(lo))):
         a = s[i] if i < len(s) else None
@@ -87,7 +98,7 @@ def _accesses(s: Sequence[Sequence[Any]], lo: Sequence[Sequence[Any]]) -> list[d
     return out
 
 
-def _show_access(access: Sequence[Any] | None) -> str:
+def _show_access(access: HostAccessRow | None) -> str:
     if access is None:
         return "(none)"
     _, _, target, value = access
@@ -96,7 +107,7 @@ def _show_access(access: Sequence[Any] | None) -> str:
     return f"{target} = never written" if set(value) <= {"?"} else f"{target} = {value}"
 
 
-def _errors(s: Sequence[Sequence[Any]], lo: Sequence[Sequence[Any]]) -> list[dict[str, str]]:
+def _errors(s: Sequence[ErrorRow], lo: Sequence[ErrorRow]) -> list[dict[str, str]]:
     a = [f"{kind} at {loc}" for kind, loc in s]
     b = [f"{kind} at {loc}" for kind, loc in lo]
     out = [{"observable": "runtime error", "source": "(none)", "lowered": e}
@@ -106,27 +117,29 @@ def _errors(s: Sequence[Sequence[Any]], lo: Sequence[Sequence[Any]]) -> list[dic
     return out
 
 
-def observables(source: Mapping[str, Any], lowered: Mapping[str, Any],
+def observables(source: Normalized, lowered: Normalized,
                 differences: Sequence[str]) -> list[dict[str, str]]:
     """Each differing observable: {"observable", "source", "lowered"}."""
     out: list[dict[str, str]] = []
+    s_fields: Mapping[str, object] = source  # by a key not spelled out (the counts)
+    l_fields: Mapping[str, object] = lowered
     for key in differences:
         if key.startswith("allocations[") and key.endswith("]"):
             label = key[len("allocations["):-1]
             out += _allocation(label, source["allocations"].get(label),
                                lowered["allocations"].get(label))
         elif key == "host_accesses":
-            out += _accesses(source[key], lowered[key])
+            out += _accesses(source["host_accesses"], lowered["host_accesses"])
         elif key == "errors":
-            out += _errors(source[key], lowered[key])
+            out += _errors(source["errors"], lowered["errors"])
         else:
             what = key.replace("_", " ") + " at exit"
-            out.append({"observable": what, "source": str(source[key]),
-                        "lowered": str(lowered[key])})
+            out.append({"observable": what, "source": str(s_fields[key]),
+                        "lowered": str(l_fields[key])})
     return out[:MAX_SHOWN]
 
 
-def render(found: Mapping[str, Any]) -> list[str]:
+def render(found: Mismatch) -> list[str]:
     """The mismatch as aligned lines for a terminal or a report."""
     lines = [f"@{found['function']} with {found.get('args') or 'no args'}, "
              f"{found.get('schedule_name', 'schedule ' + str(found.get('schedule')))}:"]

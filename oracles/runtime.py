@@ -20,12 +20,13 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field
-from typing import Any, Literal, Protocol, runtime_checkable
+from typing import Literal, Protocol, TypeAlias, runtime_checkable
 
 from gpu_alloc_verify.oracles.kernel_api import Dim3, Kernel, KernelArg
 from gpu_alloc_verify.verify.model.runtime_api import PROFILES as API_PROFILES
 
 MemoryKind = Literal["device", "managed", "host"]  # host: malloc'd, not device-visible
+Json: TypeAlias = dict[str, object]  # a JSON object, as `json.dumps` takes it
 
 # Error kinds a runtime records (stable strings: outcomes are compared on them).
 INVALID_HANDLE = "invalid-handle"  # a stream/event the runtime never created
@@ -129,7 +130,7 @@ class Outcome:
     errors: list[RuntimeErrorRecord] = field(default_factory=list)
     host_accesses: list[HostAccess] = field(default_factory=list)
 
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self) -> Json:
         return asdict(self)
 
 

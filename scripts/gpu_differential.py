@@ -39,6 +39,7 @@ import json
 import sys
 import time
 from collections import Counter
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
@@ -103,10 +104,12 @@ def fidelity(program: Any, assignments: int, tally: Counter[str]) -> dict[str, A
                 tally["agree"] += 1
                 continue
             tally["disagree"] += 1
-            diff = differences(s, g) or sorted(k for k in s if s[k] != g[k])
+            s_map: Mapping[str, object] = s
+            g_map: Mapping[str, object] = g
+            diff = differences(s, g) or sorted(k for k in s_map if s_map[k] != g_map[k])
             key = diff[0].split("[")[0] if diff else ""
             return {"function": fn.name, "args": _shown(values), "differences": diff,
-                    "simulator": s.get(key), "gpu": g.get(key)}
+                    "simulator": s_map.get(key), "gpu": g_map.get(key)}
     return None
 
 

@@ -23,15 +23,21 @@ from xdsl.interpreter import (
 )
 
 from gpu_alloc_verify.oracles.source_xdsl.host_ops import load_at, store_at, view
-from gpu_alloc_verify.oracles.source_xdsl.values import INDEX_BITS, Unmodelled, as_int, scalar
+from gpu_alloc_verify.oracles.source_xdsl.values import (
+    INDEX_BITS,
+    Scalar,
+    Unmodelled,
+    as_int,
+    scalar,
+)
 
 
-def _signed(v: Any) -> int:
+def _signed(v: Scalar) -> int:
     x = as_int(v) & ((1 << INDEX_BITS) - 1)
     return x - (1 << INDEX_BITS) if x >> (INDEX_BITS - 1) else x
 
 
-def evaluate(amap: AffineMapAttr, operands: Sequence[Any]) -> list[int]:
+def evaluate(amap: AffineMapAttr, operands: Sequence[Scalar]) -> list[int]:
     """The map's results for its operands (dimensions first, then symbols)."""
     m = amap.data
     values = [_signed(v) for v in operands]

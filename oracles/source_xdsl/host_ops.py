@@ -11,7 +11,6 @@ externals read the whole buffer on the host and keep the text as output.
 from __future__ import annotations
 
 from math import prod
-from typing import Any
 
 from xdsl.dialects import memref
 from xdsl.dialects.builtin import MemRefType, NoneAttr, UnitAttr
@@ -32,6 +31,7 @@ from gpu_alloc_verify.oracles.lowered_host import DEVICE_MEMREF
 from gpu_alloc_verify.oracles.source_interp import row_major_strides
 from gpu_alloc_verify.oracles.source_xdsl.state import MAX_BYTES, state
 from gpu_alloc_verify.oracles.source_xdsl.values import (
+    Scalar,
     TooLarge,
     Undefined,
     Unmodelled,
@@ -49,7 +49,7 @@ PRINTERS = frozenset({"printMemrefF32", "printMemrefF64", "printMemrefI32", "pri
 MODELLED = PRINTERS | frozenset(DEVICE_MEMREF)
 
 
-def view(v: Any) -> MemRefView:
+def view(v: object) -> MemRefView:
     if not isinstance(v, MemRefView):
         raise Unmodelled(f"a buffer that is no memref view ({v!r})")
     return v
@@ -83,7 +83,7 @@ def _global(op: Operation, name: str) -> memref.GlobalOp:
 
 
 def load_at(interpreter: Interpreter, op: Operation, v: MemRefView, idx: list[int],
-            t: Attribute) -> Any:
+            t: Attribute) -> Scalar:
     """A host load of element `idx` of `v`, as a value of type `t`."""
     st = state(interpreter)
     st.at(op)
@@ -91,7 +91,7 @@ def load_at(interpreter: Interpreter, op: Operation, v: MemRefView, idx: list[in
     return scalar(decode_element(data, v.elem) if data is not None else 0, t)
 
 
-def store_at(interpreter: Interpreter, op: Operation, value: Any, v: MemRefView,
+def store_at(interpreter: Interpreter, op: Operation, value: Scalar, v: MemRefView,
              idx: list[int]) -> None:
     st = state(interpreter)
     raw: int | float = float(value.value.data) if v.elem.startswith(("f", "bf")) \
@@ -182,7 +182,8 @@ class HostFunctions(InterpreterFunctions):
             st.rt.host_write(address(dst, [0] * len(dst.sizes)), data)
         return ()
 
-    def _print(self, interpreter: Interpreter, op: Any, args: PythonValues) -> PythonValues:
+    def _print(self, interpreter: Interpreter, op: Operation,
+               args: PythonValues) -> PythonValues:
         st = state(interpreter)
         v = view(args[0])
         if not contiguous(v):
@@ -194,19 +195,23 @@ class HostFunctions(InterpreterFunctions):
         return ()
 
     @impl_external("printMemrefF32")
-    def print_f32(self, interpreter: Interpreter, op: Any, args: PythonValues) -> PythonValues:
+    def print_f32(self, interpreter: Interpreter, op: Operation,
+                  args: PythonValues) -> PythonValues:
         return self._print(interpreter, op, args)
 
     @impl_external("printMemrefF64")
-    def print_f64(self, interpreter: Interpreter, op: Any, args: PythonValues) -> PythonValues:
+    def print_f64(self, interpreter: Interpreter, op: Operation,
+                  args: PythonValues) -> PythonValues:
         return self._print(interpreter, op, args)
 
     @impl_external("printMemrefI32")
-    def print_i32(self, interpreter: Interpreter, op: Any, args: PythonValues) -> PythonValues:
+    def print_i32(self, interpreter: Interpreter, op: Operation,
+                  args: PythonValues) -> PythonValues:
         return self._print(interpreter, op, args)
 
     @impl_external("printMemrefI64")
-    def print_i64(self, interpreter: Interpreter, op: Any, args: PythonValues) -> PythonValues:
+    def print_i64(self, interpreter: Interpreter, op: Operation,
+                  args: PythonValues) -> PythonValues:
         return self._print(interpreter, op, args)
 
     def _device_memref(self, name: str, args: PythonValues) -> PythonValues:
@@ -217,11 +222,11 @@ class HostFunctions(InterpreterFunctions):
         return (MemRefView(v.ptr, v.offset, v.sizes, v.strides, v.elem),)
 
     @impl_external("mgpuMemGetDeviceMemRef1dFloat")
-    def device_memref_f32(self, interpreter: Interpreter, op: Any,
+    def device_memref_f32(self, interpreter: Interpreter, op: Operation,
                           args: PythonValues) -> PythonValues:
         return self._device_memref("mgpuMemGetDeviceMemRef1dFloat", args)
 
     @impl_external("mgpuMemGetDeviceMemRef1dInt32")
-    def device_memref_i32(self, interpreter: Interpreter, op: Any,
+    def device_memref_i32(self, interpreter: Interpreter, op: Operation,
                           args: PythonValues) -> PythonValues:
         return self._device_memref("mgpuMemGetDeviceMemRef1dInt32", args)

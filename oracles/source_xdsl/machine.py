@@ -142,7 +142,7 @@ def launch_sites(module: ModuleOp) -> dict[str, str]:
     return out
 
 
-def bind(fn: func.FuncOp, inputs: Mapping[int, Any], rt: Runtime,
+def bind(fn: func.FuncOp, inputs: Mapping[int, int | float], rt: Runtime,
          size: int) -> list[MemRefView | None]:
     """The buffers `fn` takes, made as its caller would: managed memory
     labelled by the argument ("%arg0"), element k holding k + 1, each dynamic

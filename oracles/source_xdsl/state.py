@@ -11,10 +11,11 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from xdsl.interpreter import Interpreter, InterpreterFunctions
+from xdsl.ir import Operation, SSAValue
 
-from gpu_alloc_verify.oracles.kernel_api import Kernel
+from gpu_alloc_verify.oracles.kernel_api import Kernel, MemRefView
 from gpu_alloc_verify.oracles.runtime import Runtime
-from gpu_alloc_verify.oracles.source_xdsl.values import Token, Unmodelled
+from gpu_alloc_verify.oracles.source_xdsl.values import SourceValue, Token, Unmodelled
 from gpu_alloc_verify.oracles.token_streams import TokenStreams
 from gpu_alloc_verify.verify.ir.locations import source_key
 
@@ -28,24 +29,26 @@ class State:
     events: list[int] = field(default_factory=list)
     produced: dict[int, str] = field(default_factory=dict)  # token instance -> op key
     prints: list[str] = field(default_factory=list)
-    current: Any = None  # the op being interpreted (set by the run's listener)
+    current: Operation | None = None  # the op being interpreted (set by the run's listener)
     interpreter: Any = None  # for values an op uses from above (gpu.launch's body)
-    launch_args: dict[int, Any] = field(default_factory=dict)  # gpu.launch -> what it passes
-    globals: dict[str, Any] = field(default_factory=dict)  # memref.global name -> its view
+    # gpu.launch (by id) -> the values it passes
+    launch_args: dict[int, list[SSAValue]] = field(default_factory=dict)
+    globals: dict[str, MemRefView] = field(default_factory=dict)  # memref.global name -> its view
     # The streams made and the token closure (`oracles.token_streams`).
     tokens: TokenStreams = field(init=False)
 
     def __post_init__(self) -> None:
         self.tokens = TokenStreams(self.rt)
 
-    def at(self, op: Any) -> None:
+    def at(self, op: Operation) -> None:
         """Calls that follow come from `op` (its location's key, as lowered ops carry it)."""
         self.rt.set_location(source_key(getattr(op, "location", None)))
 
-    def stream_after(self, deps: Iterable[Any]) -> int:
+    def stream_after(self, deps: Iterable[SourceValue]) -> int:
         return self.tokens.stream_after([token(d).event for d in deps])
 
-    def complete(self, op: Any, s: int, deps: Iterable[Any], is_async: bool) -> Token | None:
+    def complete(self, op: Operation, s: int, deps: Iterable[SourceValue],
+                 is_async: bool) -> Token | None:
         """The op's token, or for a synchronous op the host waits for it."""
         if not is_async:
             self.rt.stream_synchronize(s)
@@ -59,7 +62,7 @@ class State:
         implied = self.tokens.implied[inst] = tuple(token(d).instance for d in deps)
         return Token(e, inst, implied)
 
-    def host_wait(self, deps: Iterable[Any], counts: bool = True) -> None:
+    def host_wait(self, deps: Iterable[SourceValue], counts: bool = True) -> None:
         for d in deps:
             self.rt.event_synchronize(token(d).event)
             if counts:
@@ -75,7 +78,7 @@ class State:
         return [self.produced[i] for i in sorted(set(self.produced) - self.tokens.awaited)]
 
 
-def token(v: Any) -> Token:
+def token(v: object) -> Token:
     if not isinstance(v, Token):
         raise Unmodelled(f"a token that is no gpu op's ({v!r})")
     return v

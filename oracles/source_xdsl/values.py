@@ -5,9 +5,16 @@ runtime memory, and tokens."""
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Final, Literal
+from typing import Final, Literal, TypeAlias, cast
 
-from xdsl.dialects.builtin import FloatAttr, IndexType, IntegerAttr, IntegerType, MemRefType
+from xdsl.dialects.builtin import (
+    AnyFloat,
+    FloatAttr,
+    IndexType,
+    IntegerAttr,
+    IntegerType,
+    MemRefType,
+)
 from xdsl.ir import Attribute
 
 from gpu_alloc_verify.oracles.kernel_api import ELEM_BYTES, MemRefView
@@ -30,6 +37,10 @@ class Undefined(TooLarge):
     skipped, as one past a budget is."""
 
 
+# A scalar as xDSL's interpreters hold it.
+Scalar: TypeAlias = IntegerAttr | FloatAttr
+
+
 @dataclass(frozen=True)
 class Token:
     """A completion fact: the event recorded after the op, and the token
@@ -38,6 +49,11 @@ class Token:
     event: int
     instance: int
     implies: tuple[int, ...]  # the instances its op waited on (their closure: `State`)
+
+
+# What an SSA value holds in a source run: a scalar, a buffer, a gpu token.
+# (xDSL's `PythonValues` are untyped: `as_int`, `host_ops.view`, `state.token` check.)
+SourceValue: TypeAlias = Scalar | MemRefView | Token
 
 
 def type_text(t: Attribute) -> str:
@@ -58,8 +74,9 @@ def elem_of(t: Attribute) -> str:
     return name
 
 
-def as_int(v: Any) -> int:
-    """The integer an xDSL scalar (or a plain int/bool) holds."""
+def as_int(v: object) -> int:
+    """The integer an xDSL scalar (or a plain int/bool) holds; Unmodelled for
+    any other value."""
     if isinstance(v, IntegerAttr):
         return int(v.value.data)
     if isinstance(v, bool | int):
@@ -67,16 +84,16 @@ def as_int(v: Any) -> int:
     raise Unmodelled(f"an integer expected, got {v!r}")
 
 
-def scalar(value: int | float, t: Attribute) -> Any:
+def scalar(value: int | float, t: Attribute) -> Scalar:
     """`value` as xDSL's interpreters hold a value of type `t`."""
     if isinstance(t, IndexType):
         return IntegerAttr(int(value), IntegerType(INDEX_BITS), truncate_bits=True)
     if isinstance(t, IntegerType):
         return IntegerAttr(int(value), t, truncate_bits=True)
-    return FloatAttr(float(value), t)  # type: ignore[arg-type]  # a float type
+    return FloatAttr(float(value), cast(AnyFloat, t))  # a float type
 
 
-def plain(v: Any, t: Attribute) -> int | float:
+def plain(v: Scalar | int, t: Attribute) -> int | float:
     """A scalar as the kernel and lowered interpreters take it: integers
     unsigned modulo their width, floats as floats."""
     if isinstance(v, FloatAttr):

@@ -15,7 +15,7 @@ from typing import Any
 import pytest
 
 from gpu_alloc_verify.oracles.dense_init import dense_bytes
-from gpu_alloc_verify.oracles.differential import differences
+from gpu_alloc_verify.oracles.differential import Normalized, NormalizedAllocation, differences
 from gpu_alloc_verify.oracles.lowered_interp import run_function as run_lowered
 from gpu_alloc_verify.oracles.simulated import SimulatedRuntime
 from gpu_alloc_verify.oracles.source_xdsl.machine import bind, functions, parse, run
@@ -202,13 +202,16 @@ def test_device_memref_is_the_same_memory_at_the_same_offset() -> None:
 
 def test_a_zero_byte_allocation_one_side_dropped_is_no_difference() -> None:
     # LLVM 22 erases an unused gpu.alloc; with size 0 its contents read "empty".
-    base = {"host_accesses": [], "errors": [], "live_streams": 0, "live_events": 0}
-    src = {**base, "allocations": {"a#0": {"size": 0, "kind": "device", "live": True,
-                                           "contents": "empty"}}}
-    assert differences(src, {**base, "allocations": {}}) == []
-    written = {**base, "allocations": {"a#0": {"size": 4, "kind": "device", "live": True,
-                                               "contents": "01000000"}}}
-    assert differences(written, {**base, "allocations": {}}) == ["allocations[a#0]"]
+    def outcome(allocations: dict[str, NormalizedAllocation]) -> Normalized:
+        return {"allocations": allocations, "host_accesses": [], "errors": [],
+                "live_streams": 0, "live_events": 0}
+
+    empty = outcome({})
+    src = outcome({"a#0": {"size": 0, "kind": "device", "live": True, "contents": "empty"}})
+    assert differences(src, empty) == []
+    written = outcome({"a#0": {"size": 4, "kind": "device", "live": True,
+                               "contents": "01000000"}})
+    assert differences(written, empty) == ["allocations[a#0]"]
 
 
 # -- entry points ------------------------------------------------------------------------
