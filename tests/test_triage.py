@@ -19,6 +19,7 @@ from gpu_alloc_verify.verify.triage.buckets import (
     triage_file,
     triage_records,
 )
+from gpu_alloc_verify.verify.triage.offending import offense
 from gpu_alloc_verify.verify.triage.signature import family, op_form, op_words, signature_of
 
 needs_reader = pytest.mark.skipif(find_mlir_opt() is None,
@@ -99,9 +100,45 @@ def test_unconverted_op_signature_and_knock_on_casts() -> None:
     # Named after the precondition upstream's pattern declines, not the op shape.
     assert (sig.calls, sig.focus, sig.slug()) == ("left unconverted", "sync-op",
                                                   "unconverted-sync-op")
-    cast = dict(left, detail="unresolved cast to !gpu.async.token left in @f0 (from op2)")
+    cast = dict(left, detail="unresolved cast to !gpu.async.token left in @f0 (from op2)",
+                counterexample={"path": {}, "source_op": "op2",
+                                "left": "builtin.unrealized_conversion_cast"})
     assert _root_causes([left, cast]) == [left]  # a cast left behind is a consequence
     assert _root_causes([cast]) == [cast]
+
+
+DESTROYED_TWICE = """\
+func.func @f0() {
+  %m = gpu.alloc () : memref<4xi32> loc("op1")
+  %c = arith.constant 1 : i32
+  %t1 = gpu.wait async loc("op2")
+  %t4 = gpu.memset async [%t1] %m, %c : memref<4xi32>, i32 loc("op3")
+  gpu.wait [%t4] loc("op4")
+  gpu.wait [%t1] loc("op5")
+  return
+}
+"""
+
+
+@pytest.mark.skipif(find_mlir_opt(19) is None, reason="needs mlir-opt-19")
+def test_signatures_read_the_checkers_roles_not_their_wording() -> None:
+    # The handle's creator, destroy and use, the op left unconverted: triage
+    # reads them from the counterexample the checker filled in, so a reworded
+    # detail names the same bug (it used to be parsed back with regexes).
+    found = violations(DESTROYED_TWICE, "mlir-opt-19")
+    by_invariant = {v["invariant"]: v for v in found}
+    uad = by_invariant["stream-no-use-after-destroy"]
+    assert {k: uad["counterexample"][k] for k in ("kind", "handle_from", "destroy_from",
+                                                  "use_from")} == {
+        "kind": "stream", "handle_from": "op2", "destroy_from": "op4", "use_from": "op5"}
+    assert by_invariant["lowering-complete"]["counterexample"]["left"] == "gpu.alloc"
+    for v in found:
+        if v["invariant"] == "differential":
+            continue  # named after its outcome differences, not a handle
+        reworded = dict(v, detail="(reworded)")
+        assert signature_of(reworded) == signature_of(v), v["invariant"]
+        assert offense(reworded).lines() == offense(v).lines(), v["invariant"]
+    assert signature_of(uad).slug() == "stream-use-after-destroy"
 
 
 # -- buckets over a results file ----------------------------------------------------

@@ -123,10 +123,17 @@ def test_defects_map_one_to_one_onto_upstream_causes() -> None:
 
 def test_one_signature_for_a_stream_given_to_any_event_call() -> None:
     recs = [{"invariant": "runtime-contract", "lowering": "mlir-opt-19", "program": IF_TOKEN,
-             "detail": f"{call} (from {at}) is given a stream where an event is expected"}
+             "detail": f"{call} (from {at}) is given a stream where an event is expected",
+             "counterexample": {"path": {}, "source_op": at, "given": "stream",
+                                "expected": "event"}}
             for call, at in (("mgpuEventSynchronize", "op3"), ("mgpuEventDestroy", "op7"))]
     a, b = (signature_of(r, CF) for r in recs)
     assert a == b and a.slug() == "stream-as-event"
+    # Read from the roles the checker recorded, not from the detail's words.
+    assert signature_of(dict(recs[0], detail="(reworded)"), CF) == a
+    assert signature_of(dict(recs[0], counterexample={"path": {}, "source_op": "op3",
+                                                      "given": "event",
+                                                      "expected": "stream"}), CF) != a
     assert cause_id(a, "defect", "gpu-to-llvm") == "token-crosses-control-flow"
     # A knock-on is not mapped to the defect's upstream fix.
     assert cause_id(a, "knock-on", "gpu-to-llvm") is None

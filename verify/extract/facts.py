@@ -68,6 +68,7 @@ class Residue:
     what: str
     func: str  # the function it is in; "" at module level
     source_op: str | None
+    op: str = ""  # the op's name: `gpu.alloc`, `builtin.unrealized_conversion_cast`
 
 
 @dataclass

@@ -55,7 +55,7 @@ def module_residue(module: IRModule) -> list[Residue]:
         name = op_name(op)
         what = _what(op, name)
         if what is not None:
-            out.append(Residue(what, func, source_loc(op)))
+            out.append(Residue(what, func, source_loc(op), name))
         if name in _DEVICE:
             continue  # a leftover gpu.launch is counted above; its body is device code
         inner = func_name(op) if name in _FUNCS else func

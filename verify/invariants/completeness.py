@@ -26,7 +26,8 @@ def check_lowering_complete(ctx: CheckContext) -> CheckResult:
         violations.append(Violation(
             INVARIANT, f"{r.what} left in {place} (from {r.source_op or '?'}) although the "
             "lowering reported success",
-            {"path": {}, "source_op": r.source_op}, [r.source_op] if r.source_op else []))
+            {"path": {}, "source_op": r.source_op, "left": r.op},
+            [r.source_op] if r.source_op else []))
     if violations:
         return CheckResult(INVARIANT, Verdict.VIOLATED, violations)
     return CheckResult(INVARIANT, Verdict.HOLDS)

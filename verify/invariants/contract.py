@@ -75,7 +75,8 @@ def _check_handle(f: Findings, call: Call, role: str, value: z3.ArithRef,
         return
     other = _OTHER[role]
     f.query(conj(call.guard, one_of(value, made[other])),
-            f"{where} is given {_AN[other]} where {_AN[role]} is expected", marked)
+            f"{where} is given {_AN[other]} where {_AN[role]} is expected", marked,
+            {"source_op": call.source_op, "given": other, "expected": role})
     if not _null_ok(runtime, call.callee, role):
         detail = f"{where} is given the null stream, which the {runtime} wrapper " \
             "dereferences or cannot destroy" if role == "stream" \

@@ -156,7 +156,8 @@ def check_use_after_destroy(ctx: CheckContext) -> CheckResult:
                     f"{kind} created by {create.source_op or '?'} is {text} "
                     f"(destroy from {d.source_op or '?'}, use from {u.source_op or '?'})",
                     [create.source_op, d.source_op, u.source_op],
-                    {"handle_from": create.source_op, "destroy": d.index, "use": u.index},
+                    {"kind": kind, "handle_from": create.source_op, "destroy": d.index,
+                     "use": u.index, "destroy_from": d.source_op, "use_from": u.source_op},
                 )
                 if hit:
                     v = f.violations[-1]
@@ -197,7 +198,9 @@ def _foreign_twice(ctx: CheckContext, f: Findings, destroys: list[Call]) -> None
                 if f.query(fold.conj(d.guard, u.guard),
                            f"the {kind} destroyed by {d.source_op or '?'} (not created here) is "
                            f"{what} (use from {u.source_op or '?'})",
-                           [d.source_op, u.source_op], {"destroy": d.index, "use": u.index}):
+                           [d.source_op, u.source_op],
+                           {"kind": kind, "destroy": d.index, "use": u.index,
+                            "destroy_from": d.source_op, "use_from": u.source_op}):
                     v = f.violations[-1]
                     v.detail += ", " + describe_path(v.counterexample["path"])  # type: ignore[arg-type]
                     return
@@ -215,6 +218,7 @@ def check_event_no_leak(ctx: CheckContext) -> CheckResult:
         if times is not None:
             v = f.violations[-1]
             v.counterexample["destroy_count"] = times
+            v.counterexample["source_op"] = create.source_op
             v.detail = (f"event created by {create.source_op or '?'} (mgpuEventCreate) is "
                         f"destroyed {times} time(s), not exactly once, "
                         + describe_path(v.counterexample["path"]))  # type: ignore[arg-type]

@@ -25,12 +25,14 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from gpu_alloc_verify.verify.extract.leftovers import CASTS
 from gpu_alloc_verify.verify.lowerings.mlir_opt import DEFAULT_PIPELINE
 from gpu_alloc_verify.verify.model.errors import GpuAllocVerifyError, UsageError
 from gpu_alloc_verify.verify.model.results import read_records
 from gpu_alloc_verify.verify.model.verdicts import INVARIANTS, InvariantId, Verdict
 from gpu_alloc_verify.verify.triage.causes import organize, program_text
 from gpu_alloc_verify.verify.triage.kinds import DEFECT, KNOCK_ON, LIMITATION, SEVERITY
+from gpu_alloc_verify.verify.triage.offending import role
 from gpu_alloc_verify.verify.triage.rejudge import Settings, lowering_for, rejudge
 from gpu_alloc_verify.verify.triage.signature import Signature, family, signature_of
 
@@ -216,8 +218,7 @@ def _root_causes(found: list[Record]) -> list[Record]:
     """The violations of one program without knock-on effects: a cast left over
     because another op of the program was left unconverted is not a cause."""
     def cast_only(v: Record) -> bool:
-        return v["invariant"] == InvariantId.LOWERING_COMPLETE and \
-            str(v.get("detail", "")).startswith("unresolved cast")
+        return v["invariant"] == InvariantId.LOWERING_COMPLETE and role(v, "left") in CASTS
 
     if any(v["invariant"] == InvariantId.LOWERING_COMPLETE and not cast_only(v) for v in found):
         return [v for v in found if not cast_only(v)]

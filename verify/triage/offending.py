@@ -12,7 +12,6 @@ found the calls of the named source ops are marked instead.
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -23,10 +22,6 @@ Record = dict[str, Any]
 
 CREATES = {"stream": "mgpuStreamCreate", "event": "mgpuEventCreate"}
 DESTROYS = {"stream": "mgpuStreamDestroy", "event": "mgpuEventDestroy"}
-_CREATED_BY = re.compile(r"\b(stream|event) created by (\S+?)[ ,)]")
-_DESTROY_FROM = re.compile(r"\bdestroy(?:ed)? (?:from|by) (\S+?)[ ,)]")
-_USE_FROM = re.compile(r"\buse from (\S+?)[ ,)]")
-_LEFT = re.compile(r"^(\S+) left in @")
 
 
 @dataclass
@@ -56,6 +51,14 @@ def counterexample(record: Record) -> Record:
     """A violation record's counterexample (an empty one when it has none)."""
     cex = record.get("counterexample")
     return cex if isinstance(cex, dict) else {}
+
+
+def role(record: Record, key: str) -> str | None:
+    """A source op id (or a handle kind) the checker put in the counterexample
+    under `key`: the creator, destroy and use of a handle, the op left
+    unconverted.  Read from there, never from the worded detail."""
+    value = counterexample(record).get(key)
+    return value if isinstance(value, str) and value else None
 
 
 def marked_calls(record: Record) -> list[str]:
@@ -115,29 +118,22 @@ def offense(record: Record) -> Offense:
     lowered = str(record.get("lowered") or "")
     calls = parse_calls(lowered)
     invariant = str(record.get("invariant") or "")
-    detail = str(record.get("detail") or "") + " "
-    cex = counterexample(record)
-    source_op = cex.get("source_op") if isinstance(cex.get("source_op"), str) else None
+    source_op = role(record, "source_op")
     marked = marked_calls(record)
     found: Offense | None = None
     if invariant in (InvariantId.STREAM_NO_LEAK, InvariantId.EVENT_NO_LEAK):
         kind = "event" if invariant == InvariantId.EVENT_NO_LEAK else "stream"
-        m = _CREATED_BY.search(detail)
-        found = _handle_from_create(calls, kind, source_op or (m.group(2) if m else None))
-    elif invariant == InvariantId.STREAM_NO_USE_AFTER_DESTROY:
-        m = _CREATED_BY.search(detail)
-        kind = m.group(1) if m else ("event" if "event" in detail.split(" destroyed")[0]
-                                     else "stream")
-        handle_from = cex.get("handle_from")
-        if isinstance(handle_from, str) and handle_from:
+        found = _handle_from_create(calls, kind, source_op)
+    elif invariant == InvariantId.STREAM_NO_USE_AFTER_DESTROY and \
+            (kind := role(record, "kind")) in CREATES:
+        handle_from = role(record, "handle_from")
+        if handle_from:
             found = _handle_from_create(calls, kind, handle_from)
         if found is None:
-            d = _DESTROY_FROM.search(detail)
-            found = _handle_from_destroy(calls, kind, d.group(1) if d else None)
-        if found is not None:
-            u = _USE_FROM.search(detail)
-            if u is not None and u.group(1) not in found.source_ops:
-                found = None  # the handle read is not the one the checker means
+            found = _handle_from_destroy(calls, kind, role(record, "destroy_from"))
+        use_from = role(record, "use_from")
+        if found is not None and use_from is not None and use_from not in found.source_ops:
+            found = None  # the handle read is not the one the checker means
     elif invariant == InvariantId.SYNC_ALLOC_NO_STREAM and source_op:
         found = _handle_from_create(calls, "stream", source_op)
     elif invariant == InvariantId.HOST_SHARED_FLAG and source_op:
@@ -145,11 +141,8 @@ def offense(record: Record) -> Offense:
         found = _with_sources(Offense("", None, allocs[0].func if allocs else "", allocs))
     elif invariant == InvariantId.LOWERING_COMPLETE:
         residue = parse_residue(lowered)
-        m = _LEFT.match(detail)
-        what = "unrealized_conversion_cast" if detail.startswith("unresolved cast") else \
-            m.group(1) if m else None
-        at = [r for r in residue if r.loc == source_op
-              and (what is None or r.name.endswith(what))] or \
+        left = role(record, "left")
+        at = [r for r in residue if r.loc == source_op and r.name == left] or \
             [r for r in residue if r.loc == source_op]
         if at:
             found = _with_sources(Offense("", None, at[0].func, [], at))

@@ -26,7 +26,7 @@ from gpu_alloc_verify.verify.ir.ir_lines import Source, SrcOp, parse_source
 from gpu_alloc_verify.verify.lowerings.mlir_opt import top_level_passes
 from gpu_alloc_verify.verify.model.verdicts import InvariantId
 from gpu_alloc_verify.verify.triage.kinds import PRECONDITIONS, REGION_SHARED, precondition
-from gpu_alloc_verify.verify.triage.offending import DESTROYS, Offense, offense
+from gpu_alloc_verify.verify.triage.offending import DESTROYS, Offense, offense, role
 
 CAST = "builtin.unrealized_conversion_cast"
 
@@ -41,9 +41,6 @@ _SHORT: dict[str, str] = {
     InvariantId.LOWERING_COMPLETE: "unconverted",
     InvariantId.LOWERING_NO_CRASH: "crash",
 }
-_DESTROY_FROM = re.compile(r"\bdestroy(?:ed)? (?:from|by) (\S+?)[ ,)]")
-_USE_FROM = re.compile(r"\buse from (\S+?)[ ,)]")
-_AS_EVENT = "is given a stream where an event is expected"
 _INVALID = re.compile(r"fails verification on a valid program: (.*?)(?: \(at \"?([^\")]+)\"?\))?$",
                       re.M)
 _QUOTED = re.compile(r"'![^']*'")
@@ -182,7 +179,8 @@ def signature_of(record: Record, pipeline: str | None = None) -> Signature:
     cex = cex if isinstance(cex, dict) else {}
     if invariant == InvariantId.LOWERING_NO_CRASH:
         return _crash(record, cex, src, fam)
-    if invariant == InvariantId.RUNTIME_CONTRACT and _AS_EVENT in str(record.get("detail") or ""):
+    if invariant == InvariantId.RUNTIME_CONTRACT and cex.get("given") == "stream" \
+            and cex.get("expected") == "event":
         # Whichever op awaits it, the cause is one: a token that is a stream
         # reaches an event call (a token carried through control flow).
         return Signature(invariant, "any stream handle", "stream given to an event call",
@@ -279,15 +277,12 @@ def _use_after_destroy(off: Offense, record: Record, fam: str) -> Signature:
     """Named after the handle kind and what follows the destroy (destroyed again,
     or used again); which ops destroy and use it, and where, varies with the
     program, not with the cause."""
-    detail = str(record.get("detail") or "") + " "
-    d = _DESTROY_FROM.search(detail)
-    u = _USE_FROM.search(detail)
+    destroy_from, use_from = role(record, "destroy_from"), role(record, "use_from")
     destroy = next((c for c in off.calls if c.callee in DESTROYS.values()
-                    and (d is None or c.loc == d.group(1))), None)
+                    and (destroy_from is None or c.loc == destroy_from)), None)
     use = next((c for c in off.calls if destroy is not None and c.index > destroy.index
-                and (u is None or c.loc == u.group(1))), None)
-    kind = "event" if (destroy and "Event" in destroy.callee) or " event " in detail \
-        else "stream"
+                and (use_from is None or c.loc == use_from)), None)
+    kind = role(record, "kind") or off.kind or "stream"
     if use is not None and use.callee in DESTROYS.values():
         return _double_destroy(kind, fam)
     return Signature(InvariantId.STREAM_NO_USE_AFTER_DESTROY, f"any {kind} handle",
