@@ -220,3 +220,26 @@ def test_shards_span_lowerings_pipelines_and_configurations(
     assert set(summary["by_lowering"]) == set(labels)
     for v in of_kind(records, "violation"):  # what `replay` needs, apart
         assert v["lowering"] in ("mlir-opt-19", LOWERING) and v["pipeline"] in pipelines
+
+
+def test_shards_judge_at_the_campaigns_crosscheck_share() -> None:
+    # `--crosscheck-share` used to stop at the driver: every shard judged at
+    # the default share.  A shard's task now carries the campaign's options.
+    from gpu_alloc_verify.verify.campaign.cluster import _Driver
+    from gpu_alloc_verify.verify.campaign.cluster_options import ClusterOptions
+    from gpu_alloc_verify.verify.campaign.ledger import Ledger
+    from gpu_alloc_verify.verify.campaign.shards import plan
+    from gpu_alloc_verify.verify.cli import _new_options, apply_config, build_parser
+    from gpu_alloc_verify.verify.config import Config
+
+    args = build_parser().parse_args(["fuzz", "--lowering", LOWERING, "--max-examples", "4",
+                                      "--crosscheck-share", "0.25", "--runtime", "hip"])
+    apply_config(args, Config())
+    opts = _new_options(args, None)
+    driver = _Driver(opts, ClusterOptions("local:1"), None)
+    shards = plan(0, [LOWERING], [opts.pipeline], [opts.gen], 1, 4, set())
+    driver.ledger = Ledger(None, driver.id, shards)
+    task = driver._task(shards[0], "q", [])
+    assert task.check == opts.check
+    assert task.check.truth is not None and task.check.truth.share == 0.25
+    assert task.check.runtime == "hip"

@@ -51,7 +51,6 @@ from gpu_alloc_verify.verify.campaign.shards import (
     plan,
 )
 from gpu_alloc_verify.verify.campaign.worker import ShardTask, run_shard
-from gpu_alloc_verify.verify.invariants.options import CAMPAIGN_TRUTH
 from gpu_alloc_verify.verify.model.errors import EnvironmentProblem, GpuAllocVerifyError, UsageError
 from gpu_alloc_verify.verify.tools.pool import local_cluster
 
@@ -197,10 +196,9 @@ class _Driver:
         opts = self.opts
         assert self.ledger is not None
         return ShardTask(
-            # The shards judge at the default cross-check share, as they always
-            # have (`--crosscheck-share` is not passed on to them).
-            campaign=self.id, shard=shard.to_json(),
-            check=opts.check.replace(truth=CAMPAIGN_TRUTH),
+            # The shards judge as a local campaign would, `--crosscheck-share`
+            # included (it used to be dropped: the default share always).
+            campaign=self.id, shard=shard.to_json(), check=opts.check,
             baseline=opts.baseline.spec if opts.baseline else None,
             lowering_timeout=self.copts.lowering_timeout, db=opts.db, shrink=opts.shrink,
             batch_size=opts.batch_size, deadline=self.deadline, queue=queue,
