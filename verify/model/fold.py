@@ -56,29 +56,31 @@ class Tags:
     may_be_handle: bool | None = None
 
 
-class TBool(z3.BoolRef):
+class _TagSlot:
+    """The one field a tagged term adds to its Z3 class."""
+
     __slots__ = ("tags",)
     tags: Tags
 
 
-class TInt(z3.ArithRef):
-    __slots__ = ("tags",)
-    tags: Tags
+class TBool(_TagSlot, z3.BoolRef):
+    __slots__ = ()
 
 
-class TIntNum(z3.IntNumRef):
-    __slots__ = ("tags",)
-    tags: Tags
+class TInt(_TagSlot, z3.ArithRef):
+    __slots__ = ()
 
 
-class TBits(z3.BitVecRef):
-    __slots__ = ("tags",)
-    tags: Tags
+class TIntNum(_TagSlot, z3.IntNumRef):
+    __slots__ = ()
 
 
-class TBitsNum(z3.BitVecNumRef):
-    __slots__ = ("tags",)
-    tags: Tags
+class TBits(_TagSlot, z3.BitVecRef):
+    __slots__ = ()
+
+
+class TBitsNum(_TagSlot, z3.BitVecNumRef):
+    __slots__ = ()
 
 
 Tagged = TBool | TInt | TIntNum | TBits | TBitsNum

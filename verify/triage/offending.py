@@ -121,11 +121,12 @@ def offense(record: Record) -> Offense:
     source_op = role(record, "source_op")
     marked = marked_calls(record)
     found: Offense | None = None
+    used_kind = role(record, "kind")  # the handle kind of a use after destroy
     if invariant in (InvariantId.STREAM_NO_LEAK, InvariantId.EVENT_NO_LEAK):
         kind = "event" if invariant == InvariantId.EVENT_NO_LEAK else "stream"
         found = _handle_from_create(calls, kind, source_op)
-    elif invariant == InvariantId.STREAM_NO_USE_AFTER_DESTROY and \
-            (kind := role(record, "kind")) in CREATES:
+    elif invariant == InvariantId.STREAM_NO_USE_AFTER_DESTROY and used_kind in CREATES:
+        kind = str(used_kind)
         handle_from = role(record, "handle_from")
         if handle_from:
             found = _handle_from_create(calls, kind, handle_from)
