@@ -279,6 +279,21 @@ def check_destroyed_once(f: Findings, handle: int, when: z3.BoolRef, destroys: l
     return None
 
 
+def word_destroy_count(f: Findings, kind: str, create: Call, times: int,
+                       unnamed: str = "?") -> Violation:
+    """Put the count `check_destroyed_once` found into its violation's
+    words and counterexample: the `kind` handle `create` made is destroyed
+    `times` time(s), on the path the counterexample takes."""
+    v = f.violations[-1]
+    v.counterexample["destroy_count"] = times
+    v.counterexample["source_op"] = create.source_op
+    path = v.counterexample.get("path")
+    v.detail = (f"{kind} created by {create.source_op or unnamed} ({create.callee}) is "
+                f"destroyed {times} time(s), not exactly once, "
+                + describe_path(path if isinstance(path, dict) else {}))
+    return v
+
+
 def not_once(count: int | z3.ArithRef) -> z3.BoolRef:
     if isinstance(count, int):
         return fold.boolean(count != 1)

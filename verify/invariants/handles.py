@@ -13,6 +13,7 @@ from gpu_alloc_verify.verify.invariants.common import (
     check_destroyed_once,
     describe_path,
     hidden_creates,
+    word_destroy_count,
 )
 from gpu_alloc_verify.verify.invariants.context import CheckContext
 from gpu_alloc_verify.verify.model import fold
@@ -216,10 +217,5 @@ def check_event_no_leak(ctx: CheckContext) -> CheckResult:
             f"event created by {create.source_op or '?'} is not destroyed exactly once",
             [create.source_op] + [d.source_op for d in destroys])
         if times is not None:
-            v = f.violations[-1]
-            v.counterexample["destroy_count"] = times
-            v.counterexample["source_op"] = create.source_op
-            v.detail = (f"event created by {create.source_op or '?'} (mgpuEventCreate) is "
-                        f"destroyed {times} time(s), not exactly once, "
-                        + describe_path(v.counterexample["path"]))  # type: ignore[arg-type]
+            word_destroy_count(f, "event", create, times)
     return f.result()

@@ -8,8 +8,8 @@ from gpu_alloc_verify.verify.extract.calls import Call
 from gpu_alloc_verify.verify.invariants.common import (
     Findings,
     check_destroyed_once,
-    describe_path,
     hidden_creates,
+    word_destroy_count,
 )
 from gpu_alloc_verify.verify.invariants.context import CheckContext
 from gpu_alloc_verify.verify.model import fold
@@ -79,17 +79,8 @@ def check_stream_no_leak(ctx: CheckContext) -> CheckResult:
             f"stream created by {create.source_op or '?'} is not destroyed exactly once",
             [create.source_op])
         if found is not None:
-            v = f.violations[-1]
-            v.counterexample["destroy_count"] = found
-            v.counterexample["source_op"] = create.source_op
-            v.detail = (f"stream created by {create.source_op or 'an unknown op'} "
-                        f"(mgpuStreamCreate) is destroyed {found} time(s), "
-                        f"not exactly once, "
-                        + _path_text(v.counterexample["path"]))
+            v = word_destroy_count(f, "stream", create, found, unnamed="an unknown op")
             v.marked_calls = sorted({c for c in [create.source_op]
                                      + [d.source_op for d in destroys] if c})
     return f.result()
 
-
-def _path_text(path: object) -> str:
-    return describe_path(path if isinstance(path, dict) else {})
