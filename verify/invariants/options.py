@@ -54,10 +54,6 @@ def _all_active() -> tuple[InvariantId, ...]:
     return tuple(active_invariants())
 
 
-def _default_truth() -> TruthPolicy | None:
-    return DEFAULT_TRUTH  # the shared policy itself (TruthPolicy is not hashable)
-
-
 @dataclass(frozen=True)
 class CheckOptions:
     """The options of one judgement.
@@ -72,7 +68,7 @@ class CheckOptions:
     invariants: tuple[InvariantId, ...] = field(default_factory=_all_active)
     runtime: str = "cuda"
     timeout_ms: int = DEFAULT_TIMEOUT_MS
-    truth: TruthPolicy | None = field(default_factory=_default_truth)
+    truth: TruthPolicy | None = DEFAULT_TRUTH
 
     def __post_init__(self) -> None:
         given: Any = self.invariants
@@ -86,11 +82,6 @@ class CheckOptions:
     def replace(self, **changes: Any) -> CheckOptions:
         """A copy with `changes` (validated again)."""
         return dataclasses.replace(self, **changes)
-
-    def __hash__(self) -> int:
-        # TruthPolicy is a plain (unhashable) dataclass: hashed by its fields.
-        truth = None if self.truth is None else dataclasses.astuple(self.truth)
-        return hash((self.invariants, self.runtime, self.timeout_ms, truth))
 
 
 __all__ = ["CAMPAIGN_TRUTH", "CHECK_TRUTH", "DEFAULT_TRUTH", "RUNTIMES", "CheckOptions",

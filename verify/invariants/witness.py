@@ -48,7 +48,7 @@ NOT_CONFIRMED = "not confirmed"
 FOUND = "found by execution"
 
 
-@dataclass
+@dataclass(frozen=True)
 class TruthPolicy:
     """How much execution checks the analysis (`judge`'s `truth`)."""
 
