@@ -9,7 +9,7 @@ through the native shim can be compared as they are.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from gpu_alloc_verify.oracles.runtime import Runtime
@@ -30,13 +30,6 @@ def _kinds() -> dict[str, tuple[str, ...]]:
 # mgpuMemAlloc: "ipi" (size, stream, isHostShared), LLVM 16's "ip" (size,
 # stream), the split API's "ii" (size, isHostShared).
 SIGNATURES: dict[str, tuple[str, ...]] = _kinds()
-# The calls `dispatch` performs on a Runtime; any other is an UnknownCall.
-SIMULATED = frozenset({
-    "mgpuStreamCreate", "mgpuStreamDestroy", "mgpuStreamSynchronize", "mgpuStreamWaitEvent",
-    "mgpuEventCreate", "mgpuEventDestroy", "mgpuEventSynchronize", "mgpuEventRecord",
-    "mgpuMemAlloc", "mgpuMemAllocAsync", "mgpuMemFree", "mgpuMemFreeAsync", "mgpuMemcpy",
-    "mgpuMemset32", "mgpuMemset16", "mgpuMemset64",
-})
 # Runtime functions with nothing a one-device run can observe: choosing the
 # (only) device, and pinning host memory (the simulated memory is one space).
 NO_EFFECT = frozenset({"mgpuSetDefaultDevice", "mgpuMemHostRegisterMemRef",
@@ -62,53 +55,60 @@ class RawCall:
 NormalizedCall = tuple[str, tuple[str | int, ...]]
 
 
+Args = list[int]
+
+
+def _mem_alloc(rt: Runtime, a: Args, kinds: str) -> int:
+    if kinds == "ipi":
+        return rt.mem_alloc(a[0], a[1], bool(a[2] & 1))
+    if kinds == "ip":  # LLVM 16: no host-shared flag
+        return rt.mem_alloc(a[0], a[1], False)
+    return rt.mem_alloc_sync(a[0], bool(a[1] & 1))  # the split API's "ii"
+
+
+def _mem_free(rt: Runtime, a: Args, kinds: str) -> None:
+    if kinds == "p":  # the split API's synchronous free
+        rt.mem_free_sync(a[0])
+    else:
+        rt.mem_free(a[0], a[1])
+
+
+# What each call `dispatch` performs does on a Runtime (with the argument
+# kinds, for the calls whose signature changed across versions); any other
+# call is an UnknownCall.
+_EFFECTS: dict[str, Callable[[Runtime, Args, str], int | None]] = {
+    "mgpuStreamCreate": lambda rt, a, k: rt.stream_create(),
+    "mgpuStreamDestroy": lambda rt, a, k: rt.stream_destroy(a[0]),
+    "mgpuStreamSynchronize": lambda rt, a, k: rt.stream_synchronize(a[0]),
+    "mgpuStreamWaitEvent": lambda rt, a, k: rt.stream_wait_event(a[0], a[1]),
+    "mgpuEventCreate": lambda rt, a, k: rt.event_create(),
+    "mgpuEventDestroy": lambda rt, a, k: rt.event_destroy(a[0]),
+    "mgpuEventSynchronize": lambda rt, a, k: rt.event_synchronize(a[0]),
+    "mgpuEventRecord": lambda rt, a, k: rt.event_record(a[0], a[1]),
+    "mgpuMemAlloc": _mem_alloc,
+    "mgpuMemAllocAsync": lambda rt, a, k: rt.mem_alloc_async(a[0], a[1], bool(a[2] & 1)),
+    "mgpuMemFree": _mem_free,
+    "mgpuMemFreeAsync": lambda rt, a, k: rt.mem_free_async(a[0], a[1]),
+    "mgpuMemcpy": lambda rt, a, k: rt.memcpy(a[0], a[1], a[2], a[3]),
+    "mgpuMemset32": lambda rt, a, k: rt.memset32(a[0], a[1], a[2], a[3]),
+    "mgpuMemset16": lambda rt, a, k: rt.memset16(a[0], a[1], a[2], a[3]),
+    "mgpuMemset64": lambda rt, a, k: rt.memset64(a[0], a[1], a[2], a[3]),
+}
+SIMULATED = frozenset(_EFFECTS)
+# Calls that return a value; the others give None whatever the Runtime returns.
+_RETURNS = frozenset({"mgpuStreamCreate", "mgpuEventCreate", "mgpuMemAlloc",
+                      "mgpuMemAllocAsync"})
+
+
 def dispatch(rt: Runtime, callee: str, args: Sequence[int], kinds: str) -> int | None:
     """Perform `callee(args)` on `rt`; the result for the calls that return one."""
     if callee in NO_EFFECT:
         return None
-    if callee not in SIMULATED or kinds not in SIGNATURES[callee]:
+    effect = _EFFECTS.get(callee)
+    if effect is None or kinds not in SIGNATURES[callee]:
         raise UnknownCall(f"@{callee} with argument kinds '{kinds}'")
-    a = list(args)
-    if callee == "mgpuStreamCreate":
-        return rt.stream_create()
-    if callee == "mgpuStreamDestroy":
-        rt.stream_destroy(a[0])
-    elif callee == "mgpuStreamSynchronize":
-        rt.stream_synchronize(a[0])
-    elif callee == "mgpuStreamWaitEvent":
-        rt.stream_wait_event(a[0], a[1])
-    elif callee == "mgpuEventCreate":
-        return rt.event_create()
-    elif callee == "mgpuEventDestroy":
-        rt.event_destroy(a[0])
-    elif callee == "mgpuEventSynchronize":
-        rt.event_synchronize(a[0])
-    elif callee == "mgpuEventRecord":
-        rt.event_record(a[0], a[1])
-    elif callee == "mgpuMemAlloc":
-        if kinds == "ipi":
-            return rt.mem_alloc(a[0], a[1], bool(a[2] & 1))
-        if kinds == "ip":
-            return rt.mem_alloc(a[0], a[1], False)
-        return rt.mem_alloc_sync(a[0], bool(a[1] & 1))
-    elif callee == "mgpuMemAllocAsync":
-        return rt.mem_alloc_async(a[0], a[1], bool(a[2] & 1))
-    elif callee == "mgpuMemFree":
-        if kinds == "p":
-            rt.mem_free_sync(a[0])
-        else:
-            rt.mem_free(a[0], a[1])
-    elif callee == "mgpuMemFreeAsync":
-        rt.mem_free_async(a[0], a[1])
-    elif callee == "mgpuMemcpy":
-        rt.memcpy(a[0], a[1], a[2], a[3])
-    elif callee == "mgpuMemset32":
-        rt.memset32(a[0], a[1], a[2], a[3])
-    elif callee == "mgpuMemset16":
-        rt.memset16(a[0], a[1], a[2], a[3])
-    elif callee == "mgpuMemset64":
-        rt.memset64(a[0], a[1], a[2], a[3])
-    return None
+    result = effect(rt, list(args), kinds)
+    return result if callee in _RETURNS else None
 
 
 def normalize_trace(raw: Sequence[RawCall]) -> list[NormalizedCall]:
