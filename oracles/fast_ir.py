@@ -15,28 +15,26 @@ from __future__ import annotations
 import re
 import struct
 from functools import lru_cache
-from typing import TYPE_CHECKING, TypeAlias
+from typing import TYPE_CHECKING
 
 from gpu_alloc_verify.verify.ir import locations
+
+# `FastAttribute` (the fast reader's attribute objects) and `IRAttribute`
+# (either reader's) are verify.ir's, imported here for this module's users.
 from gpu_alloc_verify.verify.ir.fastparse import (
     DenseArrayAttr,
+    FastAttribute,
     IntegerAttr,
     OpaqueAttr,
-    StrAttr,
-    SymbolRefAttr,
     split_top,
 )
 from gpu_alloc_verify.verify.ir.fastparse import Unsupported as FastUnsupported
+from gpu_alloc_verify.verify.ir.protocols import IRAttribute
 from gpu_alloc_verify.verify.ir.types import memref_text
 
 if TYPE_CHECKING:
     from typing_extensions import TypeIs
     from xdsl.ir import Attribute
-
-# The attribute objects of the fast reader's model (`fastparse.attribute`).
-FastAttribute: TypeAlias = StrAttr | SymbolRefAttr | IntegerAttr | DenseArrayAttr | OpaqueAttr
-# An attribute as either reader gives it (`verify.ir.protocols` leaves them untyped).
-IRAttribute: TypeAlias = "Attribute | FastAttribute"
 
 SCALAR_BYTES = {"i1": 1, "i8": 1, "i16": 2, "i32": 4, "i64": 8, "index": 8,
                 "f16": 2, "bf16": 2, "f32": 4, "f64": 8}

@@ -4,8 +4,9 @@ IR objects are typed by `verify.ir.protocols`, the rest by what they are.
 Read from the source (ast): the parameters and return annotation of every
 public top-level function and every public method (dunders included) of a
 public top-level class.  A type alias used in a signature is not expanded:
-its definition is the module's to keep exact.  Every module of `extract/`
-and `oracles/` is checked (issue #30: all of them are free of `Any` now)."""
+its definition is the module's to keep exact.  Every module of `extract/`,
+the MLIR readers `ir/` and `source/`, and `oracles/` is checked (issue #30:
+all of them are free of `Any` now)."""
 
 from __future__ import annotations
 
@@ -18,7 +19,7 @@ ROOT = Path(__file__).resolve().parents[1]
 
 # Every module of these packages, found anew each run: a new module is
 # checked from its first commit.
-CHECKED_PACKAGES = ("verify/extract", "oracles")
+CHECKED_PACKAGES = ("verify/extract", "verify/ir", "verify/source", "oracles")
 FINISHED = sorted(str(p.relative_to(ROOT)) for package in CHECKED_PACKAGES
                   for p in (ROOT / package).rglob("*.py"))
 

@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from gpu_alloc_verify.verify.ir import locations
-from gpu_alloc_verify.verify.ir.protocols import IROp, IRValue
+from gpu_alloc_verify.verify.ir.protocols import IRAttribute, IROp, IRValue
 
 
 def source_loc(op: object) -> str | None:
@@ -23,14 +23,14 @@ def where(op: object) -> str:
     return locations.where(getattr(op, "location", None))
 
 
-def attr_of(op: IROp, name: str) -> Any:
+def attr_of(op: IROp, name: str) -> IRAttribute | None:
     props = getattr(op, "properties", {}) or {}
     if name in props:
         return props[name]
     return (getattr(op, "attributes", {}) or {}).get(name)
 
 
-def int_value(attr: Any) -> int | None:
+def int_value(attr: IRAttribute | None) -> int | None:
     value = getattr(attr, "value", None)
     data = getattr(value, "data", None)
     if isinstance(data, bool):
@@ -40,7 +40,7 @@ def int_value(attr: Any) -> int | None:
     return None
 
 
-def int_tuple(attr: Any) -> tuple[int, ...] | None:
+def int_tuple(attr: IRAttribute | None) -> tuple[int, ...] | None:
     for getter in ("as_tuple", "get_values"):
         fn = getattr(attr, getter, None)
         if fn is not None:

@@ -41,7 +41,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator
-from typing import Any
+from typing import TypeAlias
 
 from gpu_alloc_verify.verify.model.errors import ReaderDeclined
 
@@ -93,11 +93,11 @@ class Region:
 
 # Attribute dictionaries read, by their text: lowered modules repeat the same
 # few (`callee = @mgpuStreamCreate, ...`, `value = 0 : i64`) many times.
-_DICTS: dict[str, dict[str, Any]] = {}
+_DICTS: dict[str, dict[str, FastAttribute]] = {}
 _DICTS_MAX = 8192
 
 
-def _read_dict(text: str | None) -> dict[str, Any]:
+def _read_dict(text: str | None) -> dict[str, FastAttribute]:
     """The dictionary of `text`: a fresh one for each op, whose attribute
     objects (never changed by their readers) may be shared with other ops."""
     if not text:
@@ -130,17 +130,17 @@ class Op:
         self.location: str = UNKNOWN_LOC  # as xDSL prints it
         self._props_text: str | None = None
         self._attrs_text: str | None = None
-        self._props: dict[str, Any] | None = None
-        self._attrs: dict[str, Any] | None = None
+        self._props: dict[str, FastAttribute] | None = None
+        self._attrs: dict[str, FastAttribute] | None = None
 
     @property
-    def properties(self) -> dict[str, Any]:
+    def properties(self) -> dict[str, FastAttribute]:
         if self._props is None:
             self._props = _read_dict(self._props_text)
         return self._props
 
     @property
-    def attributes(self) -> dict[str, Any]:
+    def attributes(self) -> dict[str, FastAttribute]:
         if self._attrs is None:
             self._attrs = _read_dict(self._attrs_text)
         return self._attrs
@@ -277,6 +277,11 @@ class OpaqueAttr:
     __repr__ = __str__
 
 
+# The attribute objects `attribute` gives (`verify.ir.protocols.IRAttribute`:
+# either reader's).
+FastAttribute: TypeAlias = StrAttr | SymbolRefAttr | IntegerAttr | DenseArrayAttr | OpaqueAttr
+
+
 # An integer literal (`- 1` too: xDSL's sign is a token of its own) and its type.
 _INT_ATTR = re.compile(r"(-?)\s*(0x[0-9a-fA-F]+|[0-9]+)(?:\s*:\s*(index|[su]?i[0-9]+))?", re.A)
 # A float, or an integer literal of a type that is not an integer type: xDSL
@@ -307,7 +312,7 @@ def _normalized(value: int, type_: str) -> int:
     return value - (1 << width) if value >= 1 << (width - 1) else value
 
 
-def attribute(text: str) -> Any:
+def attribute(text: str) -> FastAttribute:
     """One attribute value, as the small object `extract` can read."""
     text = text.strip()
     if not text:
@@ -348,9 +353,9 @@ def attribute(text: str) -> Any:
 _KEY = re.compile(r'\s*([A-Za-z_][A-Za-z0-9_$.]*|"[^"\\\n\v\f]*")\s*(=?)\s*', re.A)
 
 
-def parse_attr_dict(text: str) -> dict[str, Any]:
+def parse_attr_dict(text: str) -> dict[str, FastAttribute]:
     """`a = 1 : i64, b = @f, unit` (without the braces) to {name: attribute}."""
-    out: dict[str, Any] = {}
+    out: dict[str, FastAttribute] = {}
     if not text.strip():
         return out
     pos, n = 0, len(text)

@@ -7,11 +7,16 @@ from __future__ import annotations
 import os
 import re
 from collections.abc import Iterator
-from typing import Any
+from typing import TYPE_CHECKING, cast, overload
 
-from gpu_alloc_verify.verify.ir.parse import NotParsed, ReaderDeclined, parse
+from gpu_alloc_verify.verify.ir import fastparse
+from gpu_alloc_verify.verify.ir.parse import NotParsed, ParsedModule, ReaderDeclined, parse
 from gpu_alloc_verify.verify.ir.protocols import IROp
 from gpu_alloc_verify.verify.model.errors import GpuAllocVerifyError
+
+if TYPE_CHECKING:
+    from xdsl.dialects.builtin import ModuleOp, StringAttr
+    from xdsl.ir import Operation
 
 # `read_lowered`'s parser: "fast" (default) or "xdsl"; the environment
 # variable GPU_ALLOC_VERIFY_PARSER overrides it.
@@ -30,12 +35,24 @@ def op_name(op: IROp) -> str:
     name = op.name
     if name == "builtin.unregistered":
         attr = op.attributes.get("op_name__")
-        if attr is not None:
-            return str(attr.data)
+        if attr is not None:  # the name xDSL keeps: a string attribute
+            return str(cast("StringAttr | fastparse.StrAttr", attr).data)
     return str(name)
 
 
-def module_ops(module: Any) -> Iterator[Any]:
+@overload
+def module_ops(module: fastparse.Op) -> Iterator[fastparse.Op]: ...
+
+
+@overload
+def module_ops(module: Operation) -> Iterator[Operation]: ...
+
+
+@overload
+def module_ops(module: IROp) -> Iterator[IROp]: ...
+
+
+def module_ops(module: IROp) -> Iterator[IROp]:
     """The ops of a module's body and of the `builtin.module`s nested in it
     (where host functions live), not a `gpu.module`'s and not what functions
     hold: finding a function walks the module's top, not every op."""
@@ -74,7 +91,7 @@ def without_kernel_bodies(text: str) -> str:
     return "\n".join(out) if close is None else text
 
 
-def parse_lowered(text: str) -> Any:
+def parse_lowered(text: str) -> ModuleOp:
     """xDSL's module of lowered text (what in-process checks walk)."""
     try:
         return parse(text, side="lowered", reader="xdsl")
@@ -85,7 +102,8 @@ def parse_lowered(text: str) -> Any:
         raise LoweredParseError(f"{type(e.error).__name__}: {msg}") from e.error
 
 
-def read_lowered(text: str, parser: str | None = None, module: Any = None) -> Any:
+def read_lowered(text: str, parser: str | None = None,
+                 module: ModuleOp | None = None) -> ParsedModule:
     """The lowered module for `verify.extract.calls`: the fast reader's objects, or
     (parser "xdsl", or text the fast reader does not handle) `module`, the
     xDSL module an in-process lowering already has, else xDSL's parse of

@@ -21,8 +21,9 @@ a given MLIR version; "lowered" registers every dialect.
 from __future__ import annotations
 
 import re
-from typing import Any, Literal
+from typing import Literal, TypeAlias, overload
 
+from xdsl.dialects.builtin import ModuleOp
 from xdsl.parser import Parser
 from xdsl.utils.exceptions import ParseError
 
@@ -30,10 +31,13 @@ from gpu_alloc_verify.verify.ir import fastparse
 from gpu_alloc_verify.verify.ir.xdsl_context import all_dialects, gpu_unregistered
 from gpu_alloc_verify.verify.model.errors import ReaderDeclined
 
-__all__ = ["NotParsed", "ReaderDeclined", "Reader", "Side", "opaque_pointers", "parse"]
+__all__ = ["NotParsed", "ParsedModule", "ReaderDeclined", "Reader", "Side", "opaque_pointers",
+           "parse"]
 
 Side = Literal["source", "lowered"]
 Reader = Literal["any", "fast", "xdsl"]
+# A parsed module, of either reader (both meet `verify.ir.protocols.IRModule`).
+ParsedModule: TypeAlias = fastparse.Op | ModuleOp
 
 # `!llvm.ptr<...>` and, inside other LLVM types, the short `ptr<...>`.
 _PTR_RE = re.compile(r"(?<![\w])(?:!llvm\.)?ptr<")
@@ -58,8 +62,23 @@ class NotParsed(Exception):
         self.syntax = isinstance(error, ParseError)
 
 
+@overload
+def parse(text: str, *, side: Side = ..., name: str | None = ...,
+          reader: Literal["xdsl"], opaque: bool = ...) -> ModuleOp: ...
+
+
+@overload
+def parse(text: str, *, side: Side = ..., name: str | None = ...,
+          reader: Literal["fast"], opaque: bool = ...) -> fastparse.Op: ...
+
+
+@overload
+def parse(text: str, *, side: Side = ..., name: str | None = ...,
+          reader: Reader = ..., opaque: bool = ...) -> ParsedModule: ...
+
+
 def parse(text: str, *, side: Side = "source", name: str | None = None,
-          reader: Reader = "any", opaque: bool = True) -> Any:
+          reader: Reader = "any", opaque: bool = True) -> ParsedModule:
     """The module of MLIR `text`: the fast reader's objects where it reads the
     text (reader "any" or "fast"), else xDSL's.  `name` is the file xDSL's
     messages name; `opaque` makes typed pointers opaque for xDSL (the fast

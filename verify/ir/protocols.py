@@ -4,8 +4,8 @@
 
 Members are read-only properties, so that xDSL's tuples and sequence views
 (`OpOperands`, `RegionBlocks`, `BlockOps`) and the fast reader's lists both fit.
-Attribute values stay `Any`: the two readers give different classes for them
-(xDSL's `Attribute`s, the fast reader's small attribute classes and text),
+Attribute values are `IRAttribute`: either reader's class (xDSL's
+`Attribute`s, the fast reader's small attribute classes, `FastAttribute`),
 read through `verify.ir.attrs`.  `IRBlock` declares `__hash__`: blocks are
 the nodes of `verify.extract.cfg`'s graphs, and mypy does not take a
 protocol for `Hashable` otherwise.
@@ -14,10 +14,15 @@ protocol for `Hashable` otherwise.
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import TYPE_CHECKING, Protocol, TypeAlias
 
 if TYPE_CHECKING:
     from xdsl.ir import Attribute
+
+    from gpu_alloc_verify.verify.ir.fastparse import FastAttribute
+
+# An attribute as either reader gives it: xDSL's, or one of the fast reader's.
+IRAttribute: TypeAlias = "Attribute | FastAttribute"
 
 
 class IRValue(Protocol):
@@ -67,12 +72,12 @@ class IROp(Protocol):
     def successors(self) -> Sequence[IRBlock]: ...
 
     @property
-    def properties(self) -> Mapping[str, Any]:
-        """Attribute objects by name (any reader's class: see the module text)."""
+    def properties(self) -> Mapping[str, IRAttribute]:
+        """Attribute objects by name (either reader's class: see the module text)."""
         ...
 
     @property
-    def attributes(self) -> Mapping[str, Any]: ...
+    def attributes(self) -> Mapping[str, IRAttribute]: ...
 
     @property
     def location(self) -> object: ...

@@ -49,6 +49,7 @@ from gpu_alloc_verify.verify.ir.attrs import (
 )
 from gpu_alloc_verify.verify.ir.graph import reachable_facts
 from gpu_alloc_verify.verify.ir.lowered_ir import op_name
+from gpu_alloc_verify.verify.ir.protocols import IRModule
 from gpu_alloc_verify.verify.ir.types import memref_text
 from gpu_alloc_verify.verify.model import fold
 from gpu_alloc_verify.verify.model.values import source_unknown
@@ -166,7 +167,7 @@ class SourceFacts:
         return [op for op in self.ops.values() if op.kind == "alloc"]
 
 
-def read_source(module: Any) -> SourceFacts:
+def read_source(module: IRModule) -> SourceFacts:
     """The facts of a parsed source module (never raises for a valid one)."""
     funcs = [op for op in _top_ops(module)
              if op_name(op) == "func.func" and op.regions and op.regions[0].blocks]

@@ -7,9 +7,8 @@ from __future__ import annotations
 import re
 from functools import lru_cache
 from pathlib import Path
-from typing import Any
 
-from gpu_alloc_verify.verify.ir.parse import NotParsed, parse
+from gpu_alloc_verify.verify.ir.parse import NotParsed, ParsedModule, parse
 from gpu_alloc_verify.verify.model.errors import SourceParseError
 from gpu_alloc_verify.verify.tools.runner import (
     GENERIC,
@@ -52,7 +51,7 @@ def _quote(name: str) -> str:
     return '"' + name.replace("\\", "\\\\").replace('"', '\\"') + '"'
 
 
-def parse_text(text: str, name: str) -> Any:
+def parse_text(text: str, name: str) -> ParsedModule:
     """The parsed generic module (the fast reader's objects, else xDSL's), or
     SourceParseError naming `name:line:col` where xDSL points."""
     try:

@@ -13,9 +13,9 @@ from __future__ import annotations
 import sys
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
 
 from gpu_alloc_verify.verify.ir.locations import tag_locations
+from gpu_alloc_verify.verify.ir.parse import ParsedModule
 from gpu_alloc_verify.verify.model.errors import SourceParseError
 from gpu_alloc_verify.verify.model.program import Program
 from gpu_alloc_verify.verify.source.facts import SourceFacts, read_source
@@ -70,7 +70,7 @@ class SourceModule:
     text: str  # generic form with locations (what `tool` printed)
     tool: str | None  # the mlir-opt that validated it; None: read by xDSL
     tags: frozenset[str] = frozenset()
-    _module: Any = field(default=None, repr=False)
+    _module: ParsedModule | None = field(default=None, repr=False)
     _facts: SourceFacts | None = field(default=None, repr=False)
     _program: Program | None | str = field(default="", repr=False)
 
@@ -81,7 +81,7 @@ class SourceModule:
             return self.text
         return self.text.replace(_LOC_STRING, _LOC_STRING + loc_prefix)
 
-    def module(self) -> Any:
+    def module(self) -> ParsedModule:
         if self._module is None:
             self._module = parse_text(self.text, self.name)
         return self._module

@@ -14,9 +14,8 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 from gpu_alloc_verify.verify.ir.attrs import callee_name, type_text
+from gpu_alloc_verify.verify.ir.protocols import IROp, IRValue
 
 # Op -> the operand whose buffer its memref results view.
 VIEWS: dict[str, int] = {
@@ -37,7 +36,7 @@ _ADDRESS_MATH = frozenset({"llvm.ptrtoint", "llvm.inttoptr", "llvm.getelementptr
                            "affine.min", "affine.max", "cf.assert"})
 
 
-def viewed(op: Any, name: str) -> list[tuple[Any, Any]]:
+def viewed(op: IROp, name: str) -> list[tuple[IRValue, IRValue]]:
     """(result, operand) pairs of a descriptor op: the result views the
     operand's buffer.  Empty for any other op."""
     k = VIEWS.get(name)
@@ -48,7 +47,7 @@ def viewed(op: Any, name: str) -> list[tuple[Any, Any]]:
     return [(r, op.operands[k]) for r in op.results if "memref" in type_text(r)]
 
 
-def is_device_view(op: Any) -> bool:
+def is_device_view(op: IROp) -> bool:
     """A call of the runtime's device view of a host buffer (no access)."""
     return (callee_name(op) or "").startswith(DEVICE_VIEW_PREFIX) and bool(op.operands)
 
