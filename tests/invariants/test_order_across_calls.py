@@ -36,7 +36,7 @@ from gpu_alloc_verify.verify.source.user_file import from_text
 from tests.conftest import need_mlir_opt
 from tests.invariants.helpers import DECLS, check_module, generic
 
-SOURCE = """
+UPLOAD = """
 func.func @upload(%m: memref<4xi32>) {
   %cst = arith.constant 3 : i32
   %t0 = gpu.wait async loc("op1")
@@ -44,7 +44,8 @@ func.func @upload(%m: memref<4xi32>) {
   gpu.wait [%t1] loc("op4")
   return
 }
-func.func @main() {
+"""
+SOURCE = UPLOAD + """func.func @main() {
   %c0 = arith.constant 0 : index
   %c7 = arith.constant 7 : i32
   %m = gpu.alloc host_shared () : memref<4xi32> loc("op2")
@@ -254,15 +255,7 @@ def test_a_host_access_that_never_runs_leaves_nothing_undecided() -> None:
     assert check(ZERO_TRIP, "mlir-opt-19", ["async-order"])["async-order"] != "unknown"
 
 
-LOOP_SOURCE = """
-func.func @upload(%m: memref<4xi32>) {
-  %cst = arith.constant 3 : i32
-  %t0 = gpu.wait async loc("op1")
-  %t1 = gpu.memset async [%t0] %m, %cst : memref<4xi32>, i32 loc("op3")
-  gpu.wait [%t1] loc("op4")
-  return
-}
-func.func @main(%n: index) {
+LOOP_SOURCE = UPLOAD + """func.func @main(%n: index) {
   %c0 = arith.constant 0 : index
   %c1 = arith.constant 1 : index
   %m = gpu.alloc host_shared () : memref<4xi32> loc("op2")
