@@ -57,30 +57,31 @@ class Tags:
 
 
 class _TagSlot:
-    """The one field a tagged term adds to its Z3 class."""
+    """The one field a tagged term adds to its Z3 class.  Held in the term's
+    own `__dict__` (Z3's classes have one), not in a slot, so that a term
+    fold has just built can take its tagged class in place (`_adopt`)."""
 
-    __slots__ = ("tags",)
     tags: Tags
 
 
 class TBool(_TagSlot, z3.BoolRef):
-    __slots__ = ()
+    pass
 
 
 class TInt(_TagSlot, z3.ArithRef):
-    __slots__ = ()
+    pass
 
 
 class TIntNum(_TagSlot, z3.IntNumRef):
-    __slots__ = ()
+    pass
 
 
 class TBits(_TagSlot, z3.BitVecRef):
-    __slots__ = ()
+    pass
 
 
 class TBitsNum(_TagSlot, z3.BitVecNumRef):
-    __slots__ = ()
+    pass
 
 
 Tagged = TBool | TInt | TIntNum | TBits | TBitsNum
@@ -92,9 +93,17 @@ _CLASS_OF: dict[type, type] = {
 }
 
 
+# The class of an `If` by the class of its branches (never a numeral).
+_ITE_CLASS: dict[type, type] = {
+    z3.BoolRef: TBool, TBool: TBool, z3.ArithRef: TInt, TInt: TInt, z3.IntNumRef: TInt,
+    TIntNum: TInt, z3.BitVecRef: TBits, TBits: TBits, z3.BitVecNumRef: TBits, TBitsNum: TBits,
+}
+
+
 def tags_of(term: object) -> Tags | None:
-    """The tags of a term built here; None for any other term."""
-    return term.tags if type(term) in _TAGGED else None  # type: ignore[attr-defined]
+    """The tags of a term built here; None for any other term.  (The
+    accessors below inline it: they run millions of times a campaign.)"""
+    return term.tags if isinstance(term, _TagSlot) else None
 
 
 def tagged(term: z3.ExprRef, tags: Tags) -> z3.ExprRef:
@@ -106,6 +115,18 @@ def tagged(term: z3.ExprRef, tags: Tags) -> z3.ExprRef:
     out = cls(term.ast, term.ctx)
     out.tags = tags
     return out  # type: ignore[no-any-return]
+
+
+def _adopt(term: z3.ExprRef, tags: Tags) -> z3.ExprRef:
+    """`term`, which fold has just built and nobody else holds, made a tagged
+    term in place: a new class and its tags, no second Python object (that
+    would cost a Z3 reference count and an allocation per term)."""
+    cls = _CLASS_OF.get(type(term))
+    if cls is None:
+        raise TypeError(f"no tagged class for a {type(term).__name__}")
+    term.__class__ = cls
+    term.tags = tags  # type: ignore[attr-defined]
+    return term
 
 
 def _make_bool(ast: z3.Ast, ctx: z3.Context, tags: Tags) -> TBool:
@@ -123,7 +144,7 @@ def lit(value: int) -> z3.ArithRef:
     """The one interned integer literal for `value`."""
     term = _ints.get(value)
     if term is None:
-        term = _ints[value] = tagged(z3.IntVal(value), Tags(taint=False, lit=value))  # type: ignore[assignment]
+        term = _ints[value] = _adopt(z3.IntVal(value), Tags(taint=False, lit=value))  # type: ignore[assignment]
     return term
 
 
@@ -136,20 +157,20 @@ def bv(value: int, width: int) -> z3.BitVecRef:
     value &= (1 << width) - 1
     term = _bvs.get((value, width))
     if term is None:
-        term = _bvs[(value, width)] = tagged(  # type: ignore[assignment]
+        term = _bvs[(value, width)] = _adopt(  # type: ignore[assignment]
             z3.BitVecVal(value, width), Tags(taint=False, lit=value, width=width))
     return term
 
 
 def bits_var(name: str, width: int) -> z3.BitVecRef:
     """A `width`-bit variable the analysis follows (an integer argument)."""
-    return tagged(z3.BitVec(name, width), Tags(taint=False, width=width))  # type: ignore[return-value]
+    return _adopt(z3.BitVec(name, width), Tags(taint=False, width=width))  # type: ignore[return-value]
 
 
 def width_of(term: object) -> int | None:
     """The width of a bit-vector term built here or by the extractor (None
     for an integer term: a pointer, a handle)."""
-    tags = tags_of(term)
+    tags = term.tags if isinstance(term, _TagSlot) else None
     return None if tags is None else tags.width
 
 
@@ -165,14 +186,14 @@ def boolean(value: bool) -> z3.BoolRef:
 def value_of(term: object) -> int | None:
     """The integer an interned literal stands for; None for anything else
     (a symbolic term, or a literal built outside this module)."""
-    tags = tags_of(term)
+    tags = term.tags if isinstance(term, _TagSlot) else None
     value = None if tags is None else tags.lit
     return value if isinstance(value, int) and not isinstance(value, bool) else None
 
 
 def truth(term: object) -> bool | None:
     """True/False for the interned boolean literals, None otherwise."""
-    tags = tags_of(term)
+    tags = term.tags if isinstance(term, _TagSlot) else None
     value = None if tags is None else tags.lit
     return value if isinstance(value, bool) else None
 
@@ -182,7 +203,7 @@ def taint(*terms: object) -> bool | None:
     None when some term carries no taint tag."""
     out = False
     for t in terms:
-        tags = tags_of(t)
+        tags = t.tags if isinstance(t, _TagSlot) else None
         if tags is None:
             return None
         if tags.lit is not None:
@@ -195,7 +216,7 @@ def taint(*terms: object) -> bool | None:
 
 def with_taint(term: z3.ExprRef, value: bool) -> z3.ExprRef:
     """`term` tagged as tainted or not, its other tags kept."""
-    tags = tags_of(term)
+    tags = term.tags if isinstance(term, _TagSlot) else None
     if tags is None:
         return tagged(term, Tags(taint=value))
     if tags.taint is value:
@@ -217,19 +238,19 @@ def _tags_from(parts: tuple[object, ...], choosable: bool = False) -> Tags:
 
 def choosable(term: object) -> bool:
     """Is `term` a condition no counterexample can rely on (see module doc)?"""
-    tags = tags_of(term)
+    tags = term.tags if isinstance(term, _TagSlot) else None
     return tags is not None and tags.choosable
 
 
 def ite_parts(term: object) -> tuple[z3.BoolRef, z3.ExprRef, z3.ExprRef] | None:
     """`(c, then, else)` of an `If` built by `ite`; None for anything else."""
-    tags = tags_of(term)
+    tags = term.tags if isinstance(term, _TagSlot) else None
     return None if tags is None else tags.ite
 
 
 def conjuncts(term: z3.BoolRef) -> tuple[z3.BoolRef, ...]:
     """The conjuncts of a conjunction built by `conj`; `(term,)` otherwise."""
-    tags = tags_of(term)
+    tags = term.tags if isinstance(term, _TagSlot) else None
     parts = None if tags is None else tags.parts
     return (term,) if parts is None else parts
 
@@ -265,7 +286,7 @@ def _equal(a: z3.ExprRef, b: z3.ExprRef, tags: Tags) -> z3.BoolRef:
     x, y = a.as_ast(), b.as_ast()
     if a.ctx is b.ctx and z3.Z3_is_eq_sort(ref, z3.Z3_get_sort(ref, x), z3.Z3_get_sort(ref, y)):
         return _make_bool(z3.Z3_mk_eq(ref, x, y), a.ctx, tags)
-    return tagged(a == b, tags)  # type: ignore[arg-type, return-value]
+    return _adopt(a == b, tags)  # type: ignore[arg-type, return-value]
 
 
 def _bool_ite(c: z3.BoolRef, then: z3.BoolRef, orelse: z3.BoolRef) -> z3.BoolRef:
@@ -285,7 +306,7 @@ def ne(a: z3.ArithRef, b: z3.ArithRef | int) -> z3.BoolRef:
 
 def branch(name: str) -> z3.BoolRef:
     """A branch variable, tagged so that `path_of` can read it without Z3."""
-    return tagged(z3.Bool(name), Tags(taint=False, branch=(name, True)))  # type: ignore[return-value]
+    return _adopt(z3.Bool(name), Tags(taint=False, branch=(name, True)))  # type: ignore[return-value]
 
 
 def neg(a: z3.BoolRef) -> z3.BoolRef:
@@ -293,7 +314,7 @@ def neg(a: z3.BoolRef) -> z3.BoolRef:
     if t is not None:
         return boolean(not t)
     tags = _tags_from((a,))
-    of = tags_of(a)
+    of = a.tags if isinstance(a, _TagSlot) else None
     if of is not None and of.branch is not None:
         tags.branch = (of.branch[0], not of.branch[1])
     return _make_bool(z3.Z3_mk_not(a.ctx.ref(), a.as_ast()), a.ctx, tags)
@@ -303,7 +324,7 @@ def atoms(term: z3.BoolRef) -> frozenset[int]:
     """Ids of the conjuncts of a guard (empty for `true`)."""
     if term is TRUE:
         return frozenset()
-    tags = tags_of(term)
+    tags = term.tags if isinstance(term, _TagSlot) else None
     if tags is not None and tags.atoms is not None:
         return tags.atoms
     return frozenset((term.get_id(),))
@@ -346,7 +367,7 @@ def path_of(term: z3.BoolRef) -> dict[str, bool] | bool | None:
         return {} if t else False
     need: dict[str, bool] = {}
     for part in conjuncts(term):
-        tags = tags_of(part)
+        tags = part.tags if isinstance(part, _TagSlot) else None
         if tags is None or tags.branch is None:
             return None
         name, value = tags.branch
@@ -390,12 +411,28 @@ def ite(c: z3.BoolRef, then: z3.ExprRef, orelse: z3.ExprRef) -> z3.ExprRef:
     tags.ite = (c, then, orelse)
     tags.width = width_of(then)
     tags.unknown_leaves = unknown_only(then) and unknown_only(orelse)
-    return tagged(z3.If(c, then, orelse), tags)
+    return _mk_ite(c, then, orelse, tags)
+
+
+def _mk_ite(c: z3.BoolRef, then: z3.ExprRef, orelse: z3.ExprRef, tags: Tags) -> z3.ExprRef:
+    """`If(c, then, orelse)` through Z3's C API where both branches have one
+    sort (z3.If coerces and sort-checks in Python, most of an `ite`'s cost);
+    through z3.If otherwise, and to its coercions or its error."""
+    cls = _ITE_CLASS.get(type(then))
+    ctx = c.ctx
+    if cls is not None and then.ctx is ctx and orelse.ctx is ctx:
+        ref = ctx.ref()
+        t, e = then.as_ast(), orelse.as_ast()
+        if z3.Z3_is_eq_sort(ref, z3.Z3_get_sort(ref, t), z3.Z3_get_sort(ref, e)):
+            out = cls(z3.Z3_mk_ite(ref, c.as_ast(), t, e), ctx)
+            out.tags = tags
+            return out  # type: ignore[no-any-return]
+    return _adopt(z3.If(c, then, orelse), tags)
 
 
 def unknown_only(term: object) -> bool:
     """Is every value `term` may stand for one the analysis could not follow?"""
-    tags = tags_of(term)
+    tags = term.tags if isinstance(term, _TagSlot) else None
     return tags is not None and (tags.unknown is not None or tags.unknown_leaves)
 
 
@@ -441,7 +478,7 @@ def binop(op: str, a: z3.BitVecRef, b: z3.BitVecRef) -> z3.BitVecRef | None:
 def _bv_tag(term: z3.ExprRef, width: int, *parts: object) -> z3.BitVecRef:
     tags = _tags_from(parts)
     tags.width = width
-    return tagged(term, tags)  # type: ignore[return-value]
+    return _adopt(term, tags)  # type: ignore[return-value]
 
 
 # Predicates numbered as `llvm.icmp` and `arith.cmpi` number them.
@@ -466,7 +503,7 @@ def compare(pred: int, a: z3.BitVecRef, b: z3.BitVecRef) -> z3.BoolRef:
     plain = {"slt": a < b, "sle": a <= b, "sgt": a > b, "sge": a >= b,
              "ult": z3.ULT(a, b), "ule": z3.ULE(a, b), "ugt": z3.UGT(a, b),
              "uge": z3.UGE(a, b)}[name]
-    return tag(plain, a, b)  # type: ignore[return-value]
+    return _adopt(plain, _tags_from((a, b)))  # type: ignore[return-value]
 
 
 def resize(a: z3.BitVecRef, width: int, sign: bool) -> z3.BitVecRef:
