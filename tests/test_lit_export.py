@@ -242,3 +242,22 @@ def test_triage_command_writes_lit(tmp_path: Path, capsys: pytest.CaptureFixture
     assert "lit: 1 of 1 root cause(s) written" in out
     assert "unconverted-sync-op.mlir: fails on mlir-opt-19" in out
     assert (tmp_path / "lit" / "lit.cfg.py").is_file()
+
+
+def test_the_committed_findings_lit_config_is_what_the_exporter_writes(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # docs/findings-lit/lit.cfg.py is the exporter's output, committed so that
+    # `lit -v docs/findings-lit` runs; it must not drift from the template.
+    # Only the paths of the machine that wrote it differ.
+    from gpu_alloc_verify.repro.export import write_lit_config
+
+    committed = (Path(__file__).resolve().parents[1] / "docs" / "findings-lit"
+                 / "lit.cfg.py").read_text()
+    monkeypatch.chdir(tmp_path)
+    written = write_lit_config("docs/findings-lit", "mlir-opt-19", "FILECHECK").read_text()
+
+    def machine_free(text: str) -> list[str]:
+        return [ln for ln in text.splitlines()
+                if not ln.startswith(("PYTHON = ", "ROOT = ", "filecheck = os.environ"))]
+
+    assert machine_free(committed) == machine_free(written)
