@@ -72,17 +72,13 @@ from gpu_alloc_verify.verify.model.results import ResultsWriter
 from gpu_alloc_verify.verify.model.verdicts import InvariantId, Verdict
 
 
-def _campaign_check() -> CheckOptions:
-    return CheckOptions(truth=CAMPAIGN_TRUTH)
-
-
 @dataclass
 class FuzzOptions:
     lowerings: Sequence[Lowering]
     # What each program is judged on (invariants, runtime, solver timeout) and
     # how execution checks it: every violation's witness run, the holds of a
     # share of the programs cross-checked (`campaign_truth(--crosscheck-share)`).
-    check: CheckOptions = field(default_factory=_campaign_check)
+    check: CheckOptions = CheckOptions(truth=CAMPAIGN_TRUTH)
     max_examples: int = 200
     time_budget: float | None = None
     seed: int | None = 0
