@@ -1,7 +1,8 @@
 """gpu-alloc-verify: one import package for the wheel.
 
-The repository keeps the folders the product card lays out (`verify`,
-`generators`, `oracles`, `reports`) and `repro` (issue 30) at its top; they
-install as `gpu_alloc_verify.verify`, ... (links in gpu_alloc_verify/), so a
-project with a `reports/` package of its own can still import this one.
+The product's parts are plain folders of this package: `verify`,
+`generators`, `oracles`, `reports` and `repro` (issue 39). There are no
+links and nothing puts the repository root on `sys.path`, so every module
+has exactly one importable name, and a project with a `reports/` package of
+its own can still import this one.
 """

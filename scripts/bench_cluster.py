@@ -39,7 +39,6 @@ from pathlib import Path
 from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
 
 from gpu_alloc_verify.generators.programs import GenConfig  # noqa: E402
 from gpu_alloc_verify.verify.campaign.ledger import BatchWriter, Ledger  # noqa: E402

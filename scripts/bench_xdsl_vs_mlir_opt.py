@@ -24,13 +24,9 @@ from __future__ import annotations
 
 import argparse
 import statistics
-import sys
 import time
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any
-
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from hypothesis import HealthCheck, Phase, given, settings  # noqa: E402
 from xdsl.context import Context  # noqa: E402

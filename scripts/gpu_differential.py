@@ -44,7 +44,6 @@ from pathlib import Path
 from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))
 
 SKIPPED = ("skipped: no GPU/CuPy (CuPy must import and see a CUDA device; "
            "pip install cupy-cuda12x, or the project's [cuda12] extra)")

@@ -15,7 +15,6 @@ import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
 
 from gpu_alloc_verify.generators.programs import GenConfig  # noqa: E402
 from gpu_alloc_verify.verify.campaign.fuzz import FuzzOptions, run_fuzz  # noqa: E402

@@ -22,7 +22,8 @@ import sys
 from pathlib import Path
 from typing import Any
 
-TABLE = Path(__file__).resolve().parent.parent / "verify" / "model" / "runtime_table.json"
+TABLE = (Path(__file__).resolve().parent.parent / "gpu_alloc_verify" / "verify" / "model"
+         / "runtime_table.json")
 PLATFORM_FILES = {
     "cuda": "CudaRuntimeWrappers.cpp",
     "rocm": "RocmRuntimeWrappers.cpp",

@@ -13,7 +13,8 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
-# The folders at the repository's top that install under gpu_alloc_verify.
+PKG = ROOT / "gpu_alloc_verify"
+# The product card's parts: folders of the one package gpu_alloc_verify.
 FOLDERS = ("verify", "generators", "oracles", "reports", "repro")
 STAGES = ("model", "tools", "ir", "source", "extract", "lowerings", "invariants", "triage",
           "campaign")
@@ -41,7 +42,7 @@ def test_the_contract_names_every_stage() -> None:
 
 @pytest.mark.parametrize("stage", [f"verify/{s}" for s in STAGES] + list(TOP_STAGES))
 def test_each_stage_says_what_it_owns(stage: str) -> None:
-    init = ROOT / stage / "__init__.py"
+    init = PKG / stage / "__init__.py"
     doc = ast.get_docstring(ast.parse(init.read_text()))
     assert doc and len(doc) > 80, f"{stage}/__init__.py needs a docstring"
     modules = sorted(p.stem for p in init.parent.glob("*.py") if p.stem != "__init__")
@@ -74,7 +75,7 @@ def test_reports_only_renders() -> None:
     # the lit tests' FileCheck lines are written against (repro.lower_tool
     # prints it), and one copy keeps the two from drifting apart.
     allowed = {"pretty_ir.py": {"gpu_alloc_verify.repro.xdsl_custom"}}
-    for path in sorted((ROOT / "reports").glob("*.py")):
+    for path in sorted((PKG / "reports").glob("*.py")):
         assert not path.stem.startswith("lit_") and path.stem != "lower_tool", path.name
         used = {m for m in _runtime_imports(ast.parse(path.read_text(encoding="utf-8")))
                 if m.startswith("gpu_alloc_verify.repro.") and m.count(".") == 2}
@@ -83,7 +84,7 @@ def test_reports_only_renders() -> None:
 
 def test_verify_has_no_flat_room_left() -> None:
     """Only the entry points stay at the top of verify/."""
-    top = sorted(p.stem for p in (ROOT / "verify").glob("*.py"))
+    top = sorted(p.stem for p in (PKG / "verify").glob("*.py"))
     assert top == ["__init__", "__main__", "api", "cli", "config", "findings",
                    "pytest_plugin"], top
 
@@ -125,11 +126,17 @@ def test_a_project_with_packages_of_the_same_names_still_imports_it(tmp_path: Pa
                                    "gpu_alloc_verify.reports.html"]
 
 
-def test_the_package_list_follows_the_folders() -> None:
-    """Every top folder is reached through gpu_alloc_verify/'s links."""
+def test_the_parts_are_plain_folders_of_the_one_package() -> None:
+    """Issue 39: no symlinks anywhere in the tree, and no product folder left at
+    the top, so every module has exactly one importable name."""
     for name in FOLDERS:
-        link = ROOT / "gpu_alloc_verify" / name
-        assert link.is_symlink() and link.resolve() == (ROOT / name).resolve(), name
+        assert (PKG / name / "__init__.py").is_file() and not (PKG / name).is_symlink(), name
+        assert not (ROOT / name).exists(), f"{name}/ at the top would be a second path"
+    proc = subprocess.run(["git", "ls-files", "-s"], cwd=ROOT, capture_output=True, text=True,
+                          timeout=60)
+    if proc.returncode != 0:
+        pytest.skip("not a git checkout")
+    assert [ln for ln in proc.stdout.splitlines() if ln.startswith("120000")] == []
 
 
 # The modules that may start a process (issue 30: "at most 3"): one runner
@@ -163,14 +170,11 @@ def _starts_processes(tree: ast.AST) -> list[str]:
 
 def test_at_most_three_modules_start_processes() -> None:
     starters: dict[str, list[str]] = {}
-    # gpu_alloc_verify/ links to the folders: only its own files count there.
-    paths = [p for folder in FOLDERS
-             for p in (ROOT / folder).rglob("*.py")]
-    paths += (ROOT / "gpu_alloc_verify").glob("*.py")
+    paths = list(PKG.rglob("*.py"))
     for path in sorted(paths):
         found = _starts_processes(ast.parse(path.read_text(encoding="utf-8")))
         if found:
-            starters[str(path.relative_to(ROOT))] = found
+            starters[str(path.relative_to(PKG))] = found
     assert set(starters) <= PROCESS_STARTERS, {k: v for k, v in starters.items()
                                                if k not in PROCESS_STARTERS}
     assert len(PROCESS_STARTERS) <= 3

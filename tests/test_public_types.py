@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[1] / "gpu_alloc_verify"
 
 # Every module of these packages, found anew each run: a new module is
 # checked from its first commit.

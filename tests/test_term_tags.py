@@ -19,6 +19,7 @@ import z3
 from gpu_alloc_verify.verify.model import fold, values
 
 ROOT = Path(__file__).resolve().parents[1]
+PKG = ROOT / "gpu_alloc_verify"
 OLD_TAGS = {"_lit", "_width", "_taint", "_kids", "_choosable", "_cond", "_then", "_else",
             "_unknown_leaves", "_atoms", "_parts", "_branch", "_unknown", "_unknown_vars",
             "_may_be_handle"}
@@ -92,8 +93,8 @@ def old_tags_in(source: str) -> list[tuple[int, str]]:
 
 
 def test_no_module_sets_or_reads_the_old_attribute_tags() -> None:
-    found = [f"{path.relative_to(ROOT)}:{line} {name}"
-             for path in sorted([*ROOT.glob("verify/**/*.py"), *ROOT.glob("oracles/**/*.py")])
+    found = [f"{path.relative_to(PKG)}:{line} {name}"
+             for path in sorted([*PKG.glob("verify/**/*.py"), *PKG.glob("oracles/**/*.py")])
              for line, name in old_tags_in(path.read_text())]
     assert found == []
 

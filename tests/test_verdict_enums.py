@@ -166,7 +166,7 @@ class _Literals(ast.NodeVisitor):
             self.found.append((".".join(self.scope) or "<module>", node.value, node.lineno))
 
 
-def spelled_out(root: Path = ROOT) -> dict[tuple[str, str, str], list[int]]:
+def spelled_out(root: Path = ROOT / "gpu_alloc_verify") -> dict[tuple[str, str, str], list[int]]:
     """(file, scope, literal) -> lines, for every such literal of the library."""
     out: dict[tuple[str, str, str], list[int]] = {}
     for folder in LIBRARY:

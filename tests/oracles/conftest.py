@@ -2,16 +2,7 @@
 
 from __future__ import annotations
 
-import importlib.util
-import sys
-from pathlib import Path
-
 import pytest
-
-ROOT = Path(__file__).resolve().parents[2]
-# an install that predates generators/
-if importlib.util.find_spec("gpu_alloc_verify.generators") is None:
-    sys.path.insert(0, str(ROOT))
 
 
 @pytest.fixture(scope="session")
