@@ -17,6 +17,7 @@ from typing import TypeVar
 from hypothesis import strategies as st
 
 from gpu_alloc_verify.verify.model import program as prog
+from gpu_alloc_verify.verify.model.op_specs import GEN_KINDS
 
 T = TypeVar("T")
 
@@ -36,18 +37,9 @@ def _index(n: int) -> st.SearchStrategy[int]:
     return st.sampled_from(range(n))
 
 
-# The first kind is the shrink target: `gpu.wait` is the simplest op.
-OP_KINDS = (
-    "wait",
-    "alloc",
-    "dealloc",
-    "memset",
-    "memcpy",
-    "launch",
-    "host",
-    "if",
-    "for",
-)
+# The kinds the generator draws (`verify.model.op_specs`), in drawing order:
+# the first is the shrink target, `gpu.wait`, the simplest op.
+OP_KINDS = GEN_KINDS
 
 # The first LLVM version whose gpu-to-llvm lowers a module with kernels
 # (measured on 16, 19, 22: 16 wants a `gpu.binary`, "missing gpu.binary

@@ -8,9 +8,10 @@ from typing import Any
 
 from gpu_alloc_verify.verify.model import program as prog
 from gpu_alloc_verify.verify.model.kernels import SHAPE_NAMES
+from gpu_alloc_verify.verify.model.op_specs import ASYNC_FEATURES
 
-_KIND = {prog.Alloc: "alloc", prog.Wait: "wait", prog.Dealloc: "dealloc",
-         prog.Memset: "memset", prog.Memcpy: "memcpy", prog.Launch: "launch"}
+# The tag stem of each async op kind (`alloc.sync`, `alloc.deps=1`, ...).
+_KIND = ASYNC_FEATURES
 
 
 def _signature(fn: prog.Function) -> set[str]:

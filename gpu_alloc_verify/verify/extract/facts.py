@@ -10,11 +10,11 @@ from dataclasses import dataclass, field
 import z3
 
 from gpu_alloc_verify.verify.model.fold import conj, neg
+from gpu_alloc_verify.verify.model.op_specs import LEFTOVER_OPS
 
 HANDLE_CREATORS = {"mgpuStreamCreate": "stream", "mgpuEventCreate": "event"}
-GPU_RUNTIME_OPS = {"gpu.alloc", "gpu.dealloc", "gpu.wait", "gpu.memcpy", "gpu.memset",
-                   "gpu.launch_func", "gpu.launch", "gpu.host_register",
-                   "gpu.host_unregister"}
+# Gpu ops that, left in a lowered module, are unconverted.
+GPU_RUNTIME_OPS = LEFTOVER_OPS
 ESCAPE = "<escape>"
 # A reason text, or a function that writes it: most are never shown.
 Words = str | Callable[[], str]

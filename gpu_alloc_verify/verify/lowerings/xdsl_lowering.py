@@ -40,6 +40,7 @@ from gpu_alloc_verify.verify.lowerings.xdsl_print import print_generic
 from gpu_alloc_verify.verify.lowerings.xdsl_split_api import reference_patterns, split_api_patterns
 from gpu_alloc_verify.verify.lowerings.xdsl_std import std_patterns
 from gpu_alloc_verify.verify.model.errors import EnvironmentProblem
+from gpu_alloc_verify.verify.model.op_specs import CALL_PATTERN_OPS
 from gpu_alloc_verify.verify.model.program import Program
 from gpu_alloc_verify.verify.source.user_file import SourceModule
 
@@ -60,8 +61,6 @@ XDSL_VARIANTS: dict[str, str] = {
     "mgpuMemAlloc(size, stream or null, shared), a synchronized mgpuMemFree; "
     "64-bit memset left unconverted",
 }
-
-RUNTIME_OPS = ("gpu.alloc", "gpu.dealloc", "gpu.memcpy", "gpu.memset", "gpu.wait")
 
 # Set to True (when debugging a pattern) to get its traceback, not a crash outcome.
 DEBUG_RAISE = False
@@ -135,7 +134,8 @@ class XdslLowering:
         module = self.lower_module(program)
         if self.variant in _FULL_CONVERSION:
             for op in module.walk():
-                if op.name in RUNTIME_OPS:
+                # What the runtime-call patterns convert fails a full conversion.
+                if op.name in CALL_PATTERN_OPS:
                     loc = str(op.location)
                     return LoweringOutcome(
                         "rejected",

@@ -74,6 +74,7 @@ from gpu_alloc_verify.verify.lowerings.xdsl_std import (
     num_elements,
     size_in_bytes,
 )
+from gpu_alloc_verify.verify.model.op_specs import CALL_PATTERN_OPS
 
 STREAM_CREATE = "mgpuStreamCreate"
 
@@ -419,16 +420,13 @@ class LaunchLlvm16(GpuPattern):
         for earlier in self.state.module.walk():
             if earlier is op:
                 break
-            if earlier.name in _RUNTIME_OPS:
+            if earlier.name in CALL_PATTERN_OPS:
                 raise illegal(earlier)
         if len(deps) > 1 or (deps and not is_async):
             raise illegal(op)
         # The pattern reports the module, then the conversion the launch.
         raise ConversionFailed("<unknown>:0: error: 'gpu.module' op missing gpu.binary "
                                f"attribute\n{illegal(op).diagnostic}")
-
-
-_RUNTIME_OPS = ("gpu.alloc", "gpu.dealloc", "gpu.memcpy", "gpu.memset", "gpu.wait")
 
 
 def upstream_patterns(state: ConversionState, alloc: type[GpuPattern],

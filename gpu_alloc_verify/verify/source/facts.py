@@ -52,6 +52,7 @@ from gpu_alloc_verify.verify.ir.lowered_ir import op_name
 from gpu_alloc_verify.verify.ir.protocols import IRModule
 from gpu_alloc_verify.verify.ir.types import memref_text
 from gpu_alloc_verify.verify.model import fold
+from gpu_alloc_verify.verify.model.op_specs import BY_KIND, GPU_MODEL_KINDS, INERT_OPS
 from gpu_alloc_verify.verify.model.values import source_unknown
 from gpu_alloc_verify.verify.source.views import (
     ADDRESS_OF,
@@ -64,7 +65,8 @@ from gpu_alloc_verify.verify.source.views import (
 # that may run more with gpu work inside is one whose order across
 # iterations is not decided.
 UNROLLED = 4
-GPU_KINDS = ("wait", "alloc", "dealloc", "memset", "memcpy", "launch")
+# The model's gpu ops (`verify.model.op_specs`): the kinds of ops on streams.
+GPU_KINDS = GPU_MODEL_KINDS
 HOST_KINDS = ("host.load", "host.store")
 
 # Host ops that touch no GPU state and no buffer contents: nothing to record.
@@ -74,14 +76,14 @@ _INERT = {
     "memref.alloca", "memref.dealloc", "memref.cast", "memref.subview",
     "memref.reinterpret_cast", "memref.extract_strided_metadata", "memref.rank",
     "memref.view", "memref.collapse_shape", "memref.expand_shape", "memref.get_global",
-    "memref.assume_alignment", "gpu.host_register", "gpu.host_unregister",
+    "memref.assume_alignment",
     "builtin.unrealized_conversion_cast", "affine.apply", "affine.min", "affine.max",
     "cf.assert", "func.constant",
     # No memory access (uses of their results are followed: `verify.source.views`).
     "memref.memory_space_cast", "memref.extract_aligned_pointer_as_index",
     "memref.transpose",
     # No stream or event: the runtime selects a device, pins host memory.
-    "gpu.set_default_device",
+    *INERT_OPS,
 }
 _HOST_ACCESS = {"memref.load": "host.load", "memref.store": "host.store",
                 "affine.load": "host.load", "affine.store": "host.store"}
@@ -113,9 +115,8 @@ class SourceOp:
         return self.kind in HOST_KINDS
 
     def describe(self) -> str:
-        names = {"launch": "gpu.launch_func", "host.load": "host read",
-                 "host.store": "host write"}
-        return f"{names.get(self.kind, 'gpu.' + self.kind)} {self.id}"
+        spec = BY_KIND[self.kind]
+        return f"{spec.words or spec.mlir} {self.id}"
 
 
 def branch_var(func: str, arg: str) -> z3.BoolRef:

@@ -39,6 +39,7 @@ from gpu_alloc_verify.verify.ir.types import memref_text
 from gpu_alloc_verify.verify.model import program as prog
 from gpu_alloc_verify.verify.model.errors import SourceParseError
 from gpu_alloc_verify.verify.model.kernels import SHAPES, kernel_params, parse_kernel_name
+from gpu_alloc_verify.verify.model.op_specs import supported_text
 from gpu_alloc_verify.verify.source.text import normalize
 
 KERNELS_BY_NAME = "kernels-by-name"  # the tag of a program whose kernels were read by name
@@ -50,9 +51,8 @@ _SPACE = re.compile(r"(\d+)(?::i64)?")
 _TOKEN = "gpu.async.token"
 # Attributes of a gpu.func the model holds (their values are checked).
 _KERNEL_ATTRS = frozenset({"function_type", "sym_name", "gpu.kernel", "workgroup_attributions"})
-_UNMODELLED = ("is not modelled (supported: gpu.wait, gpu.alloc, gpu.dealloc, gpu.memset, "
-               "gpu.memcpy, gpu.launch_func, memref.alloc/dealloc/load/store/dim, scf.if, "
-               "scf.for, arith.constant); remove it or rewrite it with those ops")
+_UNMODELLED = (f"is not modelled (supported: {supported_text()}, arith.constant); remove it "
+               "or rewrite it with those ops")
 
 
 def model_of(generic: str, name: str) -> prog.Program | None:

@@ -24,6 +24,7 @@ from typing import Any
 
 from gpu_alloc_verify.verify.ir.ir_lines import Source, SrcOp, parse_source
 from gpu_alloc_verify.verify.lowerings.mlir_opt import top_level_passes
+from gpu_alloc_verify.verify.model.op_specs import words as op_words_of
 from gpu_alloc_verify.verify.model.verdicts import InvariantId
 from gpu_alloc_verify.verify.triage.kinds import PRECONDITIONS, REGION_SHARED, precondition
 from gpu_alloc_verify.verify.triage.offending import DESTROYS, Offense, offense, role
@@ -96,10 +97,9 @@ def op_form(op: SrcOp | None, with_nesting: bool = False, one_dep: bool = False)
     test upstream's conversion patterns make before converting an op."""
     if op is None:
         return "?"
-    if op.name == "memref.load":
-        form = "host read"
-    elif op.name == "memref.store":
-        form = "host write"
+    named = op_words_of(op.name)
+    if named != op.name:  # a host access: named in words (`verify.model.op_specs`)
+        form = named
     else:
         form = op.name + (" async" if op.is_async else "")
         n = len(op.deps)
