@@ -19,6 +19,7 @@ functions, no branches, static shapes and sync ops (the first choice of each
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import replace
 
 from hypothesis import event
@@ -260,12 +261,7 @@ class _Builder(LaunchOps):
 
     def gen_op(self, scope: _Scope, out: list[prog.Op], depth: int, kinds: list[str]) -> None:
         kind = self.pick(kinds)
-        if kind == "if":
-            self.gen_if(scope, out, depth)
-        elif kind == "for":
-            self.gen_for(scope, out, depth)
-        else:
-            getattr(self, f"gen_{kind}")(scope, out)
+        _GENERATORS[kind](self, scope, out, depth)
 
     def finish_scope(self, scope: _Scope, out: list[prog.Op]) -> None:
         """Await this scope's own pending tokens unless left un-awaited on purpose."""
@@ -276,6 +272,21 @@ class _Builder(LaunchOps):
             self.tags.add("unawaited-token")
             return
         self.host_wait(scope, own_pending, out)
+
+
+# How `_Builder.gen_op` draws each generator kind (`OP_KINDS`, from
+# `verify.model.op_specs`; tests/test_op_table.py checks it covers them).
+_GENERATORS: dict[str, Callable[[_Builder, _Scope, list[prog.Op], int], object]] = {
+    "wait": lambda b, scope, out, depth: b.gen_wait(scope, out),
+    "alloc": lambda b, scope, out, depth: b.gen_alloc(scope, out),
+    "dealloc": lambda b, scope, out, depth: b.gen_dealloc(scope, out),
+    "memset": lambda b, scope, out, depth: b.gen_memset(scope, out),
+    "memcpy": lambda b, scope, out, depth: b.gen_memcpy(scope, out),
+    "launch": lambda b, scope, out, depth: b.gen_launch(scope, out),
+    "host": lambda b, scope, out, depth: b.gen_host(scope, out),
+    "if": _Builder.gen_if,
+    "for": _Builder.gen_for,
+}
 
 
 class _OneOp(HandOffStrategy):

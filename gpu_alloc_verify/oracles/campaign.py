@@ -20,7 +20,7 @@ verdicts per runtime factory.
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, TypedDict, Unpack
 
@@ -91,7 +91,7 @@ class _Gen:
             kinds += ["if", "for"]
         for _ in range(budget):
             kind = self.draw(st.sampled_from(kinds))
-            getattr(self, f"op_{kind}")(s, out, depth)
+            _STEPS[kind](self, s, out, depth)
         for chain in list(s.chains):
             self.sync(s, chain, out)
 
@@ -219,6 +219,16 @@ class _Gen:
         iv = self.fresh("i")
         trip = self.draw(st.integers(0, 2))
         out.append(prog.For(op_id, iv, trip, self.region(s, depth)))
+
+
+# What each step `_Gen.body` draws adds: one op kind, or a chain's start,
+# a host wait ("sync") or a join of two chains.
+_STEPS: dict[str, Callable[[_Gen, _State, list[prog.Op], int], None]] = {
+    "chain": _Gen.op_chain, "alloc": _Gen.op_alloc, "shared": _Gen.op_shared,
+    "memset": _Gen.op_memset, "memcpy": _Gen.op_memcpy, "dealloc": _Gen.op_dealloc,
+    "sync": _Gen.op_sync, "join": _Gen.op_join, "host": _Gen.op_host, "if": _Gen.op_if,
+    "for": _Gen.op_for,
+}
 
 
 @st.composite
