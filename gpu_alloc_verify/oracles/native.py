@@ -52,6 +52,12 @@ from typing import Literal
 
 from gpu_alloc_verify.oracles.mgpu_calls import NormalizedCall, RawCall, normalize_trace
 from gpu_alloc_verify.verify.model.errors import EnvironmentProblem
+from gpu_alloc_verify.verify.tools.commands import (
+    jit_runner_argv,
+    mlir_opt_argv,
+    mlir_translate_argv,
+    module_pipeline,
+)
 from gpu_alloc_verify.verify.tools.runner import ToolResult, ToolTimedOut, find_tool, run_tool
 
 SHIM_SOURCE = Path(__file__).parent / "native" / "mgpu_shim.c"
@@ -274,13 +280,13 @@ class NativeRunner:
     def _probe_kernels(self) -> str | None:
         name = Path(self.tools.opt).name
         try:
-            proc = self._run([self.tools.opt, f"--pass-pipeline=builtin.module({KERNEL_PASSES})"],
+            proc = self._run(mlir_opt_argv(self.tools.opt, pipeline=module_pipeline(KERNEL_PASSES)),
                              stdin=_PROBE)
             if proc.returncode != 0:
                 first = (proc.stderr.strip().splitlines() or ["no message"])[0]
                 return f"{self.tools.opt} cannot serialize a gpu.module ({KERNEL_PASSES}): {first}"
             if self.tools.translate:
-                tr = self._run([self.tools.translate, "--mlir-to-llvmir"], stdin=proc.stdout)
+                tr = self._run(mlir_translate_argv(self.tools.translate), stdin=proc.stdout)
                 if tr.returncode != 0 or "mgpuLaunchKernel" not in tr.stdout:
                     first = (tr.stderr.strip().splitlines() or ["no launch call"])[0]
                     return f"{self.tools.translate} does not lower gpu.launch_func: {first}"
@@ -305,27 +311,27 @@ class NativeRunner:
 
     def _run_in(self, work: Path, text: str, kernels: bool = False) -> NativeRun:
         if self.reprint_opt != self.tools.opt:
-            proc = self._run([self.reprint_opt], stdin=text)
+            proc = self._run(mlir_opt_argv(self.reprint_opt), stdin=text)
             if proc.returncode != 0:
                 return NativeRun("pipeline-failed", detail=proc.stderr.strip())
             text = proc.stdout
         pipeline = FINISH_PIPELINE
         if kernels:  # the gpu.module is all LLVM now: serialize it
             pipeline = f"{FINISH_PIPELINE[:-1]},{KERNEL_PASSES})"
-        proc = self._run([self.tools.opt, f"--pass-pipeline={pipeline}"], stdin=text)
+        proc = self._run(mlir_opt_argv(self.tools.opt, pipeline=pipeline), stdin=text)
         if proc.returncode != 0:
             return NativeRun("pipeline-failed", detail=proc.stderr.strip())
         llvm_mlir = work / "module.mlir"
         llvm_mlir.write_text(proc.stdout)
         if self.tools.translate:
-            tr = self._run([self.tools.translate, "--mlir-to-llvmir", str(llvm_mlir),
-                            "-o", str(work / "module.ll")])
+            tr = self._run(mlir_translate_argv(self.tools.translate, str(llvm_mlir),
+                                               str(work / "module.ll")))
             if tr.returncode != 0:
                 return NativeRun("translate-failed", detail=tr.stderr.strip())
         trace_path = work / "trace.txt"
         env = {**os.environ, "MGPU_SHIM_TRACE": str(trace_path)}
-        run = self._run([self.tools.runner, str(llvm_mlir), "-e", ENTRY,
-                         "-entry-point-result=void", f"--shared-libs={self.shim}"], env=env)
+        run = self._run(jit_runner_argv(self.tools.runner, str(llvm_mlir), ENTRY,
+                                        [str(self.shim)]), env=env)
         raw, setup = split_trace(
             parse_shim_trace(trace_path.read_text() if trace_path.exists() else ""))
         if run.returncode != 0:

@@ -20,11 +20,11 @@ from typing import Any
 
 from gpu_alloc_verify.verify.ir.ir_lines import loc_id, parse_source, strip_locs
 from gpu_alloc_verify.verify.model.errors import GpuAllocVerifyError
+from gpu_alloc_verify.verify.tools.commands import mlir_opt_argv
 from gpu_alloc_verify.verify.tools.runner import ToolError, run_tool
 from gpu_alloc_verify.verify.triage.offending import offense
 
 Record = dict[str, Any]
-_PRINT = ("--mlir-print-debuginfo", "--mlir-print-local-scope", "--allow-unregistered-dialect")
 
 
 @lru_cache(maxsize=256)
@@ -41,7 +41,8 @@ def custom_form(lowered: str, lowering: str) -> str | None:
             return None
     for path in _tools(lowering):
         try:
-            proc = run_tool([path, *_PRINT, "-"], stdin=lowered, timeout_s=60)
+            proc = run_tool(mlir_opt_argv(path, locations=True, unregistered=True, stdin=True),
+                            stdin=lowered, timeout_s=60)
         except ToolError:  # this printer is not at hand: try the next
             continue
         if proc.returncode == 0 and proc.stdout.strip():
@@ -52,14 +53,13 @@ def custom_form(lowered: str, lowering: str) -> str | None:
 def _tools(lowering: str) -> list[str]:
     """The lowering's own mlir-opt first, then every installed one, newest first."""
     from gpu_alloc_verify.verify.ir.tools import KNOWN_VERSIONS, find_mlir_opt
-    from gpu_alloc_verify.verify.lowerings.mlir_opt import MlirOptLowering
     from gpu_alloc_verify.verify.lowerings.registry import resolve
 
     out: list[str] = []
     try:
-        low = resolve(lowering, "gpu-to-llvm")
-        if isinstance(low, MlirOptLowering):
-            out.append(low.path)
+        own = resolve(lowering, "gpu-to-llvm").external_tool()
+        if own is not None:
+            out.append(own)
     except GpuAllocVerifyError:
         pass
     for v in KNOWN_VERSIONS:

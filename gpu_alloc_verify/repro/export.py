@@ -16,7 +16,6 @@ names another (`xdsl:reference`, `mlir-opt-22`, a path).
 from __future__ import annotations
 
 import re
-import shlex
 import sys
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -36,6 +35,7 @@ from gpu_alloc_verify.repro.proof import (
 from gpu_alloc_verify.verify.ir.ir_lines import parse_source, strip_locs
 from gpu_alloc_verify.verify.model.errors import EnvironmentProblem, GpuAllocVerifyError
 from gpu_alloc_verify.verify.model.verdicts import InvariantId
+from gpu_alloc_verify.verify.tools.commands import lit_run_line, lit_run_pipeline
 from gpu_alloc_verify.verify.triage.buckets import Bucket, Record
 from gpu_alloc_verify.verify.triage.offending import offense
 from gpu_alloc_verify.verify.triage.reduce import host_buffers, reduce_text, signature_predicate
@@ -156,11 +156,10 @@ def _negated(plan: Plan) -> Plan:
 
 
 def _header(bucket: Bucket, record: Record, pipeline: str, slug: str) -> list[str]:
-    quoted = shlex.quote(f"builtin.module({pipeline})")
     # Upstream's style: the RUN line and what the test pins; where it came
     # from goes in the README beside the export (write_provenance).
     return [
-        f"// RUN: mlir-opt %s --pass-pipeline={quoted} | FileCheck %s",
+        lit_run_line(pipeline),
         "",
         f"// {_one_line(slug)}: {_one_line(summary_sentence(record))}.",
         "",
@@ -169,9 +168,7 @@ def _header(bucket: Bucket, record: Record, pipeline: str, slug: str) -> list[st
 
 def run_pipeline(test_text: str) -> str:
     """The pipeline of a test's RUN line (`_header` writes it)."""
-    m = re.search(r"--pass-pipeline='?builtin\.module\((.*?)\)'?(?: |$)", test_text,
-                  re.M)
-    return m.group(1) if m else "gpu-to-llvm"
+    return lit_run_pipeline(test_text)
 
 
 def reproduced_on(test: LitTest, lowerings: list[str], filecheck: str) -> dict[str, str]:

@@ -81,20 +81,24 @@ def host_passes(pipeline: str) -> list[str]:
 def before_gpu_to_llvm(text: str, pipeline: str, name: str) -> str:
     """`text` after the pipeline's host passes, by the newest mlir-opt found,
     locations kept (the text itself when there are none)."""
-    from gpu_alloc_verify.verify.ir.tools import find_mlir_opt
     from gpu_alloc_verify.verify.model.errors import EnvironmentProblem, SourceParseError
+    from gpu_alloc_verify.verify.tools.commands import (
+        default_reader,
+        mlir_opt_argv,
+        module_pipeline,
+    )
     from gpu_alloc_verify.verify.tools.runner import run_tool
 
     passes = host_passes(pipeline)
     if not passes:
         return text
-    tool = find_mlir_opt()
+    tool = default_reader()
     if tool is None:
         raise EnvironmentProblem(f"running {', '.join(passes)} before the in-process "
                                  "gpu-to-llvm needs mlir-opt: apt-get install mlir-19-tools")
-    proc = run_tool([tool, f"--pass-pipeline=builtin.module({','.join(passes)})",
-                     "--mlir-print-debuginfo", "--mlir-print-local-scope", "-"],
-                    stdin=text, timeout_s=120)
+    argv = mlir_opt_argv(tool, pipeline=module_pipeline(",".join(passes)), locations=True,
+                         stdin=True)
+    proc = run_tool(argv, stdin=text, timeout_s=120)
     if proc.returncode != 0:
         first = (proc.stderr.strip().splitlines() or [f"exit {proc.returncode}"])[0]
         raise SourceParseError(f"{name}: {', '.join(passes)} failed: {first}")

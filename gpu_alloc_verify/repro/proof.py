@@ -21,12 +21,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from gpu_alloc_verify.repro.lower_tool import lower_custom
-from gpu_alloc_verify.verify.lowerings.mlir_opt import MlirOptLowering
 from gpu_alloc_verify.verify.lowerings.registry import resolve
 from gpu_alloc_verify.verify.model.errors import EnvironmentProblem, GpuAllocVerifyError
+from gpu_alloc_verify.verify.tools.commands import filecheck_argv, mlir_opt_argv, module_pipeline
 from gpu_alloc_verify.verify.tools.runner import ToolError, run_tool
-
-LOC_FLAGS = ("--mlir-print-debuginfo", "--mlir-print-local-scope")
 
 
 @dataclass
@@ -40,10 +38,7 @@ def tool_path(spec: str, pipeline: str) -> str | None:
     """The mlir-opt a spec names, or None for an in-process lowering."""
     if spec.startswith("xdsl:"):
         return None
-    lowering = resolve(spec, pipeline)
-    if not isinstance(lowering, MlirOptLowering):
-        return None
-    return lowering.path
+    return resolve(spec, pipeline).external_tool()
 
 
 def lower_for_test(spec: str, pipeline: str, source: str, debuginfo: bool = False) -> Lowered:
@@ -59,8 +54,8 @@ def lower_for_test(spec: str, pipeline: str, source: str, debuginfo: bool = Fals
     with tempfile.TemporaryDirectory() as d:
         f = Path(d) / "input.mlir"
         f.write_text(source, encoding="utf-8")
-        cmd = [path, str(f), f"--pass-pipeline=builtin.module({pipeline})"]
-        cmd += list(LOC_FLAGS) if debuginfo else []
+        cmd = mlir_opt_argv(path, input_file=str(f), pipeline=module_pipeline(pipeline),
+                            locations=debuginfo)
         try:
             proc = run_tool(cmd, timeout_s=120)
         except ToolError as e:  # not started or timed out: in the OS's words
@@ -87,7 +82,7 @@ def run_filecheck(filecheck: str, test_text: str, input_text: str,
         f = Path(d) / "test.mlir"
         f.write_text(test_text, encoding="utf-8")
         try:
-            proc = run_tool([filecheck, str(f), f"--check-prefix={prefix}"],
+            proc = run_tool(filecheck_argv(filecheck, str(f), prefix),
                             stdin=input_text, timeout_s=60)
         except ToolError as e:
             raise EnvironmentProblem(f"cannot run {filecheck}: {e.detail}") from e

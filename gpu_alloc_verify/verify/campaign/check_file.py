@@ -15,9 +15,7 @@ from gpu_alloc_verify.verify.campaign.check_progress import CheckProgress
 from gpu_alloc_verify.verify.invariants.options import CHECK_TRUTH, CheckOptions
 from gpu_alloc_verify.verify.invariants.pipeline import Judgement, judge
 from gpu_alloc_verify.verify.invariants.solver import DEFAULT_TIMEOUT_MS
-from gpu_alloc_verify.verify.ir.tools import find_mlir_opt
 from gpu_alloc_verify.verify.lowerings.base import Lowering
-from gpu_alloc_verify.verify.lowerings.mlir_opt import MlirOptLowering
 from gpu_alloc_verify.verify.model.errors import SourceParseError
 from gpu_alloc_verify.verify.model.verdicts import CheckResult, Verdict
 from gpu_alloc_verify.verify.source.user_file import SourceModule, from_text, read_text
@@ -52,7 +50,7 @@ def _judge_all(path: str, written: str, lowerings: Sequence[Lowering],
                progress: CheckProgress) -> None:
     for k, lowering in enumerate(lowerings):
         progress.step(k, lowering.spec)
-        tool = _reader(lowering)
+        tool = lowering.reading_tool()
         if tool not in sources:
             try:
                 sources[tool] = from_text(written, path, tool)
@@ -71,13 +69,8 @@ def check_text(written: str, name: str, lowering: Lowering,
     """`check_file` of text already in hand, named `name` (the public API's
     way): the judgement of one lowering; SourceParseError when its tool cannot
     read the text (the only lowering: an input error, as for `check FILE`)."""
-    source = from_text(written, name, _reader(lowering))
+    source = from_text(written, name, lowering.reading_tool())
     return _judge(source, lowering, options)
-
-
-def _reader(lowering: Lowering) -> str | None:
-    """The mlir-opt that reads the file for `lowering`: its own, else the newest."""
-    return lowering.path if isinstance(lowering, MlirOptLowering) else find_mlir_opt()
 
 
 def _judge(source: SourceModule, lowering: Lowering, options: CheckOptions) -> Judgement:

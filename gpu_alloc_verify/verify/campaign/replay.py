@@ -97,8 +97,6 @@ def settings_of(record: Record, start: Record) -> ReplaySettings:
 
 def replay_one(record: Record, settings: ReplaySettings, lowering: Lowering) -> Record:
     """Judge the record's program again; the verdict and reason of its invariant."""
-    from gpu_alloc_verify.verify.ir.tools import find_mlir_opt
-    from gpu_alloc_verify.verify.lowerings.mlir_opt import MlirOptLowering
     from gpu_alloc_verify.verify.model.errors import SourceParseError
     from gpu_alloc_verify.verify.source.to_program import program_from_text
     from gpu_alloc_verify.verify.source.user_file import SourceModule, from_text
@@ -110,8 +108,7 @@ def replay_one(record: Record, settings: ReplaySettings, lowering: Lowering) -> 
     except SourceParseError:
         # Outside the model the reader rebuilds (kernels, say): judge the
         # text as written, as `check` does.
-        tool = lowering.path if isinstance(lowering, MlirOptLowering) else find_mlir_opt()
-        program = from_text(record["program"], name, tool)
+        program = from_text(record["program"], name, lowering.reading_tool())
     judgement = check_batch([program], [lowering], settings.options())[0][lowering.spec]
     result = judgement.results.get(settings.invariant)
     # What this run found, in the shape of a summary's violations (`fuzz` and

@@ -45,6 +45,7 @@ from gpu_alloc_verify.verify.model.program import Program
 from gpu_alloc_verify.verify.model.verdicts import InvariantId, Verdict
 from gpu_alloc_verify.verify.source.facts import SourceFacts
 from gpu_alloc_verify.verify.source.of_program import source_facts
+from gpu_alloc_verify.verify.tools.commands import mlir_opt_argv
 from gpu_alloc_verify.verify.tools.runner import find_mlir_opt, run_tool
 
 DEFAULT_LOWERINGS = ("mlir-opt-19", "mlir-opt-22", "xdsl:split-api")
@@ -127,7 +128,7 @@ def _validator(spec: str) -> str | None:
 
 def mlir_accepts(tool: str, text: str) -> bool:
     """Does the real MLIR parser (and verifier) read `text`?"""
-    return run_tool([tool], stdin=text, timeout_s=60).ok
+    return run_tool(mlir_opt_argv(tool), stdin=text, timeout_s=60).ok
 
 
 def _runnable(text: str) -> Any:

@@ -58,3 +58,14 @@ class Lowering(Protocol):
         """Lower each program (a generated one, or a user's module as
         written); never raises for a problem of one program."""
         ...
+
+    def external_tool(self) -> str | None:
+        """The external mlir-opt this lowering runs; None when it lowers in
+        process."""
+        ...
+
+    def reading_tool(self) -> str | None:
+        """The mlir-opt that reads a text (a user's file, a recorded program)
+        for this lowering: its own tool, else the newest installed
+        (`tools.commands.default_reader`); None when there is none."""
+        ...

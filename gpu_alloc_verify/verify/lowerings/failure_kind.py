@@ -32,6 +32,7 @@ from collections.abc import Callable, Sequence
 from typing import Literal
 
 from gpu_alloc_verify.verify.lowerings.base import InvalidIR, LoweringOutcome
+from gpu_alloc_verify.verify.tools.commands import NAME_PASS, NO_VERIFY
 from gpu_alloc_verify.verify.tools.runner import ToolResult
 
 Kind = Literal["input-error", "declined", "invalid-ir", "crash", "unsettled"]
@@ -45,8 +46,6 @@ _DECLINED = "failed to legalize operation"
 _AT_OP = re.compile(r"^'([\w.$-]+)' op\b")
 _NAMED = re.compile(r"^loc\((.*?)\): ")
 _PASS_FAILED = re.compile(r"IR Dump After (\S+) Failed(?: \(([^)]*)\))?")
-_NO_VERIFY = ("--verify-each=0", "--mlir-print-ir-after-failure")
-_NAME_PASS = ("--mlir-print-ir-after-failure",)
 
 
 def first_error(diagnostics: str) -> tuple[str, str]:
@@ -111,7 +110,7 @@ def failure_outcome(diagnostics: str, rc: int, rerun: Rerun) -> LoweringOutcome:
 def settle(rerun: Rerun) -> tuple[Kind, str]:
     """Decide an error at an op by one rerun with the verifier between passes
     off: (kind, how it was decided)."""
-    proc = rerun(_NO_VERIFY)
+    proc = rerun(NO_VERIFY)
     if proc is None or proc.returncode not in (0, 1):
         what = "did not finish" if proc is None else f"exited {proc.returncode}"
         return "declined", (f"not settled whether the verifier or the pass reported this: "
@@ -129,7 +128,7 @@ def _confirm(diagnostics: str, rerun: Rerun, evidence: str) -> InvalidIR | str:
     on: it must fail after a pass, which the dump names.  This ties the error
     to this program (a batch's untagged diagnostics are shared) and names the
     pass.  A string: why it is not confirmed."""
-    proc = rerun(_NAME_PASS)
+    proc = rerun(NAME_PASS)
     m = _PASS_FAILED.search(proc.stderr) if proc is not None else None
     if proc is None or proc.returncode != 1 or m is None:
         return "not confirmed as invalid IR: rerun alone, the program does not fail after a pass"

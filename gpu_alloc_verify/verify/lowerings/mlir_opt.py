@@ -27,11 +27,8 @@ from gpu_alloc_verify.verify.lowerings.pass_pipeline import parse as parse_pipel
 from gpu_alloc_verify.verify.lowerings.tool_passes import installed_passes, tool_passes
 from gpu_alloc_verify.verify.model.errors import EnvironmentProblem
 from gpu_alloc_verify.verify.model.program import Program
+from gpu_alloc_verify.verify.tools.commands import mlir_opt_argv, print_ir_before
 from gpu_alloc_verify.verify.tools.runner import (
-    GENERIC,
-    LOCATIONS,
-    SPLIT_INPUT,
-    UNREGISTERED,
     ToolResult,
     ToolTimedOut,
     find_mlir_opt,
@@ -59,7 +56,6 @@ _PIPELINE_ERRORS = (
     "Can't add pass",
 )
 _VALIDATE_TIMEOUT_S = 30.0
-_PRINT_FLAGS = (GENERIC, *LOCATIONS)
 
 
 @dataclass
@@ -84,16 +80,18 @@ class MlirOptLowering:
         # A pipeline that rewrites the source before gpu-to-llvm also prints
         # the IR entering it (on stderr): lowering-specific invariants are
         # judged against that IR.
-        entry = ["--mlir-print-ir-before=gpu-to-llvm"] if self.rewrites_source() else []
-        return [
-            self.path,
-            SPLIT_INPUT,
-            # Wrapped exactly once, whether or not the user wrote builtin.module(...).
-            f"--pass-pipeline={self.parsed().wrapped()}",
-            UNREGISTERED,
-            *entry,
-            *_PRINT_FLAGS,
-        ]
+        entry = [print_ir_before("gpu-to-llvm")] if self.rewrites_source() else []
+        # Wrapped exactly once, whether or not the user wrote builtin.module(...).
+        return mlir_opt_argv(self.path, split_input_file=True, pipeline=self.parsed().wrapped(),
+                             extra=entry, generic=True, locations=True, unregistered=True)
+
+    def reading_tool(self) -> str | None:
+        """Its own binary reads the texts it lowers: what it cannot read is
+        not-applicable for it alone."""
+        return self.path
+
+    def external_tool(self) -> str | None:
+        return self.path
 
     def rewrites_source(self) -> bool:
         """Does a pass before gpu-to-llvm rewrite host code (e.g.
@@ -139,7 +137,7 @@ class MlirOptLowering:
             return (f"'{typos[0]}' is a pass of neither {self.spec} nor any installed "
                     "mlir-opt-N (see mlir-opt --help)") if typos else None
         try:  # a tool that cannot start raises ToolNotStarted ("cannot run PATH: ...")
-            proc = run_tool([self.path, f"--pass-pipeline={self.parsed().wrapped()}"],
+            proc = run_tool(mlir_opt_argv(self.path, pipeline=self.parsed().wrapped()),
                             stdin="module {}\n",
                             timeout_s=min(self.timeout_s, _VALIDATE_TIMEOUT_S))
         except ToolTimedOut:

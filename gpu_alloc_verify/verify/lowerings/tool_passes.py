@@ -13,6 +13,7 @@ from __future__ import annotations
 import functools
 import re
 
+from gpu_alloc_verify.verify.tools.commands import help_argv
 from gpu_alloc_verify.verify.tools.runner import KNOWN_VERSIONS, ToolError, find_mlir_opt, run_tool
 
 _HELP_TIMEOUT_S = 30.0
@@ -25,7 +26,7 @@ _ENTRY = re.compile(r"^ {6}--([A-Za-z0-9][-A-Za-z0-9_.]*)")
 def tool_passes(path: str, timeout_s: float = _HELP_TIMEOUT_S) -> frozenset[str] | None:
     """The pass and pass-pipeline names `path --help` lists, or None."""
     try:
-        proc = run_tool([path, "--help"], timeout_s=timeout_s)
+        proc = run_tool(help_argv(path), timeout_s=timeout_s)
     except ToolError:  # not started or hung: the tool's own diagnostics decide
         return None
     if proc.returncode != 0:

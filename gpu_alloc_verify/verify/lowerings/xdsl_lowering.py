@@ -43,6 +43,7 @@ from gpu_alloc_verify.verify.model.errors import EnvironmentProblem
 from gpu_alloc_verify.verify.model.op_specs import CALL_PATTERN_OPS
 from gpu_alloc_verify.verify.model.program import Program
 from gpu_alloc_verify.verify.source.user_file import SourceModule
+from gpu_alloc_verify.verify.tools.commands import default_reader
 
 XDSL_VARIANTS: dict[str, str] = {
     "llvm16": "LLVM 16: async alloc with exactly one dependency only; sync or host_shared "
@@ -96,6 +97,13 @@ class XdslLowering:
 
     def lower_batch(self, programs: Sequence[Program | SourceModule]) -> list[LoweringOutcome]:
         return [self.lower(p) for p in programs]
+
+    def external_tool(self) -> str | None:
+        return None
+
+    def reading_tool(self) -> str | None:
+        """No binary of its own: the newest installed mlir-opt reads for it."""
+        return default_reader()
 
     def lower(self, source: Program | SourceModule) -> LoweringOutcome:
         if isinstance(source, Program):

@@ -10,15 +10,9 @@ from pathlib import Path
 
 from gpu_alloc_verify.verify.ir.parse import NotParsed, ParsedModule, parse
 from gpu_alloc_verify.verify.model.errors import SourceParseError
-from gpu_alloc_verify.verify.tools.runner import (
-    GENERIC,
-    LOCATIONS,
-    UNREGISTERED,
-    ToolTimedOut,
-    run_tool,
-)
+from gpu_alloc_verify.verify.tools.commands import mlir_opt_argv
+from gpu_alloc_verify.verify.tools.runner import ToolTimedOut, run_tool
 
-_PRINT = (GENERIC, *LOCATIONS, UNREGISTERED)
 _READ_TIMEOUT_S = 120.0
 _DIAG = re.compile(r"^<stdin>:(\d+):(\d+): error: (.*)$")
 
@@ -28,7 +22,8 @@ def normalize(text: str, name: str, tool: str) -> str:
     """`text` in generic form with every location, as `tool` prints it, or
     SourceParseError with the tool's first diagnostic at `name:line:col`."""
     try:  # a tool that cannot start raises ToolNotStarted ("cannot run TOOL: ...")
-        proc = run_tool([tool, *_PRINT, "-"], stdin=text, timeout_s=_READ_TIMEOUT_S)
+        proc = run_tool(mlir_opt_argv(tool, generic=True, locations=True, unregistered=True,
+                                      stdin=True), stdin=text, timeout_s=_READ_TIMEOUT_S)
     except ToolTimedOut as e:
         raise SourceParseError(f"{name}: {Path(tool).name} did not finish reading the file "
                                f"in {_READ_TIMEOUT_S:g} s") from e

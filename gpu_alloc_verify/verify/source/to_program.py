@@ -34,13 +34,13 @@ from gpu_alloc_verify.verify.ir import locations
 from gpu_alloc_verify.verify.ir.attrs import attr_of, func_name, launch_operands, source_loc
 from gpu_alloc_verify.verify.ir.lowered_ir import op_name
 from gpu_alloc_verify.verify.ir.parse import NotParsed, parse
-from gpu_alloc_verify.verify.ir.tools import find_mlir_opt
 from gpu_alloc_verify.verify.ir.types import memref_text
 from gpu_alloc_verify.verify.model import program as prog
 from gpu_alloc_verify.verify.model.errors import SourceParseError
 from gpu_alloc_verify.verify.model.kernels import SHAPES, kernel_params, parse_kernel_name
 from gpu_alloc_verify.verify.model.op_specs import supported_text
 from gpu_alloc_verify.verify.source.text import normalize
+from gpu_alloc_verify.verify.tools.commands import default_reader
 
 KERNELS_BY_NAME = "kernels-by-name"  # the tag of a program whose kernels were read by name
 _IGNORED = {"func.return", "scf.yield"}
@@ -76,7 +76,7 @@ def model_gap(generic: str, name: str) -> str:
 def program_from_text(text: str, name: str = "<input>") -> prog.Program:
     """The model of MLIR text, normalized by the newest mlir-opt found (as is
     without one: generic form only)."""
-    tool = find_mlir_opt()
+    tool = default_reader()
     return _parse_generic(normalize(text, name, tool) if tool else text, name)
 
 

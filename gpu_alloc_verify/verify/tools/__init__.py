@@ -4,6 +4,10 @@ the model).
 - `runner`: external programs (`mlir-opt`, `mlir-translate`, the runners,
   FileCheck, the C compiler): where they are, how they are started, their
   timeouts, and their failures as one typed result or `ToolError`.
+- `commands`: every command line of MLIR's tools (mlir-opt, mlir-translate,
+  the JIT runners, FileCheck) and the RUN line of an exported lit test, so a
+  flag is spelled once; and `default_reader`, the mlir-opt that reads a text
+  when no lowering names its own.
 - `pool`: worker processes (forked process pools, Dask's local cluster),
   for the campaign's parallel judging and the report's lit proofs.
 

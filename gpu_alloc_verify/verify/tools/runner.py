@@ -14,7 +14,8 @@ the whole group: a wrapper script that hangs in a child holds the output
 pipes open, and killing only the wrapper would leave us waiting forever.
 
 Lookup: `find_tool` (PATH, then `/usr/lib/llvm-N/bin` for a versioned name),
-`find_mlir_opt`, `tool_version`.
+`find_mlir_opt`, `tool_version`.  The command lines themselves are spelled in
+`commands`.
 """
 
 from __future__ import annotations
@@ -31,12 +32,6 @@ from dataclasses import dataclass
 from gpu_alloc_verify.verify.model.errors import EnvironmentProblem, GpuAllocVerifyError
 
 KNOWN_VERSIONS = (22, 21, 20, 19, 18, 17, 16)
-# mlir-opt's printing flags, as the harness reads IR: generic form (stable
-# across versions), every location, each location in place.
-GENERIC = "--mlir-print-op-generic"
-LOCATIONS = ("--mlir-print-debuginfo", "--mlir-print-local-scope")
-UNREGISTERED = "--allow-unregistered-dialect"  # a user's file may hold such ops
-SPLIT_INPUT = "--split-input-file"
 VERSION_TIMEOUT_S = 30.0
 _KILL_WAIT_S = 10.0  # after SIGKILL, how long to wait for the pipes to close
 

@@ -22,7 +22,6 @@ from gpu_alloc_verify.verify.ir import fastparse
 from gpu_alloc_verify.verify.ir.attrs import attr_of, int_tuple
 from gpu_alloc_verify.verify.ir.lowered_ir import op_name
 from gpu_alloc_verify.verify.ir.parse import parse
-from gpu_alloc_verify.verify.ir.tools import find_mlir_opt
 from gpu_alloc_verify.verify.model.errors import SourceParseError
 from gpu_alloc_verify.verify.model.kernels import KernelRef
 from gpu_alloc_verify.verify.model.program import Op, Program
@@ -33,6 +32,7 @@ from gpu_alloc_verify.verify.source.to_program import (
     _remember,
 )
 from gpu_alloc_verify.verify.source.to_program import _Reader as _XdslReader
+from gpu_alloc_verify.verify.tools.commands import default_reader
 
 # How many texts each reader read (what `tests/test_report_cost.py` counts).
 READS = {"fast": 0, "xdsl": 0}
@@ -115,7 +115,7 @@ def read_program(text: str, name: str = "<input>") -> Program:
     """`to_program.program_from_text(text, name)` (the same normalization
     by the newest mlir-opt, the same errors), by the fast reader where it
     reads the whole text."""
-    tool = find_mlir_opt()
+    tool = default_reader()
     generic = normalize(text, name, tool) if tool else text
     program = _fast(generic, name, file_ids=False)
     if program is not None:

@@ -16,15 +16,14 @@ from typing import Any
 
 from gpu_alloc_verify.verify.invariants.options import CheckOptions
 from gpu_alloc_verify.verify.invariants.pipeline import judge
-from gpu_alloc_verify.verify.ir.tools import find_mlir_opt
 from gpu_alloc_verify.verify.lowerings.base import Lowering
-from gpu_alloc_verify.verify.lowerings.mlir_opt import MlirOptLowering
 from gpu_alloc_verify.verify.lowerings.registry import resolve
 from gpu_alloc_verify.verify.lowerings.xdsl_lowering import XdslLowering
 from gpu_alloc_verify.verify.model.errors import EnvironmentProblem
 from gpu_alloc_verify.verify.model.program import Program
 from gpu_alloc_verify.verify.model.verdicts import InvariantId
 from gpu_alloc_verify.verify.source.user_file import SourceModule
+from gpu_alloc_verify.verify.tools.commands import mlir_opt_argv
 from gpu_alloc_verify.verify.tools.pool import map_on_workers
 from gpu_alloc_verify.verify.tools.runner import ToolTimedOut, run_tool
 from gpu_alloc_verify.verify.triage.fast_model import read_model
@@ -32,8 +31,6 @@ from gpu_alloc_verify.verify.triage.fast_model import read_model
 Record = dict[str, Any]
 SPLIT = "// -----"
 BATCH = 100
-_PRINT = ("--split-input-file", "--mlir-print-op-generic", "--mlir-print-debuginfo",
-          "--mlir-print-local-scope", "--allow-unregistered-dialect")
 
 
 @dataclass(frozen=True)
@@ -81,8 +78,10 @@ def _normalize(texts: Sequence[str], tool: str, timeout_s: float = 120.0
     if not texts:
         return [], True
     joined = f"\n{SPLIT}\n".join(t.rstrip("\n") for t in texts) + "\n"
+    argv = mlir_opt_argv(tool, split_input_file=True, generic=True, locations=True,
+                         unregistered=True, stdin=True)
     try:  # a tool that cannot start raises ToolNotStarted ("cannot run TOOL: ...")
-        proc = run_tool([tool, *_PRINT, "-"], stdin=joined, timeout_s=timeout_s)
+        proc = run_tool(argv, stdin=joined, timeout_s=timeout_s)
     except ToolTimedOut:
         return [None] * len(texts), False
     chunks = proc.stdout.split(f"{SPLIT}\n")
@@ -136,7 +135,7 @@ def lowering_for(settings: Settings) -> Lowering:
 
 
 def _reader_tool(lowering: Lowering) -> str:
-    tool = lowering.path if isinstance(lowering, MlirOptLowering) else find_mlir_opt()
+    tool = lowering.reading_tool()
     if tool is None:
         raise EnvironmentProblem("no mlir-opt to read recorded programs with: "
                                  "apt-get install mlir-19-tools")
