@@ -21,8 +21,7 @@ import random
 from collections.abc import Callable, Sequence
 from typing import Any, TypeVar
 
-import z3
-
+from gpu_alloc_verify.verify import smt
 from gpu_alloc_verify.verify.invariants.options import CheckOptions
 from gpu_alloc_verify.verify.invariants.pipeline import Judgement, check_batch
 from gpu_alloc_verify.verify.lowerings.base import Lowering
@@ -46,7 +45,7 @@ def _worker_init() -> None:
     # Z3's Python API checks its arguments with `__debug__`-style asserts on
     # every call (off under `python -O`); the harness's terms are well-sorted
     # by construction, and the checks are ~20% of building them.
-    z3.z3.Z3_DEBUG = False
+    smt.skip_argument_checks()
 
 
 def shares(n: int, jobs: int) -> list[list[int]]:

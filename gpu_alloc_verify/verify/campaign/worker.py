@@ -165,13 +165,12 @@ def run_shard(task: ShardTask) -> dict[str, Any]:
 
 
 def _run(task: ShardTask) -> dict[str, Any]:
-    import z3
-
+    from gpu_alloc_verify.verify import smt
     from gpu_alloc_verify.verify.campaign.example_db import open_database, shared_databases
     from gpu_alloc_verify.verify.campaign.fuzz import FuzzOptions, run_fuzz
     from gpu_alloc_verify.verify.campaign.resume import ResumeState
 
-    z3.z3.Z3_DEBUG = False  # as in verify.campaign.parallel's workers
+    smt.skip_argument_checks()  # as in verify.campaign.parallel's workers
     shard = Shard.from_json(task.shard)
     base = {"shard": shard.index, "worker": _worker_address(), "pid": os.getpid()}
     budget = None if task.deadline is None else task.deadline - time.time()

@@ -35,8 +35,7 @@ from __future__ import annotations
 
 import functools
 
-import z3
-
+from gpu_alloc_verify.verify import smt
 from gpu_alloc_verify.verify.extract.control import ControlFlow
 from gpu_alloc_verify.verify.extract.facts import (
     EXTERNAL_CALL,
@@ -124,7 +123,7 @@ class _Extractor(ControlFlow, Memory, Integers):
                 self.structs[arg] = {(): "data"}
         self.region(op.regions[0], self.true)
 
-    def op(self, op: IROp, guard: z3.BoolRef) -> None:
+    def op(self, op: IROp, guard: smt.BoolRef) -> None:
         name = op_name(op)
         if name in _CALLS:
             self.call(op, guard)
@@ -192,7 +191,7 @@ class _Extractor(ControlFlow, Memory, Integers):
         else:
             self.not_modelled(op, guard, name)
 
-    def not_modelled(self, op: IROp, guard: z3.BoolRef, what: str) -> None:
+    def not_modelled(self, op: IROp, guard: smt.BoolRef, what: str) -> None:
         """An op the analysis does not model: handles given to it escape, its
         pointer results are unknown, and its regions run an unknown number
         of times (a cut if they do anything the checkers see)."""
@@ -218,7 +217,7 @@ class _Extractor(ControlFlow, Memory, Integers):
             if len(self.facts.calls) != before:
                 self.cut(guard, f"the regions of {place()} run an unknown number of times")
 
-    def launch(self, op: IROp, guard: z3.BoolRef) -> bool:
+    def launch(self, op: IROp, guard: smt.BoolRef) -> bool:
         """A converted `gpu.launch_func`: kernel work on the stream given as
         its async object (the last operand segment), or synchronous work
         when it has none.  False for one still on tokens (left unconverted)."""
@@ -234,7 +233,7 @@ class _Extractor(ControlFlow, Memory, Integers):
                                      source_loc(op), iters=self.iters, sites=self.sites()))
         return True
 
-    def async_execute(self, op: IROp, guard: z3.BoolRef) -> None:
+    def async_execute(self, op: IROp, guard: smt.BoolRef) -> None:
         """The body runs once: handles flow in through its operands and out
         through `async.yield` (when it runs is the source's concern: the
         source reader leaves the order of such code undecided)."""
@@ -249,7 +248,7 @@ class _Extractor(ControlFlow, Memory, Integers):
         for r, v in zip(op.results[1:], yielded, strict=False):
             self.define(r, self.val(v), guard)
 
-    def constant(self, op: IROp, guard: z3.BoolRef) -> None:
+    def constant(self, op: IROp, guard: smt.BoolRef) -> None:
         value = int_value(attr_of(op, "value"))
         result = op.results[0]
         w = int_width(result)
@@ -260,7 +259,7 @@ class _Extractor(ControlFlow, Memory, Integers):
         if w == 1:
             self.define_cond(result, fold.boolean(bool(value & 1)), guard)
 
-    def address_of(self, op: IROp, guard: z3.BoolRef) -> bool:
+    def address_of(self, op: IROp, guard: smt.BoolRef) -> bool:
         """`llvm.mlir.addressof` of a function: a pointer a call through it
         resolves to that function.  False for a global."""
         attr = attr_of(op, "global_name")
@@ -273,7 +272,7 @@ class _Extractor(ControlFlow, Memory, Integers):
         self.define(op.results[0], ptr, guard)
         return True
 
-    def cast(self, op: IROp, guard: z3.BoolRef) -> None:
+    def cast(self, op: IROp, guard: smt.BoolRef) -> None:
         src, res = op.operands[0], op.results[0]
         if src in self.conds:
             self.define_cond(res, self.conds[src], guard)
@@ -285,7 +284,7 @@ class _Extractor(ControlFlow, Memory, Integers):
             self.structs[res] = {(): "data"}  # e.g. a memref's descriptor: no handle in it
 
     # -- memory and structs --------------------------------------------------
-    def call(self, op: IROp, guard: z3.BoolRef) -> None:
+    def call(self, op: IROp, guard: smt.BoolRef) -> None:
         callee = callee_name(op)
         operands = list(op.operands)
         sizes = int_tuple(attr_of(op, "operandSegmentSizes"))
@@ -364,7 +363,7 @@ class _Extractor(ControlFlow, Memory, Integers):
                 self.define(r, self.fresh("r"), guard)
         self.facts.calls.append(call)
 
-    def unresolved_call(self, op: IROp, guard: z3.BoolRef) -> None:
+    def unresolved_call(self, op: IROp, guard: smt.BoolRef) -> None:
         """A call through a pointer that is no known function: it may destroy
         or use what it is given (escapes) and create handles not seen."""
         place = where(op)
@@ -373,7 +372,7 @@ class _Extractor(ControlFlow, Memory, Integers):
                                                     f"may create streams and events"))
         self.not_modelled(op, guard, "call to @<unresolved function pointer>")
 
-    def inline(self, op: IROp, target: IROp, guard: z3.BoolRef, operands: list[IRValue]) -> None:
+    def inline(self, op: IROp, target: IROp, guard: smt.BoolRef, operands: list[IRValue]) -> None:
         entry = target.regions[0].blocks[0]
         for param, arg in zip(entry.args, operands, strict=False):
             self.define(param, self.val(arg), guard)
@@ -402,7 +401,7 @@ class _Extractor(ControlFlow, Memory, Integers):
             if type_text(r) == "i1":
                 self.define_cond(r, c, guard)
 
-    def ret(self, op: IROp, guard: z3.BoolRef) -> None:
+    def ret(self, op: IROp, guard: smt.BoolRef) -> None:
         if self.returns:
             self.returns[-1].append((guard, [self.val(v) for v in op.operands],
                                      [self.cond(v) if type_text(v) == "i1" else fold.FALSE
@@ -411,7 +410,7 @@ class _Extractor(ControlFlow, Memory, Integers):
         for v in op.operands:
             self.escape(self.val(v), guard, f"returned from @{self.func}", source_loc(op))
 
-    def host_access(self, op: IROp, guard: z3.BoolRef) -> None:
+    def host_access(self, op: IROp, guard: smt.BoolRef) -> None:
         name = op_name(op)
         if name == "llvm.store" or name == "memref.store":
             self.escape(self.val(op.operands[0]), guard, f"stored to memory at "

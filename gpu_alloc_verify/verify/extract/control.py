@@ -7,8 +7,7 @@ from __future__ import annotations
 from collections.abc import Hashable, Sequence
 from typing import cast
 
-import z3
-
+from gpu_alloc_verify.verify import smt
 from gpu_alloc_verify.verify.extract import cfg as extract_cfg
 from gpu_alloc_verify.verify.extract.summary import Exits, Graph, LoopSummaries
 from gpu_alloc_verify.verify.ir.attrs import attr_of, int_tuple, type_text, where
@@ -19,7 +18,7 @@ from gpu_alloc_verify.verify.model.fold import conj, ite, neg
 from gpu_alloc_verify.verify.model.values import literal
 
 # The edges into a block: each its condition and the operands it passes.
-Edges = list[tuple[z3.BoolRef, list[IRValue]]]
+Edges = list[tuple[smt.BoolRef, list[IRValue]]]
 
 
 def as_block(node: Hashable) -> IRBlock:
@@ -33,7 +32,7 @@ class ControlFlow(LoopSummaries):
     """Walks regions: one block in order, several as an unrolled DAG of block
     copies whose guards are exact path conditions."""
 
-    def region(self, region: IRRegion, guard: z3.BoolRef) -> list[IRValue] | None:
+    def region(self, region: IRRegion, guard: smt.BoolRef) -> list[IRValue] | None:
         """Walk a region; returns the operands its terminator yields (if any)."""
         blocks = list(region.blocks)
         if len(blocks) == 1:
@@ -41,7 +40,7 @@ class ControlFlow(LoopSummaries):
         self.cfg(blocks, guard)
         return None
 
-    def block_ops(self, block: IRBlock, guard: z3.BoolRef) -> list[IRValue] | None:
+    def block_ops(self, block: IRBlock, guard: smt.BoolRef) -> list[IRValue] | None:
         yielded: list[IRValue] | None = None
         for op in block.ops:
             if op_name(op) in ("scf.yield", "scf.condition", "async.yield"):
@@ -50,14 +49,14 @@ class ControlFlow(LoopSummaries):
                 self.op(op, guard)
         return yielded
 
-    def cfg(self, blocks: list[IRBlock], guard: z3.BoolRef) -> None:
+    def cfg(self, blocks: list[IRBlock], guard: smt.BoolRef) -> None:
         succ: Graph = {}
         for b in blocks:
             ops = list(b.ops)
             succ[b] = list(ops[-1].successors) if ops else []
         self.walk_cfg(blocks, succ, guard, blocks)
 
-    def walk_cfg(self, blocks: list[IRBlock], succ: Graph, guard: z3.BoolRef,
+    def walk_cfg(self, blocks: list[IRBlock], succ: Graph, guard: smt.BoolRef,
                  scope: list[IRBlock]) -> Exits:
         """Walk `blocks` from the first; natural loops with no effect the
         invariants see are summarized, the others unrolled.  Returns the
@@ -92,7 +91,7 @@ class ControlFlow(LoopSummaries):
             self.restore(snap)  # a trial found an effect: unroll that loop instead
             del candidates[failed]
 
-    def walk_plan(self, blocks: list[IRBlock], succ: Graph, guard: z3.BoolRef,
+    def walk_plan(self, blocks: list[IRBlock], succ: Graph, guard: smt.BoolRef,
                   scope: list[IRBlock], chosen: Graph
                   ) -> Exits | Hashable:
         """One walk with the loops of `chosen` collapsed into their headers:
@@ -162,7 +161,7 @@ class ControlFlow(LoopSummaries):
         return exits
 
     def merge_block_args(self, args: Sequence[IRValue], edges: Edges,
-                         guard: z3.BoolRef) -> None:
+                         guard: smt.BoolRef) -> None:
         """Assign a block's arguments from its incoming edges, all at once: a
         branch passing (b, a) to the block of (a, b) swaps them."""
         merged = [self.merge_value(arg, [(e, ops[i]) for e, ops in edges if i < len(ops)])
@@ -173,12 +172,12 @@ class ControlFlow(LoopSummaries):
             self.define(arg, term, guard)
             self.structs.pop(arg, None)  # struct fields are not merged
 
-    def merge_value(self, arg: IRValue, vals: list[tuple[z3.BoolRef, IRValue]]
-                    ) -> tuple[z3.ArithRef, z3.BoolRef | None]:
+    def merge_value(self, arg: IRValue, vals: list[tuple[smt.BoolRef, IRValue]]
+                    ) -> tuple[smt.ArithRef, smt.BoolRef | None]:
         """The value (and condition, for an i1) an argument gets from `vals`."""
         if not vals:
             return self.fresh_for(arg), None
-        c: z3.BoolRef | None = None
+        c: smt.BoolRef | None = None
         if type_text(arg) == "i1":
             c = self.cond(vals[-1][1])
             for e, v in reversed(vals[:-1]):
@@ -188,7 +187,7 @@ class ControlFlow(LoopSummaries):
             term = ite(e, self.val(v), term)  # type: ignore[assignment]
         return term, c
 
-    def edges(self, term: IROp, guard: z3.BoolRef) -> Edges:
+    def edges(self, term: IROp, guard: smt.BoolRef) -> Edges:
         succs = list(term.successors)
         name = op_name(term)
         if name in ("cf.cond_br", "llvm.cond_br") and len(succs) == 2:
@@ -207,7 +206,7 @@ class ControlFlow(LoopSummaries):
         self.cut(guard, f"{name} at {where(term)} is not modelled")
         return [(fold.FALSE, []) for _ in succs]
 
-    def scf_if(self, op: IROp, guard: z3.BoolRef) -> None:
+    def scf_if(self, op: IROp, guard: smt.BoolRef) -> None:
         c = self.cond(op.operands[0])
         then_ops = self.region(op.regions[0], conj(guard, c)) or []
         else_ops: list[IRValue] = []
@@ -222,7 +221,7 @@ class ControlFlow(LoopSummaries):
                 ec = self.cond(else_ops[i]) if i < len(else_ops) else self.new_branch(op)
                 self.define_cond(r, ite(c, tc, ec), guard)  # type: ignore[arg-type]
 
-    def scf_for(self, op: IROp, guard: z3.BoolRef) -> None:
+    def scf_for(self, op: IROp, guard: smt.BoolRef) -> None:
         lb, ub, step = (self.val(v) for v in op.operands[:3])
         carried = [self.val(v) for v in op.operands[3:]]
         body = op.regions[0].blocks[0]
@@ -282,12 +281,12 @@ class ControlFlow(LoopSummaries):
             lo, hi = fold.signed(lo, w), fold.signed(hi, w)
         return hi <= lo or -(-(hi - lo) // step) <= self.loop_bound
 
-    def scf_while(self, op: IROp, guard: z3.BoolRef) -> None:
+    def scf_while(self, op: IROp, guard: smt.BoolRef) -> None:
         if self.summarize_scf(op, guard, fold.TRUE):
             return
         before, after = op.regions[0].blocks[0], op.regions[1].blocks[0]
         args = [self.val(v) for v in op.operands]
-        exits: list[tuple[z3.BoolRef, list[z3.ArithRef]]] = []
+        exits: list[tuple[smt.BoolRef, list[smt.ArithRef]]] = []
         g = guard
         for i in range(self.loop_bound + 1):
             for a, v in zip(before.args, args, strict=False):

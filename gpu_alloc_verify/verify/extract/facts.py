@@ -7,8 +7,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 
-import z3
-
+from gpu_alloc_verify.verify import smt
 from gpu_alloc_verify.verify.model.fold import conj, neg
 from gpu_alloc_verify.verify.model.op_specs import LEFTOVER_OPS
 
@@ -40,13 +39,13 @@ class Call:
     index: int
     func: str
     callee: str
-    args: tuple[z3.ArithRef, ...]
-    guard: z3.BoolRef
+    args: tuple[smt.ArithRef, ...]
+    guard: smt.BoolRef
     source_op: str | None
     handle: int | None = None  # the handle this call creates, if any
     iters: tuple[int, ...] = ()  # iteration numbers of the enclosing unrolled loops
     note: str = ""  # an escape: where the value went
-    flags: tuple[z3.BoolRef, z3.BoolRef] | None = None  # an escape: (destroys, uses)
+    flags: tuple[smt.BoolRef, smt.BoolRef] | None = None  # an escape: (destroys, uses)
     # The calls of module functions it runs inside (location of the call,
     # callee), outermost first: which activation of its source op it is.
     sites: tuple[tuple[str | None, str], ...] = ()
@@ -75,7 +74,7 @@ class Residue:
 class Cut:
     """Paths the extractor did not explore, and why."""
 
-    guard: z3.BoolRef
+    guard: smt.BoolRef
     reason: str
 
 
@@ -94,10 +93,10 @@ class LoweredFacts:
     # live and die in it (`verify.extract.summary`): every invariant but
     # async-order is decided on it; the order across iterations is not.
     order_cuts: list[Cut] = field(default_factory=list)
-    _explored: z3.BoolRef | None = None
+    _explored: smt.BoolRef | None = None
 
     @property
-    def explored(self) -> z3.BoolRef:
+    def explored(self) -> smt.BoolRef:
         """The paths every loop and call was followed on to the end."""
         if self._explored is None:
             self._explored = conj(*(neg(c.guard) for c in self.cuts))

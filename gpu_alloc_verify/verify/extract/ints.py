@@ -9,8 +9,7 @@ from __future__ import annotations
 
 import re
 
-import z3
-
+from gpu_alloc_verify.verify import smt
 from gpu_alloc_verify.verify.extract.facts import Words, words
 from gpu_alloc_verify.verify.extract.state import WalkerState, int_width
 from gpu_alloc_verify.verify.ir.attrs import attr_of, int_value, where
@@ -36,7 +35,7 @@ class Integers(WalkerState):
     """Integer values, and their border to pointers."""
 
     # -- the border ----------------------------------------------------------
-    def address(self, ptr: z3.ExprRef) -> z3.ArithRef:
+    def address(self, ptr: smt.ExprRef) -> smt.ArithRef:
         """`ptrtoint` at 64 bits: null is 0, a pointer made from an integer
         is that integer, any other pointer an unknown address of its own."""
         split = fold.ite_parts(ptr)
@@ -58,7 +57,7 @@ class Integers(WalkerState):
             self.addr_ptr[term.get_id()] = ptr  # type: ignore[union-attr]
         return term  # type: ignore[return-value]
 
-    def pointer(self, x: z3.ExprRef, why: Words) -> z3.ArithRef:
+    def pointer(self, x: smt.ExprRef, why: Words) -> smt.ArithRef:
         """`inttoptr`: the pointer whose whole address `x` is, the constant
         as a pointer, else a stand-in, or an unknown pointer where the
         address of a handle or slot went into `x` (such a slot escapes)."""
@@ -83,7 +82,7 @@ class Integers(WalkerState):
                                  lambda: f"through an integer ({words(why)})", None)
         return self.unknown(why)
 
-    def coerce(self, term: z3.ExprRef, width: int | None, why: Words) -> z3.ArithRef:
+    def coerce(self, term: smt.ExprRef, width: int | None, why: Words) -> smt.ArithRef:
         """`term` as a value of `width` bits (None: a pointer or other
         non-integer): `ptrtoint` / `inttoptr` across the border, the low bits
         of a wider integer, an unknown one for a narrower."""
@@ -104,7 +103,7 @@ class Integers(WalkerState):
         return self.unknown_bits(width, why)
 
     # -- ops -----------------------------------------------------------------
-    def int_cast(self, op: IROp, guard: z3.BoolRef) -> None:
+    def int_cast(self, op: IROp, guard: smt.BoolRef) -> None:
         """A cast whose source or result is an integer."""
         src, res = op.operands[0], op.results[0]
         name = op_name(op)
@@ -115,7 +114,7 @@ class Integers(WalkerState):
             self.define(res, self.coerce(value, wr, why), guard)
             return
         if ws == wr:
-            out: z3.ExprRef = value
+            out: smt.ExprRef = value
         elif name in _SAME_BITS:
             out = self.unknown_bits(wr, why)
         else:
@@ -124,7 +123,7 @@ class Integers(WalkerState):
             self.define_cond(res, self.conds[src], guard)
         self.define(res, out, guard)  # type: ignore[arg-type]
 
-    def arith(self, op: IROp, guard: z3.BoolRef, kind: str) -> None:
+    def arith(self, op: IROp, guard: smt.BoolRef, kind: str) -> None:
         a, b = self.val(op.operands[0]), self.val(op.operands[1])
         w = fold.width_of(a)
         res = op.results[0]
@@ -141,11 +140,11 @@ class Integers(WalkerState):
         self.define(res, out if out is not None else self.unknown_bits(
             w, lambda: f"a poison {op_name(op)} at {where(op)}"), guard)
 
-    def compare(self, op: IROp, guard: z3.BoolRef) -> None:
+    def compare(self, op: IROp, guard: smt.BoolRef) -> None:
         a, b = self.val(op.operands[0]), self.val(op.operands[1])
         pred = int_value(attr_of(op, "predicate"))
         res = op.results[0]
-        c: z3.BoolRef | None = None
+        c: smt.BoolRef | None = None
         if pred is None or not 0 <= pred <= 9:
             pass
         elif fold.width_of(a) is None or fold.width_of(b) is None:
@@ -157,12 +156,12 @@ class Integers(WalkerState):
         # Otherwise a value the analysis does not follow decides: either way.
         self.define_bool(res, c if c is not None else self.new_branch(op), guard)
 
-    def is_address(self, x: z3.ExprRef) -> bool:
+    def is_address(self, x: smt.ExprRef) -> bool:
         """Is every value `x` may be null or the whole address of a pointer?"""
         return all(fold.value_of(leaf) == 0 or leaf.get_id() in self.addr_ptr
                    for leaf in leaves(x))
 
-    def pointer_compare(self, pred: int, a: z3.ExprRef, b: z3.ExprRef) -> z3.BoolRef | None:
+    def pointer_compare(self, pred: int, a: smt.ExprRef, b: smt.ExprRef) -> smt.BoolRef | None:
         """`icmp eq/ne` of pointers (an ordering of them is not modelled)."""
         if pred not in (0, 1):
             return None

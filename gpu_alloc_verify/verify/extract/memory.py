@@ -7,8 +7,7 @@ from __future__ import annotations
 
 from typing import cast
 
-import z3
-
+from gpu_alloc_verify.verify import smt
 from gpu_alloc_verify.verify.extract.facts import Call
 from gpu_alloc_verify.verify.extract.layout import gep_offset, size_align
 from gpu_alloc_verify.verify.extract.state import WalkerState, int_width
@@ -28,7 +27,7 @@ _DYNAMIC = -2147483648  # `rawConstantIndices`: this index is an operand
 _UNTRACKED: dict[tuple[int, ...], object] = {(): "unknown"}
 
 
-def _is_slot(m: WalkerState, term: z3.ExprRef) -> bool:
+def _is_slot(m: WalkerState, term: smt.ExprRef) -> bool:
     s = literal(term)
     return s is not None and (s in m.slots or s in m.derived)
 
@@ -47,11 +46,11 @@ class Memory(WalkerState):
     partly overlaps unknown; one at an offset not known lets the slot go
     (its content escapes, and it is not followed from then on)."""
 
-    def slot_targets(self, ptr: z3.ArithRef
-                     ) -> tuple[list[tuple[z3.BoolRef, int, int | None]], bool]:
+    def slot_targets(self, ptr: smt.ArithRef
+                     ) -> tuple[list[tuple[smt.BoolRef, int, int | None]], bool]:
         """(condition, slot, byte offset) for each tracked slot `ptr` may
         point into, and whether it may also point elsewhere."""
-        out: list[tuple[z3.BoolRef, int, int | None]] = []
+        out: list[tuple[smt.BoolRef, int, int | None]] = []
         elsewhere = False
         for leaf in leaves(ptr):
             s = literal(leaf)
@@ -63,7 +62,7 @@ class Memory(WalkerState):
                 elsewhere = True
         return out, elsewhere
 
-    def memory(self, op: IROp, guard: z3.BoolRef) -> bool:
+    def memory(self, op: IROp, guard: smt.BoolRef) -> bool:
         """Stores and loads on stack slots; False to treat it as a host access."""
         is_store = op_name(op) == "llvm.store"
         ptr = self.val(op.operands[1] if is_store else op.operands[0])
@@ -108,8 +107,8 @@ class Memory(WalkerState):
             self.define_cond(res, self.new_branch(op), guard)
         return True
 
-    def store_cell(self, slot: int, off: int | None, size: int | None, value: z3.ExprRef,
-                   cond: z3.BoolRef, op: IROp) -> None:
+    def store_cell(self, slot: int, off: int | None, size: int | None, value: smt.ExprRef,
+                   cond: smt.BoolRef, op: IROp) -> None:
         if off is None or size is None:
             # Which bytes change is not known: the slot is not followed further.
             self.escape_slot(lit(slot), cond, lambda: f"written at an unknown offset at "
@@ -125,19 +124,19 @@ class Memory(WalkerState):
         old = cells.get(off)
         w = fold.width_of(value)
         if old is None:
-            before: z3.ExprRef = lit(0) if w is None else self.unknown_bits(
+            before: smt.ExprRef = lit(0) if w is None else self.unknown_bits(
                 w, lambda: f"a slot read before {where(op)} stores to it")
         else:
             before = self.coerce(old[0], w, lambda: f"a slot stored to at {where(op)}")
         cells[off] = (ite(cond, value, before), size)
 
-    def unknown_like(self, term: z3.ExprRef, op: IROp) -> z3.ExprRef:
+    def unknown_like(self, term: smt.ExprRef, op: IROp) -> smt.ExprRef:
         why = lambda: f"a slot partly overwritten at {where(op)}"  # noqa: E731
         w = fold.width_of(term)
         return self.unknown(why) if w is None else self.unknown_bits(w, why)
 
     def load_cell(self, slot: int, off: int | None, size: int | None, res: IRValue,
-                  op: IROp) -> z3.ExprRef:
+                  op: IROp) -> smt.ExprRef:
         why = lambda: f"llvm.load at {where(op)} of a slot's bytes not followed"  # noqa: E731
         if off is None or size is None:
             return self.opaque_result(res, why, True)
@@ -151,7 +150,7 @@ class Memory(WalkerState):
             return self.opaque_result(res, why, True)
         return self.fresh_for(res)  # never stored
 
-    def gep(self, op: IROp, guard: z3.BoolRef) -> bool:
+    def gep(self, op: IROp, guard: smt.BoolRef) -> bool:
         """A `getelementptr` of a pointer into a tracked slot: a pointer to the
         same slot at the offset its constant indices give (not known for
         others).  False when its base is not such a pointer."""
@@ -186,7 +185,7 @@ class Memory(WalkerState):
         self.define(op.results[0], ptr, guard)
         return True
 
-    def insert_value(self, op: IROp, guard: z3.BoolRef) -> None:
+    def insert_value(self, op: IROp, guard: smt.BoolRef) -> None:
         if len(op.operands) != 2:
             self.not_modelled(op, guard, "llvm.insertvalue")
             return
@@ -210,7 +209,7 @@ class Memory(WalkerState):
         self.structs[op.results[0]] = entries
         self.define(op.results[0], self.fresh(), guard)
 
-    def extract_value(self, op: IROp, guard: z3.BoolRef) -> None:
+    def extract_value(self, op: IROp, guard: smt.BoolRef) -> None:
         entries = self.structs.get(op.operands[0], _UNTRACKED)
         res = op.results[0]
         if len(entries) == 1 and entries[()] in ("undef", "data"):  # the common case
@@ -245,7 +244,7 @@ HOST_COPY_OPS = frozenset({"llvm.intr.memcpy", "llvm.intr.memmove", "llvm.intr.m
 HOST_COPY_FUNCS = frozenset({"memrefCopy"})
 
 
-def host_copy(m: WalkerState, op: IROp, guard: z3.BoolRef) -> None:
+def host_copy(m: WalkerState, op: IROp, guard: smt.BoolRef) -> None:
     """A host copy between buffers with a source op's location: one point in
     host order that reads one buffer and writes another (async-order pairs
     it with the source's `memref.copy`).  Slots it is given escape: the

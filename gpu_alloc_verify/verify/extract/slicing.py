@@ -28,8 +28,7 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
-import z3
-
+from gpu_alloc_verify.verify import smt
 from gpu_alloc_verify.verify.extract.facts import HOST_ACCESS, Words
 from gpu_alloc_verify.verify.extract.state import WalkerState, int_width
 from gpu_alloc_verify.verify.ir.attrs import callee_name, has_body, pointer_like, type_text
@@ -224,7 +223,7 @@ class Slicing(WalkerState):
                 return True
         return False
 
-    def havoc(self, ssa: IRValue, guard: z3.BoolRef, why: Words) -> None:
+    def havoc(self, ssa: IRValue, guard: smt.BoolRef, why: Words) -> None:
         """`ssa` becomes a value nothing is known of: any integer of its width,
         any pointer (a handle, possibly), a struct of unknown fields."""
         w = int_width(ssa)
@@ -238,7 +237,7 @@ class Slicing(WalkerState):
         self.define(ssa, self.unknown(why) if pointer_like(ssa) else self.fresh(), guard)
         self.structs.pop(ssa, None)  # its fields: unknown
 
-    def loop_branch(self) -> z3.BoolRef:
+    def loop_branch(self) -> smt.BoolRef:
         """A condition nothing is known of (which exit a summarized loop takes)."""
         self.fresh_count += 1
         return fold.branch(f"{self.func}:?exit{self.fresh_count}")

@@ -6,8 +6,7 @@ from __future__ import annotations
 
 from typing import Any
 
-import z3
-
+from gpu_alloc_verify.verify import smt
 from gpu_alloc_verify.verify.extract.facts import (
     ESCAPE,
     Call,
@@ -56,23 +55,23 @@ class WalkerState:
         self.loop_bound = loop_bound
         self.funcs = funcs
         self.facts = LoweredFacts()
-        self.env: dict[Any, z3.ArithRef] = {}
-        self.conds: dict[Any, z3.BoolRef] = {}
+        self.env: dict[Any, smt.ArithRef] = {}
+        self.conds: dict[Any, smt.BoolRef] = {}
         # Struct values (`verify.extract.memory`): position -> the term of the
         # field there, or what the fields under it not set are ("undef",
         # "data": no handle in them, "unknown"); () is the whole struct.
         self.structs: dict[Any, dict[tuple[int, ...], Any]] = {}
         # Stack slot -> its cells: byte offset -> (content, size in bytes).
-        self.mem: dict[int, dict[int, tuple[z3.ExprRef, int]]] = {}
+        self.mem: dict[int, dict[int, tuple[smt.ExprRef, int]]] = {}
         self.slots: set[int] = set()
         # A pointer into a slot (getelementptr): stand-in -> (slot, byte
         # offset, None when not a constant).
         self.derived: dict[int, tuple[int, int | None]] = {}
-        self.gep_ptrs: dict[tuple[int, object], z3.ArithRef] = {}
+        self.gep_ptrs: dict[tuple[int, object], smt.ArithRef] = {}
         # `ptrtoint`: the address (an unknown 64-bit value) of each pointer
         # turned into an integer, and back (by the address's term id).
-        self.addrs: dict[object, z3.BitVecRef] = {}
-        self.addr_ptr: dict[int, z3.ExprRef] = {}
+        self.addrs: dict[object, smt.BitVecRef] = {}
+        self.addr_ptr: dict[int, smt.ExprRef] = {}
         self.addr_slots: dict[str, int] = {}  # address name -> the slot it is of
         self.fn_ptrs: dict[int, str] = {}  # stand-in of `llvm.mlir.addressof @f` -> f
         self.escaped_slots: set[int] = set()
@@ -83,7 +82,7 @@ class WalkerState:
         self.inlining: list[str] = []
         # The source location of each call being inlined (innermost last).
         self.call_sites: list[str | None] = []
-        self.returns: list[list[tuple[z3.BoolRef, list[z3.ArithRef], list[z3.BoolRef]]]] = []
+        self.returns: list[list[tuple[smt.BoolRef, list[smt.ArithRef], list[smt.BoolRef]]]] = []
         self.true = fold.TRUE
 
     def sites(self) -> tuple[tuple[str | None, str], ...]:
@@ -91,7 +90,7 @@ class WalkerState:
         return tuple(zip(self.call_sites, self.inlining, strict=True))
 
     # -- values ------------------------------------------------------------
-    def fresh(self, hint: str = "v") -> z3.ArithRef:
+    def fresh(self, hint: str = "v") -> smt.ArithRef:
         """A value that is provably not a handle: a distinct negative literal."""
         # Far below any constant a program uses, so a stand-in never equals one.
         self.fresh_count += 1
@@ -99,14 +98,14 @@ class WalkerState:
         self.facts.unknown_values.add(value)
         return lit(value)
 
-    def unknown(self, why: Words) -> z3.ArithRef:
+    def unknown(self, why: Words) -> smt.ArithRef:
         """A value the analysis cannot follow: it may be any handle."""
         self.fresh_count += 1
         name = f"{UNKNOWN_PREFIX}{self.fresh_count}"
         self.facts.unknowns[name] = why
         return unknown_int(name)
 
-    def unknown_bits(self, width: int, why: Words, address: bool = False) -> z3.ArithRef:
+    def unknown_bits(self, width: int, why: Words, address: bool = False) -> smt.ArithRef:
         """An integer the analysis cannot follow (`?nwW`), or the address of a
         pointer that may be a handle or a slot (`?naW`): never a handle
         itself, whatever its value."""
@@ -115,13 +114,13 @@ class WalkerState:
         self.facts.unknowns[name] = why
         return unknown_int(name)
 
-    def fresh_for(self, ssa: IRValue) -> z3.ArithRef:
+    def fresh_for(self, ssa: IRValue) -> smt.ArithRef:
         """A value of `ssa`'s type that no handle is: an unknown integer of its
         width, or a stand-in."""
         w = int_width(ssa)
         return self.fresh() if w is None else self.unknown_bits(w, "an integer not followed")
 
-    def opaque_result(self, value: IRValue, why: Words, tainted: bool) -> z3.ArithRef:
+    def opaque_result(self, value: IRValue, why: Words, tainted: bool) -> smt.ArithRef:
         """The result of something not modelled: unknown if it may carry a
         handle (pointer-like, from handle operands), else distinct (an
         integer: any value of its width)."""
@@ -132,7 +131,7 @@ class WalkerState:
             return self.unknown(why)
         return self.fresh()
 
-    def val(self, ssa: IRValue) -> z3.ArithRef:
+    def val(self, ssa: IRValue) -> smt.ArithRef:
         term = self.env.get(ssa)
         if term is None:
             c = self.conds.get(ssa)
@@ -140,7 +139,7 @@ class WalkerState:
             self.env[ssa] = term
         return term
 
-    def define(self, ssa: IRValue, term: z3.ArithRef, guard: z3.BoolRef) -> None:
+    def define(self, ssa: IRValue, term: smt.ArithRef, guard: smt.BoolRef) -> None:
         # A definition walked again (a loop copy, a second inlining) is kept
         # under its guard: on each path the latest execution's value wins.
         w = int_width(ssa)
@@ -149,30 +148,30 @@ class WalkerState:
         old = self.env.get(ssa)
         self.env[ssa] = term if old is None else ite(guard, term, old)  # type: ignore[assignment]
 
-    def define_bool(self, ssa: IRValue, c: z3.BoolRef, guard: z3.BoolRef) -> None:
+    def define_bool(self, ssa: IRValue, c: smt.BoolRef, guard: smt.BoolRef) -> None:
         """An i1 result known as a condition: its integer value follows."""
         self.define_cond(ssa, c, guard)
         self.env.pop(ssa, None)  # `val` makes it from the (merged) condition
 
-    def tainted(self, term: z3.ExprRef) -> bool:
+    def tainted(self, term: smt.ExprRef) -> bool:
         """Does a value the analysis could not follow occur in `term`?"""
         t = fold.taint(term)
         return bool(unknown_vars(term)) if t is None else t
 
-    def coerce(self, term: z3.ExprRef, width: int | None, why: Words) -> z3.ArithRef:
+    def coerce(self, term: smt.ExprRef, width: int | None, why: Words) -> smt.ArithRef:
         raise NotImplementedError
 
-    def define_cond(self, ssa: IRValue, term: z3.BoolRef, guard: z3.BoolRef) -> None:
+    def define_cond(self, ssa: IRValue, term: smt.BoolRef, guard: smt.BoolRef) -> None:
         old = self.conds.get(ssa)
         self.conds[ssa] = term if old is None else ite(guard, term, old)  # type: ignore[assignment]
 
-    def new_branch(self, op: IROp) -> z3.BoolRef:
+    def new_branch(self, op: IROp) -> smt.BoolRef:
         self.fresh_count += 1
         loc = source_loc(op)
         at = f"@{loc}" if loc else ""
         return fold.branch(f"{self.func}:{op_name(op)}{at}#{self.fresh_count}")
 
-    def cond(self, ssa: IRValue) -> z3.BoolRef:
+    def cond(self, ssa: IRValue) -> smt.BoolRef:
         c = self.conds.get(ssa)
         if c is None:
             term = self.env.get(ssa)
@@ -187,11 +186,11 @@ class WalkerState:
             self.conds[ssa] = c
         return c
 
-    def cut(self, guard: z3.BoolRef, reason: str) -> None:
+    def cut(self, guard: smt.BoolRef, reason: str) -> None:
         if guard is not fold.FALSE:
             self.facts.cuts.append(Cut(guard, f"{reason} (in @{self.func})"))
 
-    def escape(self, value: z3.ArithRef, guard: z3.BoolRef, where: Words,
+    def escape(self, value: smt.ArithRef, guard: smt.BoolRef, where: Words,
                source_op: str | None) -> None:
         if guard is fold.FALSE or not may_be_handle(value):
             return
@@ -206,7 +205,7 @@ class WalkerState:
                                      iters=self.iters, note=where, flags=flags,
                                      sites=self.sites()))
 
-    def escape_operands(self, op: IROp, guard: z3.BoolRef, where: Words) -> bool:
+    def escape_operands(self, op: IROp, guard: smt.BoolRef, where: Words) -> bool:
         """Escapes for the operands of `op` that may be handles; True if any."""
         any_handle = False
         for v in op.operands:
@@ -221,7 +220,7 @@ class WalkerState:
             self.escape_slot(term, guard, where, source_loc(op))
         return any_handle
 
-    def escape_slot(self, term: z3.ArithRef, guard: z3.BoolRef, where: Words,
+    def escape_slot(self, term: smt.ArithRef, guard: smt.BoolRef, where: Words,
                     source_op: str | None) -> None:
         """A stack slot whose address leaves what the analysis follows: its
         content escapes with it, and it is not tracked from then on."""
@@ -239,11 +238,11 @@ class WalkerState:
     # -- walking -----------------------------------------------------------
 
     # -- what the walking classes provide ------------------------------------
-    def op(self, op: IROp, guard: z3.BoolRef) -> None:
+    def op(self, op: IROp, guard: smt.BoolRef) -> None:
         raise NotImplementedError
 
-    def region(self, region: IRRegion, guard: z3.BoolRef) -> list[IRValue] | None:
+    def region(self, region: IRRegion, guard: smt.BoolRef) -> list[IRValue] | None:
         raise NotImplementedError
 
-    def not_modelled(self, op: IROp, guard: z3.BoolRef, what: str) -> None:
+    def not_modelled(self, op: IROp, guard: smt.BoolRef, what: str) -> None:
         raise NotImplementedError

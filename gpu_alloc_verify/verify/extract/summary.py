@@ -6,8 +6,7 @@ from __future__ import annotations
 
 from collections.abc import Hashable
 
-import z3
-
+from gpu_alloc_verify.verify import smt
 from gpu_alloc_verify.verify.extract.facts import Cut
 from gpu_alloc_verify.verify.extract.slicing import Slicing, Snapshot, defined_in, used_by
 from gpu_alloc_verify.verify.ir.attrs import where
@@ -17,18 +16,18 @@ from gpu_alloc_verify.verify.model import fold
 from gpu_alloc_verify.verify.model.fold import conj, neg
 
 # An exit edge of a summarized `cf` loop: (condition, operands, target block).
-Exit = tuple[z3.BoolRef, list[IRValue], Hashable]
+Exit = tuple[smt.BoolRef, list[IRValue], Hashable]
 # A region's control-flow graph (`verify.extract.cfg`): blocks, and stand-ins as
 # targets, to their successors.
 Graph = dict[Hashable, list[Hashable]]
 # A region's exit edges by target (`ControlFlow.walk_cfg`).
-Exits = dict[Hashable, list[tuple[z3.BoolRef, list[IRValue]]]]
+Exits = dict[Hashable, list[tuple[smt.BoolRef, list[IRValue]]]]
 
 
 class LoopSummaries(Slicing):
     """Summaries of `scf.for`, `scf.while` and natural loops of branches."""
 
-    def summarize_scf(self, op: IROp, guard: z3.BoolRef, runs: z3.BoolRef) -> bool:
+    def summarize_scf(self, op: IROp, guard: smt.BoolRef, runs: smt.BoolRef) -> bool:
         """Summarize `scf.for` / `scf.while` `op` if it has no effect the
         invariants see; `runs`: when its body runs at least once.  False,
         with nothing changed, when it must be unrolled."""
@@ -61,7 +60,7 @@ class LoopSummaries(Slicing):
             self.havoc(r, guard, why)
         return True
 
-    def _closed(self, snap: Snapshot, carried: list[IRValue], guard: z3.BoolRef, at: str) -> bool:
+    def _closed(self, snap: Snapshot, carried: list[IRValue], guard: smt.BoolRef, at: str) -> bool:
         """Do the loop's effects since `snap` stay within one iteration
         (`Slicing.closed_effects`, `carried` what leaves it)?  Then one
         iteration stands for all, and an order cut leaves async-order
@@ -72,7 +71,7 @@ class LoopSummaries(Slicing):
         return True
 
     def cf_summary(self, header: IRBlock, body: list[IRBlock], succ: Graph,
-                   guard: z3.BoolRef, scope: list[IRBlock]) -> list[Exit] | None:
+                   guard: smt.BoolRef, scope: list[IRBlock]) -> list[Exit] | None:
         """Summarize the natural loop `body` (header first) entered under
         `guard`, its header's arguments merged: its exit edges, or None when
         it must be unrolled (what the trial changed is the caller's to undo).
@@ -114,11 +113,11 @@ class LoopSummaries(Slicing):
                 rest = conj(rest, neg(b))
         return chained
 
-    def walk_cfg(self, blocks: list[IRBlock], succ: Graph, guard: z3.BoolRef,
+    def walk_cfg(self, blocks: list[IRBlock], succ: Graph, guard: smt.BoolRef,
                  scope: list[IRBlock]) -> Exits:
         raise NotImplementedError
 
-    def block_ops(self, block: IRBlock, guard: z3.BoolRef) -> list[IRValue] | None:
+    def block_ops(self, block: IRBlock, guard: smt.BoolRef) -> list[IRValue] | None:
         raise NotImplementedError
 
 

@@ -2,8 +2,7 @@
 
 from __future__ import annotations
 
-import z3
-
+from gpu_alloc_verify.verify import smt
 from gpu_alloc_verify.verify.extract.calls import Call, LoweredFacts
 from gpu_alloc_verify.verify.extract.facts import words
 from gpu_alloc_verify.verify.invariants import solver
@@ -25,10 +24,10 @@ class Findings:
         self.unknown: list[str] = []
         # Violations that hinge on unfollowed values: (detail, formula, the
         # values), put in words only when the verdict is `unknown` (`result`).
-        self.hidden: list[tuple[str, z3.BoolRef, list[z3.ExprRef] | None]] = []
-        self.last_model: z3.ModelRef | None = None
+        self.hidden: list[tuple[str, smt.BoolRef, list[smt.ExprRef] | None]] = []
+        self.last_model: smt.ModelRef | None = None
 
-    def query(self, bad: z3.BoolRef, detail: str, marked: list[str | None],
+    def query(self, bad: smt.BoolRef, detail: str, marked: list[str | None],
               extra: dict[str, object] | None = None) -> bool:
         """Record a violation if `bad` is satisfiable on an explored path
         whatever the values the analysis could not follow; an `unknown` if
@@ -83,8 +82,8 @@ class Findings:
         the verdict now."""
         return len(self.hidden) >= SHOWN_REASONS
 
-    def possible(self, formula: z3.BoolRef, detail: str,
-                 about: list[z3.ExprRef] | None = None) -> None:
+    def possible(self, formula: smt.BoolRef, detail: str,
+                 about: list[smt.ExprRef] | None = None) -> None:
         """`formula` is a violation that hinges on values the analysis could
         not follow, so it can never be shown: `unknown` if it is satisfiable
         on an explored path."""
@@ -96,8 +95,8 @@ class Findings:
         rest = _without_choosable(formula)
         self._unknown_if(rest if rest is not None else formula, detail, formula, about)
 
-    def _unknown_if(self, satisfiable: z3.BoolRef, detail: str, formula: z3.BoolRef,
-                    about: list[z3.ExprRef] | None) -> None:
+    def _unknown_if(self, satisfiable: smt.BoolRef, detail: str, formula: smt.BoolRef,
+                    about: list[smt.ExprRef] | None) -> None:
         """An `unknown` (for `detail`, hinging on `formula`) if `satisfiable` is."""
         answer = solver.check(satisfiable, self.ctx.timeout_ms)
         if answer.status == "sat":
@@ -126,11 +125,11 @@ class Findings:
         return "; ".join(reasons[:SHOWN_REASONS]) + ("; and more" if more else "")
 
 
-def _without_choosable(bad: z3.BoolRef) -> z3.BoolRef | None:
+def _without_choosable(bad: smt.BoolRef) -> smt.BoolRef | None:
     """`bad` without its conjuncts that are disjunctions of `?n == x` and
     escape flags (values a counterexample cannot fix), or None when it has
     no such conjunct or an unknown value occurs elsewhere."""
-    kept: list[z3.BoolRef] = []
+    kept: list[smt.BoolRef] = []
     dropped = False
     for part in fold.conjuncts(bad):
         if fold.choosable(part):
@@ -145,7 +144,7 @@ def _without_choosable(bad: z3.BoolRef) -> z3.BoolRef | None:
 SHOWN_VALUES = 3  # unfollowed values a reason names; the rest are counted
 
 
-def unfollowed(facts: LoweredFacts, hidden: list[z3.ExprRef]) -> str:
+def unfollowed(facts: LoweredFacts, hidden: list[smt.ExprRef]) -> str:
     """What the values a verdict depends on are, in words: the first few
     named, the rest counted (a formula may hang on hundreds of values, and
     putting each in words costs more than the proof)."""
@@ -188,17 +187,17 @@ def reachable_cuts(ctx: CheckContext) -> list[str]:
     return ctx.cut_reasons
 
 
-def model_of(f: Findings) -> z3.ModelRef:
+def model_of(f: Findings) -> smt.ModelRef:
     assert f.last_model is not None, "a symbolic count is only decided by Z3, with a model"
     return f.last_model
 
 
-def destroy_count(destroys: list[Call], handle: int) -> int | z3.ArithRef:
+def destroy_count(destroys: list[Call], handle: int) -> int | smt.ArithRef:
     """How many of `destroys` free `handle`: a Python int when every guard
     and argument folds, else a Z3 sum.  An escape frees it when its
     "destroys" flag is set."""
     known = 0
-    terms: list[z3.ArithRef] = []
+    terms: list[smt.ArithRef] = []
     for d in destroys:
         if not d.args:
             continue
@@ -207,26 +206,26 @@ def destroy_count(destroys: list[Call], handle: int) -> int | z3.ArithRef:
             hit = fold.conj(hit, d.flags[0])
         t = fold.truth(hit)
         if t is None:
-            terms.append(fold.tag(z3.If(hit, fold.lit(1), fold.lit(0)), hit))  # type: ignore[arg-type]
+            terms.append(fold.tag(smt.If(hit, fold.lit(1), fold.lit(0)), hit))  # type: ignore[arg-type]
         elif t:
             known += 1
     if not terms:
         return known
-    return fold.tag(z3.Sum(fold.lit(known), *terms), *terms)  # type: ignore[return-value]
+    return fold.tag(smt.Sum(fold.lit(known), *terms), *terms)  # type: ignore[return-value]
 
 
-def _unfollowed_in(d: Call) -> list[z3.ExprRef]:
+def _unfollowed_in(d: Call) -> list[smt.ExprRef]:
     """What makes destroy `d` uncertain: its escape flag or unknown argument."""
     return [d.flags[0]] if d.flags is not None else unknown_vars(d.args[0])
 
 
 def _split_destroys(destroys: list[Call], handle: int
-                    ) -> tuple[list[Call], list[z3.BoolRef]] | None:
+                    ) -> tuple[list[Call], list[smt.BoolRef]] | None:
     """The destroys that surely free `handle` when they run, and for the
     others (a value the analysis could not follow, an escape) the condition
     under which they run and could; None if a destroy is neither."""
     sure: list[Call] = []
-    maybe: list[z3.BoolRef] = []
+    maybe: list[smt.BoolRef] = []
     for d in destroys:
         if not d.args or solver.cannot_equal(d.args[0], handle):
             continue
@@ -247,7 +246,7 @@ def _split_destroys(destroys: list[Call], handle: int
     return sure, maybe
 
 
-def check_destroyed_once(f: Findings, handle: int, when: z3.BoolRef, destroys: list[Call],
+def check_destroyed_once(f: Findings, handle: int, when: smt.BoolRef, destroys: list[Call],
                          detail: str, marked: list[str | None]) -> int | None:
     """Is `handle` destroyed exactly once on every path where `when` holds?
     Records a violation (returning the count it found) or an `unknown`.
@@ -267,15 +266,15 @@ def check_destroyed_once(f: Findings, handle: int, when: z3.BoolRef, destroys: l
         shown = fold.boolean(count >= 2) if count else fold.neg(may_run)
         doubt = fold.disj((not_once(count), may_run))
     else:
-        shown = fold.tag(z3.Or(count >= 2, z3.And(count == 0, fold.neg(may_run))),
+        shown = fold.tag(smt.Or(count >= 2, smt.And(count == 0, fold.neg(may_run))),
                          count, may_run)
-        doubt = fold.tag(z3.Or(count != 1, may_run), count, may_run)
-    if f.query(fold.conj(when, shown), detail, marked):  # type: ignore[arg-type]
+        doubt = fold.tag(smt.Or(count != 1, may_run), count, may_run)
+    if f.query(fold.conj(when, shown), detail, marked):
         return count if isinstance(count, int) else count_in(model_of(f), count)
     if maybe:
         about = [v for d in destroys if d.args and (d.flags is not None or fold.taint(d.args[0]))
                  for v in _unfollowed_in(d)]
-        f.possible(fold.conj(when, doubt), detail, about=about)  # type: ignore[arg-type]
+        f.possible(fold.conj(when, doubt), detail, about=about)
     return None
 
 
@@ -294,13 +293,13 @@ def word_destroy_count(f: Findings, kind: str, create: Call, times: int,
     return v
 
 
-def not_once(count: int | z3.ArithRef) -> z3.BoolRef:
+def not_once(count: int | smt.ArithRef) -> smt.BoolRef:
     if isinstance(count, int):
         return fold.boolean(count != 1)
-    return count != 1  # type: ignore[return-value]
+    return count != 1
 
 
-def count_in(model: z3.ModelRef, count: z3.ArithRef) -> int:
+def count_in(model: smt.ModelRef, count: smt.ArithRef) -> int:
     return model.eval(count, model_completion=True).as_long()  # type: ignore[attr-defined, no-any-return]
 
 

@@ -17,8 +17,7 @@ allocated host_shared.
 
 from __future__ import annotations
 
-import z3
-
+from gpu_alloc_verify.verify import smt
 from gpu_alloc_verify.verify.extract.facts import Call
 from gpu_alloc_verify.verify.invariants.common import Findings, describe_path
 from gpu_alloc_verify.verify.invariants.context import CheckContext
@@ -51,7 +50,7 @@ def check_runtime_contract(ctx: CheckContext) -> CheckResult:
         _hip_host_access(ctx, f)
     for v in f.violations:
         if v.counterexample.get("path"):
-            v.detail += ", " + describe_path(v.counterexample["path"])  # type: ignore[arg-type]
+            v.detail += ", " + describe_path(v.counterexample["path"])
     return f.result()
 
 
@@ -61,7 +60,7 @@ def _null_ok(runtime: str, callee: str, role: str) -> bool:
         and callee not in PROFILES[runtime].needs_stream
 
 
-def _check_handle(f: Findings, call: Call, role: str, value: z3.ArithRef,
+def _check_handle(f: Findings, call: Call, role: str, value: smt.ArithRef,
                   made: dict[str, list[int]]) -> None:
     """`value`, given as the `role` argument of `call`, is a `role` handle the
     runtime created (or the null stream where the profile takes it)."""

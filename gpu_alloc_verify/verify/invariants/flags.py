@@ -2,8 +2,7 @@
 
 from __future__ import annotations
 
-import z3
-
+from gpu_alloc_verify.verify import smt
 from gpu_alloc_verify.verify.invariants.common import Findings
 from gpu_alloc_verify.verify.invariants.context import CheckContext
 from gpu_alloc_verify.verify.model.fold import conj, ne, value_of
@@ -39,7 +38,7 @@ def check_host_shared_flag(ctx: CheckContext) -> CheckResult:
     return f.result()
 
 
-def _opaque(term: z3.ExprRef, unknown: set[int]) -> bool:
+def _opaque(term: smt.ExprRef, unknown: set[int]) -> bool:
     """Does the flag depend on a value the extractor could not follow (a
     stand-in number, or an unknown integer of its own name)?"""
     if unknown_vars(term):
@@ -50,7 +49,7 @@ def _opaque(term: z3.ExprRef, unknown: set[int]) -> bool:
     stack = [term]
     while stack:
         e = stack.pop()
-        if z3.is_int_value(e) and e.as_long() in unknown:
+        if smt.is_int_value(e) and e.as_long() in unknown:
             return True
         stack.extend(e.children())
     return False

@@ -4,8 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-import z3
-
+from gpu_alloc_verify.verify import smt
 from gpu_alloc_verify.verify.extract.calls import Call
 from gpu_alloc_verify.verify.invariants import solver
 from gpu_alloc_verify.verify.invariants.common import (
@@ -22,13 +21,13 @@ from gpu_alloc_verify.verify.model.values import literal, may_be_handle, unknown
 from gpu_alloc_verify.verify.model.verdicts import CheckResult, InvariantId
 
 
-def handle_args(call: Call) -> list[tuple[str, z3.ArithRef]]:
+def handle_args(call: Call) -> list[tuple[str, smt.ArithRef]]:
     """(role, value) of the stream and event arguments of a call."""
     sig = roles(call.callee, len(call.args)) or ()
     return [(r, a) for r, a in zip(sig, call.args, strict=False) if r in ("stream", "event")]
 
 
-def _touches(u: Call, kind: str, h: int) -> list[tuple[str, z3.BoolRef, bool]]:
+def _touches(u: Call, kind: str, h: int) -> list[tuple[str, smt.BoolRef, bool]]:
     """(what, when, hidden) for each way `u` may use handle `h` of `kind`;
     `hidden`: only if a value the analysis could not follow is `h` (then
     `when` is the path condition alone)."""
@@ -49,7 +48,7 @@ def _touches(u: Call, kind: str, h: int) -> list[tuple[str, z3.BoolRef, bool]]:
     return out
 
 
-def _tainted(term: z3.ExprRef) -> bool:
+def _tainted(term: smt.ExprRef) -> bool:
     t = fold.taint(term)
     return bool(unknown_vars(term)) if t is None else t
 
@@ -162,19 +161,19 @@ def check_use_after_destroy(ctx: CheckContext) -> CheckResult:
                 )
                 if hit:
                     v = f.violations[-1]
-                    v.detail += ", " + describe_path(v.counterexample["path"])  # type: ignore[arg-type]
+                    v.detail += ", " + describe_path(v.counterexample["path"])
                     return f.result()  # one counterexample per program is enough
     _foreign_twice(ctx, f, destroys)
     return f.result()
 
 
-def _foreign(term: z3.ArithRef, ctx: CheckContext) -> bool:
+def _foreign(term: smt.ArithRef, ctx: CheckContext) -> bool:
     """A value the code did not create but destroys: a caller's handle or one
     the analysis could not follow (the same value, whatever it is)."""
     known = literal(term)
     if known is not None:
         return known in ctx.lowered.unknown_values
-    return z3.is_const(term) and bool(unknown_vars(term))
+    return smt.is_const(term) and bool(unknown_vars(term))
 
 
 def _foreign_twice(ctx: CheckContext, f: Findings, destroys: list[Call]) -> None:
@@ -203,7 +202,7 @@ def _foreign_twice(ctx: CheckContext, f: Findings, destroys: list[Call]) -> None
                            {"kind": kind, "destroy": d.index, "use": u.index,
                             "destroy_from": d.source_op, "use_from": u.source_op}):
                     v = f.violations[-1]
-                    v.detail += ", " + describe_path(v.counterexample["path"])  # type: ignore[arg-type]
+                    v.detail += ", " + describe_path(v.counterexample["path"])
                     return
 
 

@@ -23,8 +23,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-import z3
-
+from gpu_alloc_verify.verify import smt
 from gpu_alloc_verify.verify.extract.calls import Call
 from gpu_alloc_verify.verify.extract.facts import EXTERNAL_CALL
 from gpu_alloc_verify.verify.invariants import solver
@@ -95,7 +94,7 @@ class _Edge:
 
     earlier: SourceOp
     later: SourceOp
-    cond: z3.BoolRef
+    cond: smt.BoolRef
     # How `why` reads: "token" (the token `via`), "wait" (host wait `after`)
     # or "host" (a synchronous op or host access); worded only for the few
     # edges that reach the solver, since most are cut before.
@@ -264,11 +263,11 @@ class _Edges:
 
 
 
-def _hidden(sch: Schedule, calls: list[Call]) -> list[z3.ExprRef]:
+def _hidden(sch: Schedule, calls: list[Call]) -> list[smt.ExprRef]:
     """Unknown values the schedule's constraints depend on (streams and events
     the analysis could not follow): in the arguments of work and of the calls
     that order it."""
-    found: dict[int, z3.ExprRef] = {}
+    found: dict[int, smt.ExprRef] = {}
     for c in calls:
         # Work, and the calls whose handles order it without being work.
         if c.index in sch.items or order_kind(c.callee, len(c.args)):
@@ -284,7 +283,7 @@ def _hidden(sch: Schedule, calls: list[Call]) -> list[z3.ExprRef]:
 class _Pair:
     """One happens-before edge between two lowered items no chain proves."""
 
-    bad: z3.BoolRef  # a schedule of some path where `later` starts before `earlier` ends
+    bad: smt.BoolRef  # a schedule of some path where `later` starts before `earlier` ends
     detail: str
     marked: list[str | None]
     why: str
@@ -363,7 +362,7 @@ def _pair(f: Findings, sch: Schedule, e: _Edge, a: Item, b: Item) -> list[_Pair]
     return out
 
 
-def _decide(f: Findings, sch: Schedule, pairs: list[_Pair], hidden: list[z3.ExprRef]) -> bool:
+def _decide(f: Findings, sch: Schedule, pairs: list[_Pair], hidden: list[smt.ExprRef]) -> bool:
     """One solver question for all of a function's open edges; only a "yes"
     is looked at pair by pair.  True when a violation was recorded."""
     ctx = f.ctx
@@ -401,9 +400,9 @@ def _decide(f: Findings, sch: Schedule, pairs: list[_Pair], hidden: list[z3.Expr
     return True
 
 
-def _true_in(model: z3.ModelRef, pairs: list[_Pair]) -> _Pair:
+def _true_in(model: smt.ModelRef, pairs: list[_Pair]) -> _Pair:
     for p in pairs:
-        if z3.is_true(model.eval(p.bad, model_completion=True)):
+        if smt.is_true(model.eval(p.bad, model_completion=True)):
             return p
     return pairs[0]
 

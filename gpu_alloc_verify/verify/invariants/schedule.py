@@ -32,8 +32,7 @@ import collections
 import functools
 from dataclasses import dataclass, field
 
-import z3
-
+from gpu_alloc_verify.verify import smt
 from gpu_alloc_verify.verify.extract.calls import Call
 from gpu_alloc_verify.verify.model import fold
 from gpu_alloc_verify.verify.model.runtime_api import (
@@ -57,9 +56,9 @@ class Item:
     call: Call
     start: str
     end: str
-    stream: z3.ArithRef | None  # None for host accesses
+    stream: smt.ArithRef | None  # None for host accesses
     # Paths on which its stream was destroyed before it: the work never runs.
-    dead: z3.BoolRef = fold.FALSE
+    dead: smt.BoolRef = fold.FALSE
     # Whether a destroy the analysis could not follow may have done so.
     doubt: bool = False
 
@@ -68,7 +67,7 @@ class Item:
 class Order:
     """`earlier < later` (strict) or `earlier <= later`, when `guard` holds."""
 
-    guard: z3.BoolRef
+    guard: smt.BoolRef
     earlier: str
     later: str
     strict: bool
@@ -84,30 +83,30 @@ class Schedule:
     # to be another), kept, as if it were, for `strengthened`.
     hidden_orders: list[Order] = field(default_factory=list)
     # Values not followed whose destroys may void an order or kill work.
-    doubts: list[z3.ExprRef] = field(default_factory=list)
-    _vars: dict[str, z3.ArithRef] = field(default_factory=dict)
-    _constraints: list[z3.BoolRef] | None = None
+    doubts: list[smt.ExprRef] = field(default_factory=list)
+    _vars: dict[str, smt.ArithRef] = field(default_factory=dict)
+    _constraints: list[smt.BoolRef] | None = None
     _succ: dict[str, list[tuple[str, frozenset[int]]]] | None = None
     _reach: dict[tuple[str, frozenset[int]], set[str]] = field(default_factory=dict)
     # The earliest host time H known to follow a point on a path (`ordered`).
     _hbound: dict[tuple[str, frozenset[int]], int] = field(default_factory=dict)
     _forward: bool = True  # every order goes from a call to itself or a later one
 
-    def order(self, guard: z3.BoolRef, earlier: str, later: str, strict: bool = False) -> None:
+    def order(self, guard: smt.BoolRef, earlier: str, later: str, strict: bool = False) -> None:
         if guard is not fold.FALSE:
             self.orders.append(Order(guard, earlier, later, strict))
 
-    def order_if_same(self, guards: tuple[z3.BoolRef, ...],
-                      same: tuple[tuple[z3.ArithRef, z3.ArithRef], ...],
+    def order_if_same(self, guards: tuple[smt.BoolRef, ...],
+                      same: tuple[tuple[smt.ArithRef, smt.ArithRef], ...],
                       earlier: str, later: str,
-                      unless: tuple[tuple[z3.BoolRef, z3.ArithRef, z3.ArithRef], ...] = (),
+                      unless: tuple[tuple[smt.BoolRef, smt.ArithRef, smt.ArithRef], ...] = (),
                       doubt: bool = False) -> bool:
         """`earlier <= later` on the paths `guards` when each pair in `same`
         is one value, except where for some `(g, x, y)` in `unless`, `g`
         holds and `x` is `y` (a later record replaced the one ordering).
         `doubt`: an unfollowed destroy may void it (kept for `strengthened`).
         False when no order is kept (it holds on no path)."""
-        eqs: list[z3.BoolRef] = []
+        eqs: list[smt.BoolRef] = []
         hidden = doubt
         for x, y in same:
             if x is y:
@@ -132,35 +131,35 @@ class Schedule:
         (self.hidden_orders if hidden else self.orders).append(Order(guard, earlier, later, False))
         return True
 
-    def var(self, name: str) -> z3.ArithRef:
+    def var(self, name: str) -> smt.ArithRef:
         v = self._vars.get(name)
         if v is None:
-            v = self._vars[name] = z3.Int(name)
+            v = self._vars[name] = smt.Int(name)
         return v
 
     @property
-    def constraints(self) -> list[z3.BoolRef]:
+    def constraints(self) -> list[smt.BoolRef]:
         return self.encoding()
 
-    def encoding(self) -> list[z3.BoolRef]:
+    def encoding(self) -> list[smt.BoolRef]:
         """The Z3 encoding, built on first use."""
         if self._constraints is None:
             out = []
             for o in self.orders:
                 a, b = self.var(o.earlier), self.var(o.later)
                 rel = a < b if o.strict else a <= b
-                out.append(rel if o.guard is fold.TRUE else z3.Implies(o.guard, rel))
+                out.append(rel if o.guard is fold.TRUE else smt.Implies(o.guard, rel))
             self._constraints = out
         return self._constraints
 
-    def strengthened(self) -> list[z3.BoolRef] | None:
+    def strengthened(self) -> list[smt.BoolRef] | None:
         """The encoding with every order that hinges on a value the analysis
         could not follow (`x == ?n` in its guard) made to hold as if that
         value were the one it is compared with.  More orders leave fewer
         schedules: a schedule of this encoding is one whatever those values
         are.  None when such a value occurs other than in a positive
         equality."""
-        out: list[z3.BoolRef] = []
+        out: list[smt.BoolRef] = []
         for o in self.orders + self.hidden_orders:
             guard = o.guard
             if unknown_vars(guard):
@@ -169,7 +168,7 @@ class Schedule:
                     return None
             a, b = self.var(o.earlier), self.var(o.later)
             rel = a < b if o.strict else a <= b
-            out.append(rel if fold.truth(guard) is True else z3.Implies(guard, rel))
+            out.append(rel if fold.truth(guard) is True else smt.Implies(guard, rel))
         return out
 
     def ordered(self, earlier: str, later: str, path: frozenset[int]) -> bool:
@@ -254,42 +253,42 @@ def _host_time(name: str) -> int | None:
     return _host_index(name) if tail[:1] == "H" else _place(name) if tail[:1] == "s" else None
 
 
-def _assume_equal(guard: z3.BoolRef) -> z3.BoolRef | None:
+def _assume_equal(guard: smt.BoolRef) -> smt.BoolRef | None:
     """`guard` with each equality on an unknown value replaced by true; None
     if an unknown value occurs anywhere else (under a negation, say)."""
-    atoms: list[tuple[z3.ExprRef, z3.BoolRef]] = []
-    stack: list[tuple[z3.ExprRef, bool]] = [(guard, True)]
+    atoms: list[tuple[smt.ExprRef, smt.BoolRef]] = []
+    stack: list[tuple[smt.ExprRef, bool]] = [(guard, True)]
     while stack:
         e, positive = stack.pop()
-        if z3.is_eq(e) and unknown_vars(e):
-            if not positive or any(unknown_vars(c) and not z3.is_const(c) for c in e.children()):
+        if smt.is_eq(e) and unknown_vars(e):
+            if not positive or any(unknown_vars(c) and not smt.is_const(c) for c in e.children()):
                 return None
-            atoms.append((e, z3.BoolVal(True)))
-        elif z3.is_and(e) or z3.is_or(e):
+            atoms.append((e, smt.BoolVal(True)))
+        elif smt.is_and(e) or smt.is_or(e):
             stack.extend((c, positive) for c in e.children())
-        elif z3.is_not(e):
+        elif smt.is_not(e):
             stack.append((e.children()[0], not positive))
         elif unknown_vars(e):
             return None
-    return z3.simplify(z3.substitute(guard, *atoms)) if atoms else guard  # type: ignore[return-value]
+    return smt.simplify(smt.substitute(guard, *atoms)) if atoms else guard  # type: ignore[return-value]
 
 
-def _distinct(x: z3.ArithRef, y: z3.ArithRef) -> bool:
+def _distinct(x: smt.ArithRef, y: smt.ArithRef) -> bool:
     """Are `x` and `y` literals of different values (`fold.eq` is false)?"""
     vx, vy = fold.value_of(x), fold.value_of(y)
     return vx is not None and vy is not None and vx != vy
 
 
-def _is_null(stream: z3.ArithRef) -> bool:
+def _is_null(stream: smt.ArithRef) -> bool:
     known = fold.value_of(stream)
     if known is not None:
         return known == 0
-    return z3.is_int_value(stream) and stream.as_long() == 0  # type: ignore[attr-defined]
+    return smt.is_int_value(stream) and stream.as_long() == 0
 
 
 # (the paths on which a handle is alive at a call, whether a destroy the
 # analysis could not follow may have ended it before)
-Life = tuple[z3.BoolRef, bool]
+Life = tuple[smt.BoolRef, bool]
 
 
 class _Lives:
@@ -305,12 +304,12 @@ class _Lives:
         # Per destroy, once: its handle's unfollowed values, and that the
         # handle is none of the runtime's own streams (for stream destroys).
         self._unknown = [unknown_vars(d.args[0]) for d in self.destroys]
-        self._not_special: dict[int, z3.BoolRef] = {}
+        self._not_special: dict[int, smt.BoolRef] = {}
         self._doubted: set[int] = set()
         self._pairs: set[tuple[int, int]] = set()  # (destroy, id of handle) doubted
 
-    def alive(self, c: Call, handles: tuple[tuple[z3.ArithRef, str], ...]) -> Life:
-        kills: list[z3.BoolRef] = []
+    def alive(self, c: Call, handles: tuple[tuple[smt.ArithRef, str], ...]) -> Life:
+        kills: list[smt.BoolRef] = []
         doubt = False
         if fold.truth(c.guard) is False:
             return fold.TRUE, False  # never runs: nothing ends its handles
@@ -355,7 +354,7 @@ class _Lives:
                 kills.append(hit)
         return fold.neg(fold.disj(kills)), doubt
 
-    def _doubt(self, k: int, handle: z3.ArithRef, about: list[z3.ExprRef]) -> None:
+    def _doubt(self, k: int, handle: smt.ArithRef, about: list[smt.ExprRef]) -> None:
         """Destroy `k` may end `handle`: the values that hinge on, each listed
         once (a loop's destroys name the same values for every call)."""
         if (k, id(handle)) in self._pairs:
@@ -368,19 +367,19 @@ class _Lives:
                 self._doubted.add(key)
                 self.sch.doubts.append(v)
 
-    def _refusable(self, k: int) -> z3.BoolRef:
+    def _refusable(self, k: int) -> smt.BoolRef:
         term = self._not_special.get(k)
         if term is None:
             term = self._not_special[k] = _not_special(self.destroys[k].args[0], self.special)
         return term
 
 
-def _not_special(value: z3.ArithRef, special: frozenset[int]) -> z3.BoolRef:
+def _not_special(value: smt.ArithRef, special: frozenset[int]) -> smt.BoolRef:
     """`value` is none of the runtime's own stream handles."""
     return fold.conj(*(fold.neg(fold.eq(value, k)) for k in sorted(special)))
 
 
-def _no_handle(stream: z3.ArithRef, special: frozenset[int]) -> z3.BoolRef:
+def _no_handle(stream: smt.ArithRef, special: frozenset[int]) -> smt.BoolRef:
     """Where `stream` is an integer (not null, not one of the runtime's own
     stream handles `special`, not a handle the runtime made, which are
     numbered from HANDLE_BASE): the wrapper rejects it and the work never
@@ -390,16 +389,16 @@ def _no_handle(stream: z3.ArithRef, special: frozenset[int]) -> z3.BoolRef:
     if known is not None and fold.width_of(stream) is None:
         # A literal, decided here: Z3's simplifier costs a millisecond.
         return fold.boolean(0 < known < HANDLE_BASE and known not in special)
-    if unknown_vars(stream) or not z3.is_int(stream):
+    if unknown_vars(stream) or not smt.is_int(stream):
         return fold.FALSE
     values = [fold.value_of(leaf) for leaf in leaves(stream)]
     literals = [v for v in values if v is not None]
     if len(literals) == len(values) and not any(0 < v < HANDLE_BASE and v not in special
                                                    for v in literals):
         return fold.FALSE  # each value it may take is a handle, null or the runtime's own
-    bad = z3.simplify(z3.And(stream > 0, stream < HANDLE_BASE,
+    bad = smt.simplify(smt.And(stream > 0, stream < HANDLE_BASE,
                              *(stream != k for k in sorted(special))))
-    return fold.TRUE if z3.is_true(bad) else fold.FALSE if z3.is_false(bad) else bad
+    return fold.TRUE if smt.is_true(bad) else fold.FALSE if smt.is_false(bad) else bad
 
 
 def encode(calls: list[Call],
@@ -454,11 +453,11 @@ def _stream_orders(sch: Schedule, work: list[Item]) -> None:
     are skipped without building a term, and on a known handle the first
     later item issued on every path stands for those after it (its own
     orders carry them on: end <= its start < its end <= theirs)."""
-    known = [fold.value_of(w.stream) for w in work]  # type: ignore[arg-type]
+    known = [fold.value_of(w.stream) for w in work]
     by_value: dict[int, list[int]] = {}
     unknown: list[int] = []
     for k, v in enumerate(known):
-        (unknown if v is None else by_value.setdefault(v, [])).append(k)  # type: ignore[arg-type]
+        (unknown if v is None else by_value.setdefault(v, [])).append(k)
     for i, w1 in enumerate(work):
         v1 = known[i]
         if v1 is None:
@@ -484,12 +483,12 @@ class _Record:
 
     call: Call
     t: str
-    alive: z3.BoolRef
+    alive: smt.BoolRef
     doubt: bool
 
 
-def _replaced(records: list[_Record], r: _Record, before: int, event: z3.ArithRef
-              ) -> tuple[tuple[tuple[z3.BoolRef, z3.ArithRef, z3.ArithRef], ...], bool]:
+def _replaced(records: list[_Record], r: _Record, before: int, event: smt.ArithRef
+              ) -> tuple[tuple[tuple[smt.BoolRef, smt.ArithRef, smt.ArithRef], ...], bool]:
     """The records of `event` after `r` and before call `before` that took
     effect: each one replaces `r` (an event holds its latest record only);
     and whether one's effect hinges on an unfollowed destroy."""
@@ -510,19 +509,19 @@ class _ByStream:
         self.by_value: dict[int, list[Item]] = {}
         self.any: list[Item] = []
         for w in work:
-            v = fold.value_of(w.stream)  # type: ignore[arg-type]
+            v = fold.value_of(w.stream)
             (self.any if v is None else self.by_value.setdefault(v, [])).append(w)
 
-    def on(self, stream: z3.ArithRef) -> list[Item]:
+    def on(self, stream: smt.ArithRef) -> list[Item]:
         v = fold.value_of(stream)
         if v is None:
             return self.work
         return sorted((*self.by_value.get(v, ()), *self.any), key=lambda w: w.call.index)
 
-    def before(self, stream: z3.ArithRef, index: int) -> list[Item]:
+    def before(self, stream: smt.ArithRef, index: int) -> list[Item]:
         return [w for w in self.on(stream) if w.call.index < index]
 
-    def after(self, stream: z3.ArithRef, index: int) -> list[Item]:
+    def after(self, stream: smt.ArithRef, index: int) -> list[Item]:
         return [w for w in self.on(stream) if w.call.index > index]
 
 
@@ -542,7 +541,7 @@ def _event_orders(sch: Schedule, calls: list[Call], work: list[Item], after: dic
     released: list[tuple[Call, str]] = []
     by_stream = _ByStream(work)
 
-    def seen(r: _Record, c: Call, event: z3.ArithRef, live: Life, later: str) -> bool:
+    def seen(r: _Record, c: Call, event: smt.ArithRef, live: Life, later: str) -> bool:
         # `c` (alive where `live` says) sees record `r` of `event`: `later` after
         # it.  False when no order can come of it.
         if _distinct(r.call.args[0], event):
@@ -552,7 +551,7 @@ def _event_orders(sch: Schedule, calls: list[Call], work: list[Item], after: dic
                                  ((r.call.args[0], event),), r.t, later, unless,
                                  doubt or r.doubt or live[1])
 
-    def queued(c: Call, stream: z3.ArithRef, until: str, live: Life) -> None:
+    def queued(c: Call, stream: smt.ArithRef, until: str, live: Life) -> None:
         # Waits queued on `stream` before `c` are commands of it too: they
         # hold it until the record each one saw.
         for wt, point in released:
@@ -597,11 +596,11 @@ def _event_orders(sch: Schedule, calls: list[Call], work: list[Item], after: dic
             queued(c, c.args[0], after[c.index], live)
 
 
-def describe(sch: Schedule, model: z3.ModelRef) -> list[str]:
+def describe(sch: Schedule, model: smt.ModelRef) -> list[str]:
     """The schedule a model picked: what ran when, on the path it took."""
     rows = []
     for it in sch.items.values():
-        if not z3.is_true(model.eval(it.call.guard, model_completion=True)):
+        if not smt.is_true(model.eval(it.call.guard, model_completion=True)):
             continue
         start = model.eval(sch.var(it.start), model_completion=True).as_long()
         end = model.eval(sch.var(it.end), model_completion=True).as_long()

@@ -10,8 +10,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Literal
 
-import z3
-
+from gpu_alloc_verify.verify import smt
 from gpu_alloc_verify.verify.model import fold
 
 DEFAULT_TIMEOUT_MS = 2000
@@ -23,18 +22,18 @@ _local = threading.local()
 @dataclass
 class SatResult:
     status: Literal["sat", "unsat", "unknown"]
-    model: z3.ModelRef | None = None
+    model: smt.ModelRef | None = None
     reason: str = ""
     path: dict[str, bool | int] | None = None  # branch values, when decided without Z3
 
 
-def _new_solver() -> z3.Solver:
+def _new_solver() -> smt.Solver:
     """A solver for the harness's formulas: integers (handles, pointers,
     schedule times) with bit-vectors (the program's integers)."""
-    return z3.Solver()
+    return smt.Solver()
 
 
-def _solver(timeout_ms: int) -> z3.Solver:
+def _solver(timeout_ms: int) -> smt.Solver:
     solver = getattr(_local, "solver", None)
     if solver is None:
         solver = _new_solver()
@@ -43,23 +42,23 @@ def _solver(timeout_ms: int) -> z3.Solver:
     return solver
 
 
-def _trivial_model() -> z3.ModelRef:
+def _trivial_model() -> smt.ModelRef:
     model = getattr(_local, "trivial_model", None)
     if model is None:
-        model = _local.trivial_model = z3.Model()  # the empty model: no solver call
+        model = _local.trivial_model = smt.Model()  # the empty model: no solver call
     return model
 
 
-def check(formula: z3.BoolRef, timeout_ms: int = DEFAULT_TIMEOUT_MS) -> SatResult:
+def check(formula: smt.BoolRef, timeout_ms: int = DEFAULT_TIMEOUT_MS) -> SatResult:
     """Is `formula` satisfiable?  A model comes with `sat`."""
     decided = fold.path_of(formula)
     if decided is False:
         return SatResult("unsat")
     if isinstance(decided, dict):
         return SatResult("sat", _trivial_model() if not decided else None, path=dict(decided))
-    if z3.is_false(formula) or z3.is_false(z3.simplify(formula)):
+    if smt.is_false(formula) or smt.is_false(smt.simplify(formula)):
         return SatResult("unsat")
-    if z3.is_true(formula):
+    if smt.is_true(formula):
         return SatResult("sat", _trivial_model())
     solver = _solver(timeout_ms)
     solver.push()
@@ -70,26 +69,26 @@ def check(formula: z3.BoolRef, timeout_ms: int = DEFAULT_TIMEOUT_MS) -> SatResul
         solver.pop()
 
 
-def _outcome(solver: z3.Solver) -> SatResult:
+def _outcome(solver: smt.Solver) -> SatResult:
     """Check what `solver` holds; `unknown` keeps the solver's reason."""
     answer = solver.check()
-    if answer == z3.sat:
+    if answer == smt.sat:
         return SatResult("sat", solver.model())
-    if answer == z3.unsat:
+    if answer == smt.unsat:
         return SatResult("unsat")
     return SatResult("unknown", reason=solver.reason_unknown() or "solver gave up")
 
 
-def check_forall(formula: z3.BoolRef, hidden: list[z3.ExprRef],
+def check_forall(formula: smt.BoolRef, hidden: list[smt.ExprRef],
                  timeout_ms: int = DEFAULT_TIMEOUT_MS) -> SatResult:
     """Is there an assignment of the other variables under which `formula`
     holds for every value of `hidden` (values the analysis could not follow)?
     `sat` means the violation is shown whatever those values are."""
     if hidden and instance_refutes(formula, hidden):
         return SatResult("unsat")
-    solver = z3.Solver()
+    solver = smt.Solver()
     solver.set("timeout", timeout_ms)
-    solver.add(z3.ForAll(hidden, formula) if hidden else formula)
+    solver.add(smt.ForAll(hidden, formula) if hidden else formula)
     return _outcome(solver)
 
 
@@ -99,7 +98,7 @@ _LITERAL_RE = re.compile(r"(?<=[\s(])(\d+)(?=[\s)])")
 _INSTANCES = 6  # literal values tried before the quantified query
 
 
-def instance_refutes(formula: z3.BoolRef, hidden: list[z3.ExprRef]) -> bool:
+def instance_refutes(formula: smt.BoolRef, hidden: list[smt.ExprRef]) -> bool:
     """Does one instance of `ForAll(hidden, formula)` simplify to false?  Then
     the quantified formula is unsatisfiable too (it implies each instance),
     and the quantifier solver, milliseconds per query, is not asked.  The
@@ -107,23 +106,23 @@ def instance_refutes(formula: z3.BoolRef, hidden: list[z3.ExprRef]) -> bool:
     asked to be none of the handles fails once it is one of them."""
     text = formula.sexpr()
     values = list(dict.fromkeys([0, *(int(n) for n in _LITERAL_RE.findall(text))]))
-    flags = [h for h in hidden if z3.is_bool(h)]
+    flags = [h for h in hidden if smt.is_bool(h)]
     for value in values[:_INSTANCES]:
         for flag in ((True, False) if flags else (True,)):
-            pairs: list[tuple[z3.ExprRef, z3.ExprRef]] = []
+            pairs: list[tuple[smt.ExprRef, smt.ExprRef]] = []
             for h in hidden:
-                if z3.is_bool(h):
-                    pairs.append((h, z3.BoolVal(flag)))
-                elif z3.is_bv(h):
-                    pairs.append((h, z3.BitVecVal(value, h.size())))  # type: ignore[attr-defined]
-                elif z3.is_int(h):
-                    pairs.append((h, z3.IntVal(value)))
-            if z3.is_false(z3.simplify(z3.substitute(formula, *pairs))):
+                if smt.is_bool(h):
+                    pairs.append((h, smt.BoolVal(flag)))
+                elif smt.is_bv(h):
+                    pairs.append((h, smt.BitVecVal(value, h.size())))
+                elif smt.is_int(h):
+                    pairs.append((h, smt.IntVal(value)))
+            if smt.is_false(smt.simplify(smt.substitute(formula, *pairs))):
                 return True
     return False
 
 
-def bool_assignment(model: z3.ModelRef, formula: z3.ExprRef) -> dict[str, bool | int]:
+def bool_assignment(model: smt.ModelRef, formula: smt.ExprRef) -> dict[str, bool | int]:
     """Values of the branch variables and integer arguments (`f:%n`) that
     `formula` mentions, by name: the program inputs of a counterexample.
     An integer argument is a bit-vector, and MLIR integers are signless:
@@ -131,18 +130,18 @@ def bool_assignment(model: z3.ModelRef, formula: z3.ExprRef) -> dict[str, bool |
     names: dict[str, bool | int] = {}
     for var in free_bools(formula):
         value = model.eval(var, model_completion=True)
-        if z3.is_bool(var):
+        if smt.is_bool(var):
             if not str(var).startswith("!"):
-                names[str(var)] = bool(z3.is_true(value))
-        elif z3.is_int_value(value) or z3.is_bv_value(value):
+                names[str(var)] = bool(smt.is_true(value))
+        elif smt.is_int_value(value) or smt.is_bv_value(value):
             # An integer argument is signless: its unsigned value (an i64
             # of -1 reads 18446744073709551615).
-            names[str(var)] = value.as_long()  # type: ignore[attr-defined]
+            names[str(var)] = value.as_long()
     return dict(sorted(names.items()))
 
 
-def free_bools(formula: z3.ExprRef) -> list[z3.ExprRef]:
-    seen: dict[int, z3.ExprRef] = {}
+def free_bools(formula: smt.ExprRef) -> list[smt.ExprRef]:
+    seen: dict[int, smt.ExprRef] = {}
     stack = [formula]
     visited: set[int] = set()
     while stack:
@@ -150,8 +149,8 @@ def free_bools(formula: z3.ExprRef) -> list[z3.ExprRef]:
         if e.get_id() in visited:
             continue
         visited.add(e.get_id())
-        if z3.is_const(e) and e.decl().kind() == z3.Z3_OP_UNINTERPRETED and (
-                z3.is_bool(e) or _ARG_RE.match(str(e))):
+        if smt.is_const(e) and e.decl().kind() == smt.Z3_OP_UNINTERPRETED and (
+                smt.is_bool(e) or _ARG_RE.match(str(e))):
             seen[e.get_id()] = e
         stack.extend(e.children())
     return list(seen.values())
@@ -164,12 +163,12 @@ class Session:
     is never built.  `own=True` gives the session a solver of its own, for
     one open beside another (the thread's solver holds one base at a time)."""
 
-    def __init__(self, base: list[z3.BoolRef] | Callable[[], list[z3.BoolRef]],
+    def __init__(self, base: list[smt.BoolRef] | Callable[[], list[smt.BoolRef]],
                  timeout_ms: int = DEFAULT_TIMEOUT_MS, own: bool = False) -> None:
         self.base = base
         self.timeout_ms = timeout_ms
         self.own = own
-        self.solver: z3.Solver | None = None
+        self.solver: smt.Solver | None = None
 
     def __enter__(self) -> Session:
         return self
@@ -179,7 +178,7 @@ class Session:
             self.solver.pop()
             self.solver = None
 
-    def _open(self) -> z3.Solver:
+    def _open(self) -> smt.Solver:
         if self.solver is None:
             if self.own:
                 self.solver = _new_solver()
@@ -190,7 +189,7 @@ class Session:
             self.solver.add(*(self.base() if callable(self.base) else self.base))
         return self.solver
 
-    def check(self, formula: z3.BoolRef) -> SatResult:
+    def check(self, formula: smt.BoolRef) -> SatResult:
         if formula is fold.FALSE:
             return SatResult("unsat")
         solver = self._open()
@@ -202,7 +201,7 @@ class Session:
             solver.pop()
 
 
-def cannot_equal(term: z3.ExprRef, value: int) -> bool:
+def cannot_equal(term: smt.ExprRef, value: int) -> bool:
     """True when `term` is an integer literal other than `value` (no solver needed)."""
     known = fold.value_of(term)
     if known is not None and fold.width_of(term) is None:
@@ -210,4 +209,4 @@ def cannot_equal(term: z3.ExprRef, value: int) -> bool:
     w = fold.width_of(term)
     if w is not None:  # a bit-vector: only values of its width
         return not 0 <= value < 1 << w or (known is not None and known != value)
-    return z3.is_int_value(term) and term.as_long() != value  # type: ignore[attr-defined]
+    return smt.is_int_value(term) and term.as_long() != value

@@ -2,8 +2,7 @@
 
 from __future__ import annotations
 
-import z3
-
+from gpu_alloc_verify.verify import smt
 from gpu_alloc_verify.verify.extract.calls import Call
 from gpu_alloc_verify.verify.invariants.common import (
     Findings,
@@ -20,7 +19,7 @@ from gpu_alloc_verify.verify.model.verdicts import CheckResult, InvariantId, Ver
 ALLOC_STREAM_ARG = {"mgpuMemAlloc": 1, "mgpuMemAllocAsync": 1}
 
 
-def alloc_stream_arg(call: Call) -> z3.ArithRef | None:
+def alloc_stream_arg(call: Call) -> smt.ArithRef | None:
     pos = ALLOC_STREAM_ARG.get(call.callee)
     # The split API's sync mgpuMemAlloc(size, shared) takes no stream.
     if pos is None or len(call.args) < 3:
@@ -28,7 +27,7 @@ def alloc_stream_arg(call: Call) -> z3.ArithRef | None:
     return call.args[pos]
 
 
-def may_be_stream(ctx: CheckContext, value: z3.ArithRef) -> z3.BoolRef:
+def may_be_stream(ctx: CheckContext, value: smt.ArithRef) -> smt.BoolRef:
     return fold.one_of(value, [h for h, _ in ctx.lowered.handles_of("stream")])
 
 

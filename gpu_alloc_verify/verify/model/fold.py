@@ -33,7 +33,8 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, replace
 
-import z3
+from gpu_alloc_verify.verify import smt
+from gpu_alloc_verify.verify.smt import capi
 
 
 @dataclass(slots=True, eq=False)
@@ -45,14 +46,14 @@ class Tags:
     width: int | None = None  # a bit-vector's width
     kids: tuple[object, ...] | None = None  # operands, kept for a tainted term
     choosable: bool = False
-    ite: tuple[z3.BoolRef, z3.ExprRef, z3.ExprRef] | None = None  # If(c, then, else)
+    ite: tuple[smt.BoolRef, smt.ExprRef, smt.ExprRef] | None = None  # If(c, then, else)
     unknown_leaves: bool = False  # every leaf of the If is an unknown value
     atoms: frozenset[int] | None = None  # conjunct ids of a conjunction
-    parts: tuple[z3.BoolRef, ...] | None = None  # conjuncts of a conjunction
+    parts: tuple[smt.BoolRef, ...] | None = None  # conjuncts of a conjunction
     branch: tuple[str, bool] | None = None  # a branch variable, or its negation
     unknown: str | None = None  # the name of an unknown value or escape flag
     # Memos of `verify.model.values`, on the term they describe.
-    unknown_vars: tuple[z3.ExprRef, ...] | None = None
+    unknown_vars: tuple[smt.ExprRef, ...] | None = None
     may_be_handle: bool | None = None
 
 
@@ -64,39 +65,39 @@ class _TagSlot:
     tags: Tags
 
 
-class TBool(_TagSlot, z3.BoolRef):
+class TBool(_TagSlot, smt.BoolRef):
     pass
 
 
-class TInt(_TagSlot, z3.ArithRef):
+class TInt(_TagSlot, smt.ArithRef):
     pass
 
 
-class TIntNum(_TagSlot, z3.IntNumRef):
+class TIntNum(_TagSlot, smt.IntNumRef):
     pass
 
 
-class TBits(_TagSlot, z3.BitVecRef):
+class TBits(_TagSlot, smt.BitVecRef):
     pass
 
 
-class TBitsNum(_TagSlot, z3.BitVecNumRef):
+class TBitsNum(_TagSlot, smt.BitVecNumRef):
     pass
 
 
 Tagged = TBool | TInt | TIntNum | TBits | TBitsNum
 _TAGGED: frozenset[type] = frozenset((TBool, TInt, TIntNum, TBits, TBitsNum))
 _CLASS_OF: dict[type, type] = {
-    z3.BoolRef: TBool, z3.ArithRef: TInt, z3.IntNumRef: TIntNum,
-    z3.BitVecRef: TBits, z3.BitVecNumRef: TBitsNum,
+    smt.BoolRef: TBool, smt.ArithRef: TInt, smt.IntNumRef: TIntNum,
+    smt.BitVecRef: TBits, smt.BitVecNumRef: TBitsNum,
     **{c: c for c in _TAGGED},
 }
 
 
 # The class of an `If` by the class of its branches (never a numeral).
 _ITE_CLASS: dict[type, type] = {
-    z3.BoolRef: TBool, TBool: TBool, z3.ArithRef: TInt, TInt: TInt, z3.IntNumRef: TInt,
-    TIntNum: TInt, z3.BitVecRef: TBits, TBits: TBits, z3.BitVecNumRef: TBits, TBitsNum: TBits,
+    smt.BoolRef: TBool, TBool: TBool, smt.ArithRef: TInt, TInt: TInt, smt.IntNumRef: TInt,
+    TIntNum: TInt, smt.BitVecRef: TBits, TBits: TBits, smt.BitVecNumRef: TBits, TBitsNum: TBits,
 }
 
 
@@ -106,7 +107,7 @@ def tags_of(term: object) -> Tags | None:
     return term.tags if isinstance(term, _TagSlot) else None
 
 
-def tagged(term: z3.ExprRef, tags: Tags) -> z3.ExprRef:
+def tagged(term: smt.ExprRef, tags: Tags) -> smt.ExprRef:
     """`term` as a `Tagged` term carrying `tags` (a new Python object for the
     same Z3 term; `term` itself is left as it is)."""
     cls = _CLASS_OF.get(type(term))
@@ -117,7 +118,7 @@ def tagged(term: z3.ExprRef, tags: Tags) -> z3.ExprRef:
     return out  # type: ignore[no-any-return]
 
 
-def _adopt(term: z3.ExprRef, tags: Tags) -> z3.ExprRef:
+def _adopt(term: smt.ExprRef, tags: Tags) -> smt.ExprRef:
     """`term`, which fold has just built and nobody else holds, made a tagged
     term in place: a new class and its tags, no second Python object (that
     would cost a Z3 reference count and an allocation per term)."""
@@ -129,42 +130,44 @@ def _adopt(term: z3.ExprRef, tags: Tags) -> z3.ExprRef:
     return term
 
 
-def _make_bool(ast: z3.Ast, ctx: z3.Context, tags: Tags) -> TBool:
+def _make_bool(ast: smt.Ast, ctx: smt.Context, tags: Tags) -> TBool:
     out = TBool(ast, ctx)
     out.tags = tags
     return out
 
 
-TRUE: z3.BoolRef = _make_bool(z3.BoolVal(True).ast, z3.main_ctx(), Tags(taint=False, lit=True))
-FALSE: z3.BoolRef = _make_bool(z3.BoolVal(False).ast, z3.main_ctx(), Tags(taint=False, lit=False))
-_ints: dict[int, z3.ArithRef] = {}
+TRUE: smt.BoolRef = _make_bool(
+    smt.BoolVal(True).ast, smt.main_ctx(), Tags(taint=False, lit=True))
+FALSE: smt.BoolRef = _make_bool(
+    smt.BoolVal(False).ast, smt.main_ctx(), Tags(taint=False, lit=False))
+_ints: dict[int, smt.ArithRef] = {}
 
 
-def lit(value: int) -> z3.ArithRef:
+def lit(value: int) -> smt.ArithRef:
     """The one interned integer literal for `value`."""
     term = _ints.get(value)
     if term is None:
-        term = _ints[value] = _adopt(z3.IntVal(value), Tags(taint=False, lit=value))  # type: ignore[assignment]
+        term = _ints[value] = _adopt(smt.IntVal(value), Tags(taint=False, lit=value))  # type: ignore[assignment]
     return term
 
 
-_bvs: dict[tuple[int, int], z3.BitVecRef] = {}
+_bvs: dict[tuple[int, int], smt.BitVecRef] = {}
 
 
-def bv(value: int, width: int) -> z3.BitVecRef:
+def bv(value: int, width: int) -> smt.BitVecRef:
     """The one interned `width`-bit literal for `value` (taken modulo 2**width):
     `value_of` gives its unsigned value, `width_of` its width."""
     value &= (1 << width) - 1
     term = _bvs.get((value, width))
     if term is None:
         term = _bvs[(value, width)] = _adopt(  # type: ignore[assignment]
-            z3.BitVecVal(value, width), Tags(taint=False, lit=value, width=width))
+            smt.BitVecVal(value, width), Tags(taint=False, lit=value, width=width))
     return term
 
 
-def bits_var(name: str, width: int) -> z3.BitVecRef:
+def bits_var(name: str, width: int) -> smt.BitVecRef:
     """A `width`-bit variable the analysis follows (an integer argument)."""
-    return _adopt(z3.BitVec(name, width), Tags(taint=False, width=width))  # type: ignore[return-value]
+    return _adopt(smt.BitVec(name, width), Tags(taint=False, width=width))  # type: ignore[return-value]
 
 
 def width_of(term: object) -> int | None:
@@ -179,7 +182,7 @@ def signed(value: int, width: int) -> int:
     return value - (1 << width) if value >> (width - 1) & 1 else value
 
 
-def boolean(value: bool) -> z3.BoolRef:
+def boolean(value: bool) -> smt.BoolRef:
     return TRUE if value else FALSE
 
 
@@ -214,7 +217,7 @@ def taint(*terms: object) -> bool | None:
     return out
 
 
-def with_taint(term: z3.ExprRef, value: bool) -> z3.ExprRef:
+def with_taint(term: smt.ExprRef, value: bool) -> smt.ExprRef:
     """`term` tagged as tainted or not, its other tags kept."""
     tags = term.tags if isinstance(term, _TagSlot) else None
     if tags is None:
@@ -224,7 +227,7 @@ def with_taint(term: z3.ExprRef, value: bool) -> z3.ExprRef:
     return tagged(term, replace(tags, taint=value, unknown_vars=None, may_be_handle=None))
 
 
-def tag(term: z3.ExprRef, *parts: object, choosable: bool = False) -> z3.ExprRef:
+def tag(term: smt.ExprRef, *parts: object, choosable: bool = False) -> smt.ExprRef:
     """`term`, built by Z3 from `parts`, as a tagged term: tainted when a part is."""
     return tagged(term, _tags_from(parts, choosable))
 
@@ -242,20 +245,20 @@ def choosable(term: object) -> bool:
     return tags is not None and tags.choosable
 
 
-def ite_parts(term: object) -> tuple[z3.BoolRef, z3.ExprRef, z3.ExprRef] | None:
+def ite_parts(term: object) -> tuple[smt.BoolRef, smt.ExprRef, smt.ExprRef] | None:
     """`(c, then, else)` of an `If` built by `ite`; None for anything else."""
     tags = term.tags if isinstance(term, _TagSlot) else None
     return None if tags is None else tags.ite
 
 
-def conjuncts(term: z3.BoolRef) -> tuple[z3.BoolRef, ...]:
+def conjuncts(term: smt.BoolRef) -> tuple[smt.BoolRef, ...]:
     """The conjuncts of a conjunction built by `conj`; `(term,)` otherwise."""
     tags = term.tags if isinstance(term, _TagSlot) else None
     parts = None if tags is None else tags.parts
     return (term,) if parts is None else parts
 
 
-def eq(a: z3.ArithRef, b: z3.ArithRef | int) -> z3.BoolRef:
+def eq(a: smt.ArithRef, b: smt.ArithRef | int) -> smt.BoolRef:
     w = width_of(a)
     if isinstance(b, int) and w is not None:
         if not 0 <= b < 1 << w:
@@ -279,17 +282,18 @@ def eq(a: z3.ArithRef, b: z3.ArithRef | int) -> z3.BoolRef:
     return _equal(a, other, _tags_from((a, other), choosable))
 
 
-def _equal(a: z3.ExprRef, b: z3.ExprRef, tags: Tags) -> z3.BoolRef:
+def _equal(a: smt.ExprRef, b: smt.ExprRef, tags: Tags) -> smt.BoolRef:
     """`a == b` through Z3's C API (z3's __eq__ coerces in Python); terms of
     two sorts fall back to it, and to its error."""
     ref = a.ctx.ref()
     x, y = a.as_ast(), b.as_ast()
-    if a.ctx is b.ctx and z3.Z3_is_eq_sort(ref, z3.Z3_get_sort(ref, x), z3.Z3_get_sort(ref, y)):
-        return _make_bool(z3.Z3_mk_eq(ref, x, y), a.ctx, tags)
-    return _adopt(a == b, tags)  # type: ignore[arg-type, return-value]
+    if a.ctx is b.ctx and capi.Z3_is_eq_sort(
+            ref, capi.Z3_get_sort(ref, x), capi.Z3_get_sort(ref, y)):
+        return _make_bool(capi.Z3_mk_eq(ref, x, y), a.ctx, tags)
+    return _adopt(a == b, tags)
 
 
-def _bool_ite(c: z3.BoolRef, then: z3.BoolRef, orelse: z3.BoolRef) -> z3.BoolRef:
+def _bool_ite(c: smt.BoolRef, then: smt.BoolRef, orelse: smt.BoolRef) -> smt.BoolRef:
     t, e = truth(then), truth(orelse)
     if t is not None and e is not None:
         return c if t and not e else neg(c) if e and not t else boolean(t)
@@ -300,16 +304,16 @@ def _bool_ite(c: z3.BoolRef, then: z3.BoolRef, orelse: z3.BoolRef) -> z3.BoolRef
     return disj((conj(c, then), conj(neg(c), orelse)))
 
 
-def ne(a: z3.ArithRef, b: z3.ArithRef | int) -> z3.BoolRef:
+def ne(a: smt.ArithRef, b: smt.ArithRef | int) -> smt.BoolRef:
     return neg(eq(a, b))
 
 
-def branch(name: str) -> z3.BoolRef:
+def branch(name: str) -> smt.BoolRef:
     """A branch variable, tagged so that `path_of` can read it without Z3."""
-    return _adopt(z3.Bool(name), Tags(taint=False, branch=(name, True)))  # type: ignore[return-value]
+    return _adopt(smt.Bool(name), Tags(taint=False, branch=(name, True)))  # type: ignore[return-value]
 
 
-def neg(a: z3.BoolRef) -> z3.BoolRef:
+def neg(a: smt.BoolRef) -> smt.BoolRef:
     t = truth(a)
     if t is not None:
         return boolean(not t)
@@ -317,10 +321,10 @@ def neg(a: z3.BoolRef) -> z3.BoolRef:
     of = a.tags if isinstance(a, _TagSlot) else None
     if of is not None and of.branch is not None:
         tags.branch = (of.branch[0], not of.branch[1])
-    return _make_bool(z3.Z3_mk_not(a.ctx.ref(), a.as_ast()), a.ctx, tags)
+    return _make_bool(capi.Z3_mk_not(a.ctx.ref(), a.as_ast()), a.ctx, tags)
 
 
-def atoms(term: z3.BoolRef) -> frozenset[int]:
+def atoms(term: smt.BoolRef) -> frozenset[int]:
     """Ids of the conjuncts of a guard (empty for `true`)."""
     if term is TRUE:
         return frozenset()
@@ -330,17 +334,17 @@ def atoms(term: z3.BoolRef) -> frozenset[int]:
     return frozenset((term.get_id(),))
 
 
-def _connective(make: Callable[..., z3.Ast], kept: list[z3.BoolRef], tags: Tags) -> z3.BoolRef:
+def _connective(make: Callable[..., smt.Ast], kept: list[smt.BoolRef], tags: Tags) -> smt.BoolRef:
     """`And`/`Or` of Boolean terms through Z3's C API: z3.And coerces and
     sort-checks every argument in Python, the larger part of a judgement's
     cost; these are Booleans of one context already."""
     ctx = kept[0].ctx
-    args = (z3.Ast * len(kept))(*(k.as_ast() for k in kept))
+    args = (smt.Ast * len(kept))(*(k.as_ast() for k in kept))
     return _make_bool(make(ctx.ref(), len(kept), args), ctx, tags)
 
 
-def conj(*parts: z3.BoolRef) -> z3.BoolRef:
-    kept: list[z3.BoolRef] = []
+def conj(*parts: smt.BoolRef) -> smt.BoolRef:
+    kept: list[smt.BoolRef] = []
     for p in parts:
         t = truth(p)
         if t is False:
@@ -354,10 +358,10 @@ def conj(*parts: z3.BoolRef) -> z3.BoolRef:
     tags = _tags_from(tuple(kept))
     tags.atoms = frozenset().union(*(atoms(k) for k in kept))
     tags.parts = tuple(a for k in kept for a in conjuncts(k))
-    return _connective(z3.Z3_mk_and, kept, tags)
+    return _connective(capi.Z3_mk_and, kept, tags)
 
 
-def path_of(term: z3.BoolRef) -> dict[str, bool] | bool | None:
+def path_of(term: smt.BoolRef) -> dict[str, bool] | bool | None:
     """Decide, without Z3, a conjunction of branch variables and their
     negations: the one assignment of its variables it requires (sat),
     False when it contradicts itself (unsat), None when `term` is
@@ -376,8 +380,8 @@ def path_of(term: z3.BoolRef) -> dict[str, bool] | bool | None:
     return dict(sorted(need.items()))
 
 
-def disj(parts: Iterable[z3.BoolRef]) -> z3.BoolRef:
-    kept: list[z3.BoolRef] = []
+def disj(parts: Iterable[smt.BoolRef]) -> smt.BoolRef:
+    kept: list[smt.BoolRef] = []
     for p in parts:
         t = truth(p)
         if t is True:
@@ -388,11 +392,11 @@ def disj(parts: Iterable[z3.BoolRef]) -> z3.BoolRef:
         return FALSE
     if len(kept) == 1:
         return kept[0]
-    return _connective(z3.Z3_mk_or, kept,
+    return _connective(capi.Z3_mk_or, kept,
                        _tags_from(tuple(kept), all(choosable(k) for k in kept)))
 
 
-def ite(c: z3.BoolRef, then: z3.ExprRef, orelse: z3.ExprRef) -> z3.ExprRef:
+def ite(c: smt.BoolRef, then: smt.ExprRef, orelse: smt.ExprRef) -> smt.ExprRef:
     t = truth(c)
     if t is not None:
         return then if t else orelse
@@ -414,7 +418,7 @@ def ite(c: z3.BoolRef, then: z3.ExprRef, orelse: z3.ExprRef) -> z3.ExprRef:
     return _mk_ite(c, then, orelse, tags)
 
 
-def _mk_ite(c: z3.BoolRef, then: z3.ExprRef, orelse: z3.ExprRef, tags: Tags) -> z3.ExprRef:
+def _mk_ite(c: smt.BoolRef, then: smt.ExprRef, orelse: smt.ExprRef, tags: Tags) -> smt.ExprRef:
     """`If(c, then, orelse)` through Z3's C API where both branches have one
     sort (z3.If coerces and sort-checks in Python, most of an `ite`'s cost);
     through z3.If otherwise, and to its coercions or its error."""
@@ -423,11 +427,11 @@ def _mk_ite(c: z3.BoolRef, then: z3.ExprRef, orelse: z3.ExprRef, tags: Tags) -> 
     if cls is not None and then.ctx is ctx and orelse.ctx is ctx:
         ref = ctx.ref()
         t, e = then.as_ast(), orelse.as_ast()
-        if z3.Z3_is_eq_sort(ref, z3.Z3_get_sort(ref, t), z3.Z3_get_sort(ref, e)):
-            out = cls(z3.Z3_mk_ite(ref, c.as_ast(), t, e), ctx)
+        if capi.Z3_is_eq_sort(ref, capi.Z3_get_sort(ref, t), capi.Z3_get_sort(ref, e)):
+            out = cls(capi.Z3_mk_ite(ref, c.as_ast(), t, e), ctx)
             out.tags = tags
             return out  # type: ignore[no-any-return]
-    return _adopt(z3.If(c, then, orelse), tags)
+    return _adopt(smt.If(c, then, orelse), tags)
 
 
 def unknown_only(term: object) -> bool:
@@ -436,7 +440,7 @@ def unknown_only(term: object) -> bool:
     return tags is not None and (tags.unknown is not None or tags.unknown_leaves)
 
 
-def one_of(value: z3.ArithRef, handles: Iterable[int]) -> z3.BoolRef:
+def one_of(value: smt.ArithRef, handles: Iterable[int]) -> smt.BoolRef:
     """`value` is one of `handles`."""
     v = value_of(value)
     if v is not None:
@@ -447,7 +451,7 @@ def one_of(value: z3.ArithRef, handles: Iterable[int]) -> z3.BoolRef:
 # -- bit-vectors: LLVM's integer semantics (wrap-around, signless) ------------
 
 _BINOPS: dict[str, tuple[Callable[[int, int, int], int | None],
-                         Callable[[z3.BitVecRef, z3.BitVecRef], z3.BitVecRef]]] = {
+                         Callable[[smt.BitVecRef, smt.BitVecRef], smt.BitVecRef]]] = {
     "add": (lambda a, b, w: a + b, lambda a, b: a + b),
     "sub": (lambda a, b, w: a - b, lambda a, b: a - b),
     "mul": (lambda a, b, w: a * b, lambda a, b: a * b),
@@ -456,13 +460,13 @@ _BINOPS: dict[str, tuple[Callable[[int, int, int], int | None],
     "xor": (lambda a, b, w: a ^ b, lambda a, b: a ^ b),
     # A shift by the width or more is poison in LLVM: not folded (None).
     "shl": (lambda a, b, w: a << b if b < w else None, lambda a, b: a << b),
-    "lshr": (lambda a, b, w: a >> b if b < w else None, z3.LShR),
+    "lshr": (lambda a, b, w: a >> b if b < w else None, smt.LShR),
     "ashr": (lambda a, b, w: signed(a, w) >> b if b < w else None, lambda a, b: a >> b),
 }
 BINOPS = frozenset(_BINOPS)
 
 
-def binop(op: str, a: z3.BitVecRef, b: z3.BitVecRef) -> z3.BitVecRef | None:
+def binop(op: str, a: smt.BitVecRef, b: smt.BitVecRef) -> smt.BitVecRef | None:
     """`a op b` on bit-vectors of one width, wrapping around; None for a
     poison result of literals."""
     w = width_of(a)
@@ -475,7 +479,7 @@ def binop(op: str, a: z3.BitVecRef, b: z3.BitVecRef) -> z3.BitVecRef | None:
     return _bv_tag(on_terms(a, b), w, a, b)
 
 
-def _bv_tag(term: z3.ExprRef, width: int, *parts: object) -> z3.BitVecRef:
+def _bv_tag(term: smt.ExprRef, width: int, *parts: object) -> smt.BitVecRef:
     tags = _tags_from(parts)
     tags.width = width
     return _adopt(term, tags)  # type: ignore[return-value]
@@ -485,7 +489,7 @@ def _bv_tag(term: z3.ExprRef, width: int, *parts: object) -> z3.BitVecRef:
 _PREDICATES = ("eq", "ne", "slt", "sle", "sgt", "sge", "ult", "ule", "ugt", "uge")
 
 
-def compare(pred: int, a: z3.BitVecRef, b: z3.BitVecRef) -> z3.BoolRef:
+def compare(pred: int, a: smt.BitVecRef, b: smt.BitVecRef) -> smt.BoolRef:
     """`icmp pred a, b` on bit-vectors of one width (predicate 0..9)."""
     if pred == 0:
         return eq(a, b)
@@ -501,12 +505,12 @@ def compare(pred: int, a: z3.BitVecRef, b: z3.BitVecRef) -> z3.BoolRef:
         less = {"lt": va < vb, "le": va <= vb, "gt": va > vb, "ge": va >= vb}
         return boolean(less[name[1:]])
     plain = {"slt": a < b, "sle": a <= b, "sgt": a > b, "sge": a >= b,
-             "ult": z3.ULT(a, b), "ule": z3.ULE(a, b), "ugt": z3.UGT(a, b),
-             "uge": z3.UGE(a, b)}[name]
+             "ult": smt.ULT(a, b), "ule": smt.ULE(a, b), "ugt": smt.UGT(a, b),
+             "uge": smt.UGE(a, b)}[name]
     return _adopt(plain, _tags_from((a, b)))  # type: ignore[return-value]
 
 
-def resize(a: z3.BitVecRef, width: int, sign: bool) -> z3.BitVecRef:
+def resize(a: smt.BitVecRef, width: int, sign: bool) -> smt.BitVecRef:
     """`a` truncated to `width` bits, or extended (with its sign bit when
     `sign`, else with zeros)."""
     w = width_of(a)
@@ -517,11 +521,11 @@ def resize(a: z3.BitVecRef, width: int, sign: bool) -> z3.BitVecRef:
     if v is not None:
         return bv(signed(v, w) if sign and width > w else v, width)
     if width < w:
-        return _bv_tag(z3.Extract(width - 1, 0, a), width, a)
-    ext = z3.SignExt if sign else z3.ZeroExt
+        return _bv_tag(smt.Extract(width - 1, 0, a), width, a)
+    ext = smt.SignExt if sign else smt.ZeroExt
     return _bv_tag(ext(width - w, a), width, a)
 
 
-def bool_to_bv(c: z3.BoolRef) -> z3.BitVecRef:
+def bool_to_bv(c: smt.BoolRef) -> smt.BitVecRef:
     """An i1 value from a condition."""
     return ite(c, bv(1, 1), bv(0, 1))  # type: ignore[return-value]

@@ -24,8 +24,7 @@ from __future__ import annotations
 
 import re
 
-import z3
-
+from gpu_alloc_verify.verify import smt
 from gpu_alloc_verify.verify.model import fold
 
 # Above every 64-bit value, so an integer turned into a pointer is never a handle.
@@ -43,11 +42,11 @@ _HANDLE_NAME_RE = re.compile(r"(?<![\w.!?|])[?]\d+(?:a\d+)?(?![\w!?])")
 _BIG_INT_RE = re.compile(r"(?<![\w.])(?<!- )\d{13,}")  # not a negative stand-in
 
 
-_unknowns: dict[str, z3.ExprRef] = {}
+_unknowns: dict[str, smt.ExprRef] = {}
 _UNKNOWNS_MAX = 1 << 16
 
 
-def unknown_int(name: str) -> z3.ExprRef:
+def unknown_int(name: str) -> smt.ExprRef:
     """The unknown value `?n` (a pointer), or `?nwW` / `?naW` (a `W`-bit
     integer), tagged for `verify.model.fold`."""
     term = _unknowns.get(name)
@@ -55,7 +54,7 @@ def unknown_int(name: str) -> z3.ExprRef:
         return term
     m = re.fullmatch(r"[?]\d+[wa](\d+)", name)
     width = int(m.group(1)) if m else None
-    raw = z3.Int(name) if width is None else z3.BitVec(name, width)
+    raw = smt.Int(name) if width is None else smt.BitVec(name, width)
     term = fold.tagged(raw, fold.Tags(taint=True, width=width, unknown=name))
     # Names restart with each extraction: made once, a term serves them all.
     if len(_unknowns) < _UNKNOWNS_MAX:
@@ -63,23 +62,23 @@ def unknown_int(name: str) -> z3.ExprRef:
     return term
 
 
-_flags: dict[str, z3.BoolRef] = {}
+_flags: dict[str, smt.BoolRef] = {}
 
 
-def escape_flag(name: str) -> z3.BoolRef:
+def escape_flag(name: str) -> smt.BoolRef:
     """An escape flag `!dN` / `!uN`: a condition no counterexample can fix."""
     known = _flags.get(name)
     if known is not None:
         return known
     term = _flags[name] = fold.tagged(  # type: ignore[assignment]
-        z3.Bool(name), fold.Tags(taint=True, unknown=name, choosable=True))
+        smt.Bool(name), fold.Tags(taint=True, unknown=name, choosable=True))
     return term
 
 
 _source_why: dict[str, str] = {}
 
 
-def source_unknown(why: str) -> z3.BoolRef:
+def source_unknown(why: str) -> smt.BoolRef:
     """A condition of the source the reader cannot read (`!sN`): like an
     escape flag, no counterexample can fix it; `why` says what it is."""
     name = f"!s{len(_source_why)}"
@@ -97,7 +96,7 @@ def unknown_name(term: object) -> str | None:
     return None if tags is None else tags.unknown
 
 
-def unknown_vars(term: z3.ExprRef) -> list[z3.ExprRef]:
+def unknown_vars(term: smt.ExprRef) -> list[smt.ExprRef]:
     """The unknown values and escape flags `term` mentions."""
     tags = fold.tags_of(term)
     if tags is not None:
@@ -113,7 +112,7 @@ def unknown_vars(term: z3.ExprRef) -> list[z3.ExprRef]:
             return _walk_unknowns(term)
     text = term.sexpr()
     if "?" not in text and "!" not in text:
-        found: list[z3.ExprRef] = []
+        found: list[smt.ExprRef] = []
     else:
         names = dict.fromkeys(_NAME_RE.findall(text))
         found = [unknown_int(n) if n[0] == UNKNOWN_PREFIX else escape_flag(n) for n in names]
@@ -122,7 +121,7 @@ def unknown_vars(term: z3.ExprRef) -> list[z3.ExprRef]:
     return found
 
 
-def _walk_unknowns(root: z3.ExprRef) -> list[z3.ExprRef]:
+def _walk_unknowns(root: smt.ExprRef) -> list[smt.ExprRef]:
     """`unknown_vars` of a term `verify.model.fold` built, from its operands'
     (`_kids`), left to right, each once: no printing.  Iterative, as terms
     nest as deep as the programs they come from."""
@@ -131,7 +130,7 @@ def _walk_unknowns(root: z3.ExprRef) -> list[z3.ExprRef]:
         tags, done = stack.pop()
         if tags.unknown_vars is not None:
             continue
-        kids = [k for k in tags.kids or () if isinstance(k, z3.ExprRef)]
+        kids = [k for k in tags.kids or () if isinstance(k, smt.ExprRef)]
         if not done:
             stack.append((tags, True))
             for k in reversed(kids):
@@ -139,7 +138,7 @@ def _walk_unknowns(root: z3.ExprRef) -> list[z3.ExprRef]:
                 if kt is not None and kt.kids is not None and kt.unknown_vars is None:
                     stack.append((kt, False))
             continue
-        found: dict[int, z3.ExprRef] = {}
+        found: dict[int, smt.ExprRef] = {}
         for k in kids:
             for v in unknown_vars(k):  # memoized or a leaf by now
                 found.setdefault(v.get_id(), v)
@@ -147,13 +146,13 @@ def _walk_unknowns(root: z3.ExprRef) -> list[z3.ExprRef]:
     return list(_tags(root).unknown_vars or ())
 
 
-def _tags(term: z3.ExprRef) -> fold.Tags:
+def _tags(term: smt.ExprRef) -> fold.Tags:
     tags = fold.tags_of(term)
     assert tags is not None, term
     return tags
 
 
-def may_be_handle(term: z3.ExprRef) -> bool:
+def may_be_handle(term: smt.ExprRef) -> bool:
     """Could this value be a stream or event handle?  (A handle literal or an
     unknown value occurs in it.)"""
     v = fold.value_of(term)
@@ -173,27 +172,27 @@ def may_be_handle(term: z3.ExprRef) -> bool:
     return known
 
 
-def leaves(term: z3.ExprRef) -> list[z3.ExprRef]:
+def leaves(term: smt.ExprRef) -> list[smt.ExprRef]:
     """The values an `If` tree may stand for."""
     if fold.value_of(term) is not None:
         return [term]
-    out: list[z3.ExprRef] = []
+    out: list[smt.ExprRef] = []
     stack = [term]
     while stack:
         e = stack.pop()
-        if z3.is_app_of(e, z3.Z3_OP_ITE):
+        if smt.is_app_of(e, smt.Z3_OP_ITE):
             stack.extend(e.children()[1:])
         else:
             out.append(e)
     return out
 
 
-def literal(term: z3.ExprRef) -> int | None:
+def literal(term: smt.ExprRef) -> int | None:
     v = fold.value_of(term)
     if v is not None:
         return v
     if fold.tags_of(term) is not None:
         return None  # a symbolic term built by `verify.model.fold` or the extractor
-    if z3.is_int_value(term):
-        return term.as_long()  # type: ignore[attr-defined, no-any-return]
+    if smt.is_int_value(term):
+        return term.as_long()
     return None

@@ -37,8 +37,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-import z3
-
+from gpu_alloc_verify.verify import smt
 from gpu_alloc_verify.verify.ir.attrs import (
     attr_of,
     callee_name,
@@ -119,7 +118,7 @@ class SourceOp:
         return f"{spec.words or spec.mlir} {self.id}"
 
 
-def branch_var(func: str, arg: str) -> z3.BoolRef:
+def branch_var(func: str, arg: str) -> smt.BoolRef:
     """The branch value of an i1 argument: the same variable on both sides."""
     return fold.branch(f"{func}:{arg}")
 
@@ -134,7 +133,7 @@ class SourceCall:
     func: str  # the caller
     callee: str
     position: int  # ops of the caller with a smaller index in `ops` run before it
-    guard: z3.BoolRef
+    guard: smt.BoolRef
     operands: tuple[str | None, ...]
     results: tuple[str | None, ...]
 
@@ -142,9 +141,9 @@ class SourceCall:
 @dataclass
 class SourceFacts:
     ops: dict[str, SourceOp] = field(default_factory=dict)  # in program order
-    guards: dict[str, z3.BoolRef] = field(default_factory=dict)  # op id -> when it runs
+    guards: dict[str, smt.BoolRef] = field(default_factory=dict)  # op id -> when it runs
     # op id -> when the token it produces is awaited by a host gpu.wait
-    awaited: dict[str, z3.BoolRef] = field(default_factory=dict)
+    awaited: dict[str, smt.BoolRef] = field(default_factory=dict)
     func_of: dict[str, str] = field(default_factory=dict)
     arg_names: dict[str, list[str]] = field(default_factory=dict)
     # The same arguments as `func-to-llvm` passes them (a ranked memref is
@@ -248,7 +247,7 @@ class _Reader:
         self.escaped: dict[str, str] = {}  # token -> where it escapes
         self.hidden_buffers: dict[str, list[str]] = {}  # function -> places
         self.returned: set[int] = set()  # func.return ops whose values a call follows
-        self.flags: dict[str, z3.BoolRef] = {}
+        self.flags: dict[str, smt.BoolRef] = {}
         self.consts: dict[Any, int] = {}
         self.count = 0
         self.used: set[str] = set()
@@ -327,20 +326,20 @@ class _Reader:
             self.block(b, fold.TRUE if k == 0 else
                        self.unknown(f"block {k} of @{self.func} (cf branches)"))
 
-    def unknown(self, why: str) -> z3.BoolRef:
+    def unknown(self, why: str) -> smt.BoolRef:
         return source_unknown(f"{self.func}:{why}")
 
-    def region(self, region: Any, guard: z3.BoolRef, why: str) -> None:
+    def region(self, region: Any, guard: smt.BoolRef, why: str) -> None:
         for k, b in enumerate(region.blocks):
             self.block(b, guard if k == 0 else fold.conj(guard, self.unknown(why)))
 
-    def block(self, block: Any, guard: z3.BoolRef) -> None:
+    def block(self, block: Any, guard: smt.BoolRef) -> None:
         for op in block.ops:
             self.op(op, guard)
 
     # -- ops ---------------------------------------------------------------
 
-    def op(self, op: Any, guard: z3.BoolRef) -> None:
+    def op(self, op: Any, guard: smt.BoolRef) -> None:
         name = op_name(op)
         if self.addresses:
             self.address_use(op, name)
@@ -409,7 +408,7 @@ class _Reader:
             self.hidden_buffers.setdefault(self.func, []).append(
                 f"{name} at {where(op)} (given the address from {taken})")
 
-    def record(self, op: Any, kind: str, guard: z3.BoolRef, **fields: Any) -> SourceOp:
+    def record(self, op: Any, kind: str, guard: smt.BoolRef, **fields: Any) -> SourceOp:
         rec = SourceOp(self.op_id(op), kind, where=where(op), **fields)
         self.facts.guards[rec.id] = guard
         self.facts.func_of[rec.id] = self.func
@@ -442,7 +441,7 @@ class _Reader:
         if why not in self.facts.order_unknown[self.func]:
             self.facts.order_unknown[self.func].append(why)
 
-    def other(self, op: Any, name: str, guard: z3.BoolRef) -> None:
+    def other(self, op: Any, name: str, guard: smt.BoolRef) -> None:
         """An op the reader does not model: its tokens escape, its buffers
         may be accessed on the host, its regions run an unknown number of
         times (and are read for the GPU ops inside)."""
@@ -466,7 +465,7 @@ class _Reader:
                         f"blocks of {place}")
         self.inside -= 1
 
-    def scf_if(self, op: Any, guard: z3.BoolRef) -> None:
+    def scf_if(self, op: Any, guard: smt.BoolRef) -> None:
         cond = op.operands[0]
         label = self.arg_label.get(cond)
         if label is not None and label in self.facts.arg_names.get(self.func, []):
@@ -480,7 +479,7 @@ class _Reader:
             if _is_token(r):
                 self.escape(r, f"the results of scf.if at {where(op)}")
 
-    def async_execute(self, op: Any, guard: z3.BoolRef) -> None:
+    def async_execute(self, op: Any, guard: smt.BoolRef) -> None:
         """Its body runs once, concurrently with the host code after it:
         values flow in and out exactly (same names), the order is not modelled."""
         place = f"async.execute at {where(op)}"
@@ -527,7 +526,7 @@ class _Reader:
             self.alias(r, v)
         return True
 
-    def note_call(self, op: Any, guard: z3.BoolRef) -> None:
+    def note_call(self, op: Any, guard: smt.BoolRef) -> None:
         """Record a call of a module function with a body (read apart, and put
         in its callers' order by `verify.source.inline`)."""
         from gpu_alloc_verify.verify.ir.attrs import source_loc
@@ -569,7 +568,7 @@ class _Reader:
         self.order_unknown(f"the order across iterations of the loop at {where(op)} "
                            f"(gpu work, more than {UNROLLED} iterations)")
 
-    def external_host_call(self, op: Any, guard: z3.BoolRef) -> bool:
+    def external_host_call(self, op: Any, guard: smt.BoolRef) -> bool:
         """A call of a function declared, not defined, here (`printMemrefF32`,
         a checker) given buffers: host code that reads and writes them while
         it runs, one point in host order like `memref.copy` (the lowered
@@ -591,7 +590,7 @@ class _Reader:
         self.record(op, "host.store", guard, buffers=bufs)
         return True
 
-    def scf_for(self, op: Any, guard: z3.BoolRef) -> None:
+    def scf_for(self, op: Any, guard: smt.BoolRef) -> None:
         lb, ub, step = (self.consts.get(v) for v in op.operands[:3])
         if lb is not None and ub is not None and step:
             runs = fold.boolean(ub > lb)
@@ -620,23 +619,23 @@ class _Reader:
 
     # -- the GPU surface -----------------------------------------------------
 
-    def gpu_wait(self, op: Any, guard: z3.BoolRef) -> None:
+    def gpu_wait(self, op: Any, guard: smt.BoolRef) -> None:
         self.record(op, "wait", guard, token=self.token_out(op), deps=self.tokens_in(op.operands))
 
-    def gpu_alloc(self, op: Any, guard: z3.BoolRef) -> None:
+    def gpu_alloc(self, op: Any, guard: smt.BoolRef) -> None:
         mem = next((r for r in op.results if "memref" in type_text(r)), None)
         shared = attr_of(op, "hostShared") is not None
         self.record(op, "alloc", guard, token=self.token_out(op),
                     deps=self.tokens_in(op.operands), host_shared=shared,
                     result=self.name(mem, "m") if mem is not None else None)
 
-    def gpu_buffer_op(self, op: Any, guard: z3.BoolRef) -> None:
+    def gpu_buffer_op(self, op: Any, guard: smt.BoolRef) -> None:
         kind = op_name(op).split(".", 1)[1]
         bufs = tuple(self.name(v, "m") for v in op.operands if "memref" in type_text(v))
         self.record(op, kind, guard, token=self.token_out(op),
                     deps=self.tokens_in(op.operands), buffers=bufs)
 
-    def gpu_launch(self, op: Any, guard: z3.BoolRef) -> None:
+    def gpu_launch(self, op: Any, guard: smt.BoolRef) -> None:
         """`gpu.launch_func`, or a `gpu.launch` whose body is device code:
         work on the launch's buffers, ordered by its tokens."""
         bufs = [v for v in op.operands if "memref" in type_text(v)]
@@ -669,9 +668,9 @@ class _Reader:
                 consumers.setdefault(dep, []).append(op)
         escaped = {self.find(t): place for t, place in self.escaped.items()}
 
-        def own(token: str) -> dict[object, z3.BoolRef]:
+        def own(token: str) -> dict[object, smt.BoolRef]:
             # What awaits `token` itself: an escape, or a host wait on it.
-            out: dict[object, z3.BoolRef] = {}
+            out: dict[object, smt.BoolRef] = {}
             if token in escaped:
                 out[("escape", token)] = self.escape_flag(token, escaped[token])
             for c in consumers.get(token, []):
@@ -691,7 +690,7 @@ class _Reader:
             if op.is_gpu and op.token is not None:
                 via = fold.disj(list(reach[op.token].values()))
                 self.facts.awaited[op.id] = via if fold.truth(via) is not None else _source(
-                    z3.simplify(via))
+                    smt.simplify(via))
         with_gpu = self.gpu_related({self.facts.func_of[op.id] for op in ops if op.is_gpu})
         for func, places in self.hidden_buffers.items():
             self.facts.hidden_host_access.extend(places)
@@ -739,7 +738,7 @@ class _Reader:
                        buffers=tuple(self.find(b) for b in op.buffers),
                        result=self.find(op.result) if op.result else None)
 
-    def escape_flag(self, token: str, place: str) -> z3.BoolRef:
+    def escape_flag(self, token: str, place: str) -> smt.BoolRef:
         flag = self.flags.get(token)
         if flag is None:
             flag = self.flags[token] = source_unknown(
@@ -776,7 +775,7 @@ def _walk_ops(block: Any) -> Iterable[Any]:
                 yield from _walk_ops(b)
 
 
-def _source(term: z3.ExprRef) -> z3.BoolRef:
+def _source(term: smt.ExprRef) -> smt.BoolRef:
     """A source-side formula: mentions no value of the lowered code (its
     unknowns are the source's own, tagged as such by `source_unknown`)."""
     if not fold.taint(term):
@@ -784,7 +783,7 @@ def _source(term: z3.ExprRef) -> z3.BoolRef:
     return term  # type: ignore[return-value]
 
 
-def _has_source_unknown(term: z3.ExprRef) -> bool:
+def _has_source_unknown(term: smt.ExprRef) -> bool:
     return "!s" in term.sexpr()
 
 

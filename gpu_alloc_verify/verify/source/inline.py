@@ -20,8 +20,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
 
-import z3
-
+from gpu_alloc_verify.verify import smt
 from gpu_alloc_verify.verify.model import fold
 from gpu_alloc_verify.verify.source.facts import SourceCall, SourceFacts, SourceOp
 
@@ -38,7 +37,7 @@ class HostOrder:
 
     root: str
     ops: dict[str, SourceOp] = field(default_factory=dict)  # instance id -> op, in order
-    guards: dict[str, z3.BoolRef] = field(default_factory=dict)
+    guards: dict[str, smt.BoolRef] = field(default_factory=dict)
     origin: dict[str, str] = field(default_factory=dict)  # instance id -> source op id
     instances: dict[tuple[str, Stack], str] = field(default_factory=dict)
     by_op: dict[str, list[str]] = field(default_factory=dict)  # source op id -> instances
@@ -102,7 +101,7 @@ class _Inliner:
         self.names = _Names()
         # (op, stack, guard of its activation) in host order; the guard is
         # None under a callee's own condition (not in the root's terms).
-        self.placed: list[tuple[SourceOp, Stack, z3.BoolRef | None]] = []
+        self.placed: list[tuple[SourceOp, Stack, smt.BoolRef | None]] = []
 
     def run(self, root: str) -> tuple[HostOrder, str | None]:
         reason = self.walk(root, (), (root,), fold.TRUE)
@@ -112,7 +111,7 @@ class _Inliner:
         return self.build(root), reason
 
     def walk(self, func: str, stack: Stack, chain: tuple[str, ...],
-             outer: z3.BoolRef | None) -> str | None:
+             outer: smt.BoolRef | None) -> str | None:
         """Place `func`'s activation at `stack` (depth at most `MAX_DEPTH`:
         the recursion is that shallow)."""
         items: list[tuple[int, int, SourceOp | SourceCall]] = [

@@ -1,0 +1,61 @@
+"""Z3's solver as the checkers use it: the solver, its answers and its models.
+
+Re-exports at run time, declarations for the type checker (see `terms`).
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from gpu_alloc_verify.verify.smt.terms import ExprRef, FuncDeclRef
+
+    class CheckSatResult:
+        """`sat`, `unsat` or `unknown`."""
+
+    sat: CheckSatResult
+    unsat: CheckSatResult
+    unknown: CheckSatResult
+
+    class ModelRef:
+        def eval(self, t: ExprRef, model_completion: bool = False) -> ExprRef: ...
+        def decls(self) -> list[FuncDeclRef]: ...
+
+    class Solver:
+        def add(self, *args: ExprRef) -> None: ...
+        def check(self, *assumptions: ExprRef) -> CheckSatResult: ...
+        def model(self) -> ModelRef: ...
+        def push(self) -> None: ...
+        def pop(self, num: int = 1) -> None: ...
+        def set(self, *args: object, **keys: object) -> None: ...
+        def reason_unknown(self) -> str: ...
+
+    def Model() -> ModelRef:
+        """An empty model."""
+
+    class Z3Exception(Exception):
+        """An error Z3 reports (a sort mismatch, a bad argument)."""
+
+else:
+    from z3 import (
+        CheckSatResult,
+        Model,
+        ModelRef,
+        Solver,
+        Z3Exception,
+        sat,
+        unknown,
+        unsat,
+    )
+
+# Re-exported names (the declarations above, z3's objects at run time).
+__all__ = [
+    "CheckSatResult",
+    "Model",
+    "ModelRef",
+    "Solver",
+    "Z3Exception",
+    "sat",
+    "unknown",
+    "unsat",
+]
