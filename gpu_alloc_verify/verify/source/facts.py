@@ -114,8 +114,9 @@ class SourceOp:
         return self.kind in HOST_KINDS
 
     def describe(self) -> str:
-        spec = BY_KIND[self.kind]
-        return f"{spec.words or spec.mlir} {self.id}"
+        spec = BY_KIND.get(self.kind)
+        name = (spec.words or spec.mlir) if spec is not None else f"gpu.{self.kind}"
+        return f"{name} {self.id}"
 
 
 def branch_var(func: str, arg: str) -> smt.BoolRef:
