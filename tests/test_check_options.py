@@ -12,7 +12,8 @@ from gpu_alloc_verify.generators.programs import GenConfig
 from gpu_alloc_verify.verify.campaign.check_file import CHECK_OPTIONS
 from gpu_alloc_verify.verify.campaign.fuzz import FuzzOptions
 from gpu_alloc_verify.verify.campaign.selfcheck import SELFCHECK_OPTIONS, Options
-from gpu_alloc_verify.verify.cli import _new_options, apply_config, build_parser
+from gpu_alloc_verify.verify.cli import apply_config, build_parser
+from gpu_alloc_verify.verify.cli.fuzz import new_options
 from gpu_alloc_verify.verify.config import Config
 from gpu_alloc_verify.verify.invariants.ground_truth import EXECUTION_DECIDED
 from gpu_alloc_verify.verify.invariants.options import (
@@ -114,15 +115,15 @@ def _parsed(*argv: str) -> Namespace:
 
 
 def test_fuzz_flags_reach_the_check_options() -> None:
-    opts = _new_options(_parsed(
+    opts = new_options(_parsed(
         "fuzz", "--lowering", "xdsl:split-api", "--seed", "0", "--invariant", "async-order",
         "--invariant", "stream-no-leak", "--runtime", "sycl", "--solver-timeout", "77",
         "--crosscheck-share", "0.5"), None)
     # catalogue order, as before
     assert opts.check == CheckOptions(("stream-no-leak", "async-order"),  # type: ignore[arg-type]
                                       "sycl", 77, TruthPolicy(crosscheck=True, share=0.5))
-    plain = _new_options(_parsed("fuzz", "--lowering", "xdsl:split-api", "--seed", "0"), None)
+    plain = new_options(_parsed("fuzz", "--lowering", "xdsl:split-api", "--seed", "0"), None)
     assert plain.check == CheckOptions(truth=CAMPAIGN_TRUTH)
-    off = _new_options(_parsed("fuzz", "--lowering", "xdsl:split-api", "--seed", "0",
+    off = new_options(_parsed("fuzz", "--lowering", "xdsl:split-api", "--seed", "0",
                                "--crosscheck-share", "0"), None)
     assert off.check.truth == TruthPolicy(crosscheck=False, share=0.0)

@@ -14,7 +14,8 @@ import pytest
 from gpu_alloc_verify.oracles.runtime import Outcome
 from gpu_alloc_verify.oracles.simulated import SimulatedRuntime
 from gpu_alloc_verify.oracles.source_interp import run_function
-from gpu_alloc_verify.verify.cli import _new_options, apply_config, build_parser
+from gpu_alloc_verify.verify.cli import apply_config, build_parser
+from gpu_alloc_verify.verify.cli.fuzz import new_options
 from gpu_alloc_verify.verify.config import Config
 from gpu_alloc_verify.verify.ir.tools import find_mlir_opt
 from gpu_alloc_verify.verify.model.program import For, Function, If, Program, Wait
@@ -191,9 +192,9 @@ def _parsed(*argv: str) -> Namespace:
 
 def test_fuzz_options_reach_control_flow_tokens_and_memory_spaces() -> None:
     args = _parsed("fuzz", "--cf-tokens", "--alloc-spaces")
-    gen = _new_options(args, None).gen
+    gen = new_options(args, None).gen
     assert gen.cf_tokens and gen.alloc_spaces
-    plain = _new_options(_parsed("fuzz"), None).gen
+    plain = new_options(_parsed("fuzz"), None).gen
     assert not plain.cf_tokens and not plain.alloc_spaces
 
 

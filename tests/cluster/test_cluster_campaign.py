@@ -229,13 +229,14 @@ def test_shards_judge_at_the_campaigns_crosscheck_share() -> None:
     from gpu_alloc_verify.verify.campaign.cluster_options import ClusterOptions
     from gpu_alloc_verify.verify.campaign.ledger import Ledger
     from gpu_alloc_verify.verify.campaign.shards import plan
-    from gpu_alloc_verify.verify.cli import _new_options, apply_config, build_parser
+    from gpu_alloc_verify.verify.cli import apply_config, build_parser
+    from gpu_alloc_verify.verify.cli.fuzz import new_options
     from gpu_alloc_verify.verify.config import Config
 
     args = build_parser().parse_args(["fuzz", "--lowering", LOWERING, "--max-examples", "4",
                                       "--crosscheck-share", "0.25", "--runtime", "hip"])
     apply_config(args, Config())
-    opts = _new_options(args, None)
+    opts = new_options(args, None)
     driver = _Driver(opts, ClusterOptions("local:1"), None)
     shards = plan(0, [LOWERING], [opts.pipeline], [opts.gen], 1, 4, set())
     driver.ledger = Ledger(None, driver.id, shards)

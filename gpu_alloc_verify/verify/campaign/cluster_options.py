@@ -1,7 +1,7 @@
-"""The fuzz subcommand's cluster options (`--cluster`, `--shards`,
-`--shard-pipeline`, `--shard-config`) and what they ask for.
+"""What the fuzz subcommand's cluster options (`--cluster`, `--shards`,
+`--shard-pipeline`, `--shard-config`, defined in `verify.cli.fuzz_args`) ask for.
 
-Kept apart from the driver (`verify.campaign.cluster`) so that building the
+Kept apart from the driver (`verify.campaign.cluster`) so that reading the
 command line imports neither Hypothesis nor Dask.
 """
 
@@ -29,30 +29,6 @@ class ClusterOptions:
     @property
     def local(self) -> bool:
         return self.address == "local" or self.address.startswith("local:")
-
-
-def add_arguments(fz: argparse.ArgumentParser) -> None:
-    fz.add_argument("--cluster", metavar="ADDRESS",
-                    help="run the campaign on Dask distributed: tcp://HOST:PORT of a running "
-                    "scheduler, or local:N for N local worker processes; shards (seeds x "
-                    "lowerings x pipelines x configurations) run as tasks, this process "
-                    "writes the results (needs the [cluster] extra) (default: none, the "
-                    "campaign runs in this process)")
-    fz.add_argument("--shards", type=int, metavar="K",
-                    help="split --max-examples over K seeded searches (shard k draws its "
-                    "share from the search seeded by --seed and k): the programs drawn "
-                    "depend on --seed, --shards and --max-examples only, so a local run "
-                    "and a --cluster run with the same three draw the same programs; with "
-                    "--cluster, K seeds per (lowering, pipeline, configuration), each a "
-                    "task (default: 1; with --cluster one per 100 examples, at most 64, "
-                    "whatever the workers)")
-    fz.add_argument("--shard-pipeline", action="append", metavar="P",
-                    help="with --cluster: shard over these pipelines, repeatable "
-                    "(default: --pipeline; in-process xdsl lowerings ignore pipelines)")
-    fz.add_argument("--shard-config", action="append", metavar="SPEC",
-                    help="with --cluster: one generator configuration per use, e.g. "
-                    "'max_ops=12,linear_tokens' or 'supported=19' (default: the one "
-                    "--max-ops, --linear-tokens and --supported give)")
 
 
 def cluster_requested(args: argparse.Namespace, opts: FuzzOptions) -> bool:

@@ -1,0 +1,117 @@
+"""`check FILE...`: each file lowered and judged on its own, in order."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+
+from gpu_alloc_verify.verify.cli.check_text import check_summary, print_check
+from gpu_alloc_verify.verify.cli.options import check_options, lowerings, selected_invariants
+from gpu_alloc_verify.verify.cli.status import (
+    EXIT_ERROR,
+    EXIT_OK,
+    EXIT_UNKNOWN,
+    EXIT_VIOLATION,
+    count_verdicts,
+    exit_status,
+)
+from gpu_alloc_verify.verify.invariants.options import CHECK_TRUTH
+from gpu_alloc_verify.verify.lowerings.registry import default_spec
+from gpu_alloc_verify.verify.model.errors import UsageError
+from gpu_alloc_verify.verify.model.verdicts import Verdict
+
+# Worst first: a file that could not be read (2) beats a violation (1), as
+# grep's error beats its matches: the run is incomplete.  A violation beats
+# unknown or nothing checked (3), which beats 0.
+_CHECK_RANK = {EXIT_ERROR: 3, EXIT_VIOLATION: 2, EXIT_UNKNOWN: 1, EXIT_OK: 0}
+_CHECK_SAID = {EXIT_OK: "no violation", EXIT_VIOLATION: "violated",
+               EXIT_UNKNOWN: "unknown or nothing checked", EXIT_ERROR: "error"}
+
+
+def worst_status(statuses: Sequence[int]) -> int:
+    """The exit status of `check` over several files (_CHECK_RANK)."""
+    return max(statuses, key=lambda s: _CHECK_RANK.get(s, 3), default=EXIT_OK)
+
+
+def check_files(args: argparse.Namespace) -> int:
+    """`check FILE...`: each file judged on its own by cmd_check (args.file
+    set per file), in order; `-` is standard input, named <stdin>.  With
+    several files, one that cannot be read is an error line on stderr and the
+    next is checked; text output has a `==> FILE <==` header per file and a
+    status per file at the end; --json prints one object per file checked;
+    --junitxml one testsuite per file.  Exit status: worst_status."""
+    from gpu_alloc_verify.verify.model.errors import SourceParseError
+    from gpu_alloc_verify.verify.source.user_file import STDIN_NAME
+
+    files = [STDIN_NAME if f == "-" else f for f in args.files]
+    if files.count(STDIN_NAME) > 1:
+        raise UsageError("- (standard input) given more than once; it can be read once")
+    if not args.lowering:  # said once, not once per file
+        spec, why = default_spec()
+        print(f"lowering: {spec} ({why})", file=sys.stderr)
+        args.lowering = [spec]
+    if len(files) == 1:
+        args.file = files[0]
+        return cmd_check(args)
+    import tempfile
+
+    from gpu_alloc_verify.reports.junit_merge import merge_junit
+
+    done: list[tuple[str, int]] = []
+    parts: list[Path] = []
+    errors: list[tuple[str, str]] = []
+    with tempfile.TemporaryDirectory(prefix="gpu-alloc-verify-junit-") as tmp:
+        for k, name in enumerate(files):
+            one = argparse.Namespace(**vars(args))
+            one.file = name
+            if args.junitxml:  # one file each, merged below: each run writes a whole file
+                one.junitxml = str(Path(tmp) / f"{k}.xml")
+            if not args.json:
+                print(f"{chr(10) if k else ''}==> {name} <==")
+            try:
+                status = cmd_check(one)
+            except SourceParseError as e:
+                print(f"gpu-alloc-verify: error: {e}", file=sys.stderr)
+                errors.append((name, str(e)))
+                status = EXIT_ERROR
+            if one.junitxml and Path(one.junitxml).is_file():
+                parts.append(Path(one.junitxml))
+            done.append((name, status))
+        if args.junitxml:
+            merge_junit(parts, errors, args.junitxml)
+    worst = worst_status([status for _, status in done])
+    if not args.json:
+        print(f"\n{len(files)} files, exit status {worst}:")
+        for name, status in done:
+            print(f"  {name}: {_CHECK_SAID.get(status, str(status))}")
+    return worst
+
+
+def cmd_check(args: argparse.Namespace) -> int:
+    from gpu_alloc_verify.verify.campaign.check_file import check_file
+    from gpu_alloc_verify.verify.campaign.nothing_checked import case_reasons, nothing_checked
+
+    invariants = selected_invariants(args.invariant)
+    written, row = check_file(args.file, lowerings(args), check_options(
+        invariants, args.runtime, args.solver_timeout, CHECK_TRUTH))
+    summary = check_summary(written, row, args.file)
+    # Every lowering rejected the file or could not take it: exit 3, never 0
+    # (--allow-unknown is about unknown verdicts, not this).
+    unchecked = nothing_checked(row)
+    if args.junitxml:
+        from gpu_alloc_verify.reports.junit import write_junit
+
+        write_junit(args.junitxml, summary, f"gpu-alloc-verify check {args.file}",
+                    nothing_checked=unchecked, case_reasons=case_reasons(row))
+    if args.json:
+        print(json.dumps(summary, indent=2))
+    else:
+        print_check(row, summary, args)
+    if unchecked is not None:
+        print(f"gpu-alloc-verify: nothing checked: {unchecked}: exit 3", file=sys.stderr)
+        return EXIT_UNKNOWN
+    unknown = count_verdicts(summary["by_invariant"], Verdict.UNKNOWN)
+    return exit_status(bool(summary["violations"]), unknown, args.allow_unknown)

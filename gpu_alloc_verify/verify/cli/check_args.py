@@ -1,0 +1,18 @@
+"""`check`'s arguments: the files, the lowering under test, what to check, output."""
+
+from __future__ import annotations
+
+import argparse
+
+from gpu_alloc_verify.verify.cli.arguments import checks_group, lowering_group, output_group
+
+
+def add_arguments(ck: argparse.ArgumentParser) -> None:
+    # dest "files": cmd_check keeps judging one args.file, which check_files sets.
+    ck.add_argument("files", nargs="+", metavar="FILE.mlir",
+                    help="files to check, each on its own, in order; - reads standard input "
+                    "(named <stdin>); exit status: the worst of the files' (2 error > 1 "
+                    "violation > 3 unknown or nothing checked > 0)")
+    lowering_group(ck)
+    checks_group(ck)
+    output_group(ck)

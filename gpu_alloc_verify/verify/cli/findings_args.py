@@ -1,0 +1,33 @@
+"""`findings`'s arguments: the lowerings and pipelines, the campaigns' size,
+output."""
+
+from __future__ import annotations
+
+import argparse
+
+from gpu_alloc_verify.verify.cli.arguments import LOWERING, OUTPUT, SIZE, jobs
+
+
+def add_arguments(fd: argparse.ArgumentParser) -> None:
+    low = fd.add_argument_group(LOWERING)
+    low.add_argument("--lowering", action="append", metavar="SPEC",
+                     help="repeatable (default: every installed mlir-opt-N)")
+    low.add_argument("--pipeline", action="append", metavar="P",
+                     help="repeatable (default: gpu-to-llvm, with gpu-async-region, with "
+                     "convert-scf-to-cf, with kernels converted)")
+    size = fd.add_argument_group(SIZE)
+    size.add_argument("--max-examples", type=int, default=300, metavar="N",
+                      help="programs per (version, pipeline) (default: %(default)s)")
+    # Fixed, unlike fuzz's: the catalogue is regenerated and diffed.
+    size.add_argument("--seed", type=int, default=0, metavar="S", help="Hypothesis seed")
+    size.add_argument("-j", "--jobs", type=jobs, default=0, metavar="N",
+                      help="worker processes, 0 for one per core")
+    size.add_argument("--reuse-results", action="store_true", help="run no campaign: "
+                      "catalogue the campaigns --results FILE holds already")
+    out = fd.add_argument_group(OUTPUT)
+    out.add_argument("-o", "--output", default="FINDINGS.md", metavar="FILE.md",
+                     help="the catalogue to write")
+    out.add_argument("--results", metavar="FILE", help="the campaigns' results file "
+                     "(default: findings.jsonl beside the output, appended to)")
+    out.add_argument("--lit", metavar="DIR", help="lit tests (default: findings-lit/ beside "
+                     "the output)")
