@@ -139,9 +139,9 @@ class _Extractor(ControlFlow, Memory, Integers):
         elif name in ("llvm.select", "arith.select"):
             c = self.cond(op.operands[0])
             a, b = op.operands[1], op.operands[2]
-            self.define(op.results[0], ite(c, self.val(a), self.val(b)), guard)  # type: ignore[arg-type]
+            self.define(op.results[0], ite(c, self.val(a), self.val(b)), guard)
             if a in self.conds or b in self.conds:
-                self.define_cond(op.results[0], ite(c, self.cond(a), self.cond(b)), guard)  # type: ignore[arg-type]
+                self.define_cond(op.results[0], ite(c, self.cond(a), self.cond(b)), guard)
         elif name in ARITH and len(op.operands) == 2:
             self.arith(op, guard, ARITH[name])
         elif name in _COMPARE and len(op.operands) == 2:
@@ -395,8 +395,8 @@ class _Extractor(ControlFlow, Memory, Integers):
             term = vals[-1][1]
             c = vals[-1][2]
             for g, v, cv in reversed(vals[:-1]):
-                term = ite(g, v, term)  # type: ignore[assignment]
-                c = ite(g, cv, c)  # type: ignore[assignment]
+                term = ite(g, v, term)
+                c = ite(g, cv, c)
             self.define(r, term, guard)
             if type_text(r) == "i1":
                 self.define_cond(r, c, guard)

@@ -181,10 +181,10 @@ class ControlFlow(LoopSummaries):
         if type_text(arg) == "i1":
             c = self.cond(vals[-1][1])
             for e, v in reversed(vals[:-1]):
-                c = ite(e, self.cond(v), c)  # type: ignore[assignment]
+                c = ite(e, self.cond(v), c)
         term = self.val(vals[-1][1])
         for e, v in reversed(vals[:-1]):
-            term = ite(e, self.val(v), term)  # type: ignore[assignment]
+            term = ite(e, self.val(v), term)
         return term, c
 
     def edges(self, term: IROp, guard: smt.BoolRef) -> Edges:
@@ -215,11 +215,11 @@ class ControlFlow(LoopSummaries):
         for i, r in enumerate(op.results):
             t = self.val(then_ops[i]) if i < len(then_ops) else self.fresh_for(r)
             e = self.val(else_ops[i]) if i < len(else_ops) else self.fresh_for(r)
-            self.define(r, ite(c, t, e), guard)  # type: ignore[arg-type]
+            self.define(r, ite(c, t, e), guard)
             if type_text(r) == "i1":
                 tc = self.cond(then_ops[i]) if i < len(then_ops) else self.new_branch(op)
                 ec = self.cond(else_ops[i]) if i < len(else_ops) else self.new_branch(op)
-                self.define_cond(r, ite(c, tc, ec), guard)  # type: ignore[arg-type]
+                self.define_cond(r, ite(c, tc, ec), guard)
 
     def scf_for(self, op: IROp, guard: smt.BoolRef) -> None:
         lb, ub, step = (self.val(v) for v in op.operands[:3])
@@ -265,12 +265,13 @@ class ControlFlow(LoopSummaries):
             self.iters = (*outer, i)
             out = self.block_ops(body, g) or []
             self.iters = outer
-            carried = [ite(ran, self.val(new), old)  # type: ignore[misc]
+            carried = [ite(ran, self.val(new), old)
                        for new, old in zip(out, carried, strict=False)]
         for r, v in zip(op.results, carried, strict=False):
             self.define(r, v, guard)
 
-    def trip_within_bound(self, lb: IRValue, ub: IRValue, step: int, unsigned: bool) -> bool:
+    def trip_within_bound(self, lb: smt.ArithRef, ub: smt.ArithRef, step: int,
+                          unsigned: bool) -> bool:
         """Does a loop of constant bounds run at most `loop_bound` times?
         Unrolled then: it is followed exactly, and no summary is needed."""
         w = fold.width_of(lb)
@@ -313,5 +314,5 @@ class ControlFlow(LoopSummaries):
             vals = [(e, f[k]) for e, f in exits if k < len(f) and e is not fold.FALSE]
             term = vals[-1][1] if vals else self.fresh_for(r)
             for e, v in reversed(vals[:-1]):
-                term = ite(e, v, term)  # type: ignore[assignment]
+                term = ite(e, v, term)
             self.define(r, term, guard)

@@ -41,7 +41,7 @@ class Integers(WalkerState):
         split = fold.ite_parts(ptr)
         if split is not None:
             c, then, orelse = split
-            return ite(c, self.address(then), self.address(orelse))  # type: ignore[return-value]
+            return ite(c, self.address(then), self.address(orelse))
         v = fold.value_of(ptr)
         if v is not None and 0 <= v < HANDLE_BASE:
             return fold.bv(v, PTR_BITS)  # type: ignore[return-value]
@@ -54,7 +54,7 @@ class Integers(WalkerState):
             self.addrs[key] = term  # type: ignore[assignment]
             if slot:
                 self.addr_slots[str(term)] = v  # type: ignore[assignment]
-            self.addr_ptr[term.get_id()] = ptr  # type: ignore[union-attr]
+            self.addr_ptr[term.get_id()] = ptr  # type: ignore[attr-defined]
         return term  # type: ignore[return-value]
 
     def pointer(self, x: smt.ExprRef, why: Words) -> smt.ArithRef:
@@ -64,7 +64,7 @@ class Integers(WalkerState):
         split = fold.ite_parts(x)
         if split is not None:
             c, then, orelse = split
-            return ite(c, self.pointer(then, why), self.pointer(orelse, why))  # type: ignore[return-value]
+            return ite(c, self.pointer(then, why), self.pointer(orelse, why))
         w = fold.width_of(x)
         v = fold.value_of(x)
         if v is not None:
@@ -134,7 +134,7 @@ class Integers(WalkerState):
             ca, cb = self.cond(op.operands[0]), self.cond(op.operands[1])
             c = fold.conj(ca, cb) if kind == "and" else fold.disj((ca, cb)) if kind == "or" \
                 else fold.ite(ca, fold.neg(cb), cb)
-            self.define_bool(res, c, guard)  # type: ignore[arg-type]
+            self.define_bool(res, c, guard)
             return
         out = fold.binop(kind, a, b)  # type: ignore[arg-type]
         self.define(res, out if out is not None else self.unknown_bits(
@@ -170,5 +170,5 @@ class Integers(WalkerState):
         handle = any(x is not None and x >= HANDLE_BASE for x in (la, lb))
         if a is b or not stand_in or handle:
             # A stand-in is never a handle, but two stand-ins may be equal.
-            return fold.eq(a, b) if pred == 0 else fold.ne(a, b)  # type: ignore[arg-type]
+            return fold.eq(a, b) if pred == 0 else fold.ne(a, b)
         return None

@@ -146,7 +146,7 @@ class WalkerState:
         if fold.width_of(term) != w:
             term = self.coerce(term, w, lambda: f"a value of {ssa}")
         old = self.env.get(ssa)
-        self.env[ssa] = term if old is None else ite(guard, term, old)  # type: ignore[assignment]
+        self.env[ssa] = term if old is None else ite(guard, term, old)
 
     def define_bool(self, ssa: IRValue, c: smt.BoolRef, guard: smt.BoolRef) -> None:
         """An i1 result known as a condition: its integer value follows."""
@@ -163,7 +163,7 @@ class WalkerState:
 
     def define_cond(self, ssa: IRValue, term: smt.BoolRef, guard: smt.BoolRef) -> None:
         old = self.conds.get(ssa)
-        self.conds[ssa] = term if old is None else ite(guard, term, old)  # type: ignore[assignment]
+        self.conds[ssa] = term if old is None else ite(guard, term, old)
 
     def new_branch(self, op: IROp) -> smt.BoolRef:
         self.fresh_count += 1

@@ -211,7 +211,7 @@ def destroy_count(destroys: list[Call], handle: int) -> int | smt.ArithRef:
             known += 1
     if not terms:
         return known
-    return fold.tag(smt.Sum(fold.lit(known), *terms), *terms)  # type: ignore[return-value]
+    return fold.tag(smt.Sum(fold.lit(known), *terms), *terms)
 
 
 def _unfollowed_in(d: Call) -> list[smt.ExprRef]:
@@ -300,7 +300,7 @@ def not_once(count: int | smt.ArithRef) -> smt.BoolRef:
 
 
 def count_in(model: smt.ModelRef, count: smt.ArithRef) -> int:
-    return model.eval(count, model_completion=True).as_long()  # type: ignore[attr-defined, no-any-return]
+    return smt.int_in(model, count)
 
 
 def describe_path(path: dict[str, bool] | dict[str, bool | int]) -> str:

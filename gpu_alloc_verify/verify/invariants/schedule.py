@@ -163,9 +163,10 @@ class Schedule:
         for o in self.orders + self.hidden_orders:
             guard = o.guard
             if unknown_vars(guard):
-                guard = _assume_equal(guard)
-                if guard is None:
+                assumed = _assume_equal(guard)
+                if assumed is None:
                     return None
+                guard = assumed
             a, b = self.var(o.earlier), self.var(o.later)
             rel = a < b if o.strict else a <= b
             out.append(rel if fold.truth(guard) is True else smt.Implies(guard, rel))
@@ -270,7 +271,7 @@ def _assume_equal(guard: smt.BoolRef) -> smt.BoolRef | None:
             stack.append((e.children()[0], not positive))
         elif unknown_vars(e):
             return None
-    return smt.simplify(smt.substitute(guard, *atoms)) if atoms else guard  # type: ignore[return-value]
+    return smt.simplify(smt.substitute(guard, *atoms)) if atoms else guard
 
 
 def _distinct(x: smt.ArithRef, y: smt.ArithRef) -> bool:
@@ -602,12 +603,12 @@ def describe(sch: Schedule, model: smt.ModelRef) -> list[str]:
     for it in sch.items.values():
         if not smt.is_true(model.eval(it.call.guard, model_completion=True)):
             continue
-        start = model.eval(sch.var(it.start), model_completion=True).as_long()
-        end = model.eval(sch.var(it.end), model_completion=True).as_long()
+        start = smt.int_in(model, sch.var(it.start))
+        end = smt.int_in(model, sch.var(it.end))
         if it.stream is None:
             where = "host"
         else:
-            sid = model.eval(it.stream, model_completion=True).as_long()
+            sid = smt.int_in(model, it.stream)
             where = ("null stream" if sid == 0 else f"stream#{sid & 0xFFFF}" if sid > 0
                      else "an opaque stream (from an unconverted op)")
         span = f"t={start}" if start == end else f"t={start}..{end}"

@@ -32,6 +32,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, replace
+from typing import Any, TypeVar, overload
 
 from gpu_alloc_verify.verify import smt
 from gpu_alloc_verify.verify.smt import capi
@@ -101,24 +102,29 @@ _ITE_CLASS: dict[type, type] = {
 }
 
 
+# A term keeps its class through tagging: a Boolean stays a `BoolRef`.
+_T = TypeVar("_T", bound=smt.ExprRef)
+
+
 def tags_of(term: object) -> Tags | None:
     """The tags of a term built here; None for any other term.  (The
     accessors below inline it: they run millions of times a campaign.)"""
     return term.tags if isinstance(term, _TagSlot) else None
 
 
-def tagged(term: smt.ExprRef, tags: Tags) -> smt.ExprRef:
+def tagged(term: _T, tags: Tags) -> _T:
     """`term` as a `Tagged` term carrying `tags` (a new Python object for the
     same Z3 term; `term` itself is left as it is)."""
     cls = _CLASS_OF.get(type(term))
     if cls is None:
         raise TypeError(f"no tagged class for a {type(term).__name__}")
-    out = cls(term.ast, term.ctx)
-    out.tags = tags
-    return out  # type: ignore[no-any-return]
+    made: Any = cls(term.ast, term.ctx)
+    made.tags = tags
+    out: _T = made
+    return out
 
 
-def _adopt(term: smt.ExprRef, tags: Tags) -> smt.ExprRef:
+def _adopt(term: _T, tags: Tags) -> _T:
     """`term`, which fold has just built and nobody else holds, made a tagged
     term in place: a new class and its tags, no second Python object (that
     would cost a Z3 reference count and an allocation per term)."""
@@ -147,7 +153,7 @@ def lit(value: int) -> smt.ArithRef:
     """The one interned integer literal for `value`."""
     term = _ints.get(value)
     if term is None:
-        term = _ints[value] = _adopt(smt.IntVal(value), Tags(taint=False, lit=value))  # type: ignore[assignment]
+        term = _ints[value] = _adopt(smt.IntVal(value), Tags(taint=False, lit=value))
     return term
 
 
@@ -160,14 +166,14 @@ def bv(value: int, width: int) -> smt.BitVecRef:
     value &= (1 << width) - 1
     term = _bvs.get((value, width))
     if term is None:
-        term = _bvs[(value, width)] = _adopt(  # type: ignore[assignment]
+        term = _bvs[(value, width)] = _adopt(
             smt.BitVecVal(value, width), Tags(taint=False, lit=value, width=width))
     return term
 
 
 def bits_var(name: str, width: int) -> smt.BitVecRef:
     """A `width`-bit variable the analysis follows (an integer argument)."""
-    return _adopt(smt.BitVec(name, width), Tags(taint=False, width=width))  # type: ignore[return-value]
+    return _adopt(smt.BitVec(name, width), Tags(taint=False, width=width))
 
 
 def width_of(term: object) -> int | None:
@@ -217,7 +223,7 @@ def taint(*terms: object) -> bool | None:
     return out
 
 
-def with_taint(term: smt.ExprRef, value: bool) -> smt.ExprRef:
+def with_taint(term: _T, value: bool) -> _T:
     """`term` tagged as tainted or not, its other tags kept."""
     tags = term.tags if isinstance(term, _TagSlot) else None
     if tags is None:
@@ -227,7 +233,7 @@ def with_taint(term: smt.ExprRef, value: bool) -> smt.ExprRef:
     return tagged(term, replace(tags, taint=value, unknown_vars=None, may_be_handle=None))
 
 
-def tag(term: smt.ExprRef, *parts: object, choosable: bool = False) -> smt.ExprRef:
+def tag(term: _T, *parts: object, choosable: bool = False) -> _T:
     """`term`, built by Z3 from `parts`, as a tagged term: tainted when a part is."""
     return tagged(term, _tags_from(parts, choosable))
 
@@ -258,7 +264,7 @@ def conjuncts(term: smt.BoolRef) -> tuple[smt.BoolRef, ...]:
     return (term,) if parts is None else parts
 
 
-def eq(a: smt.ArithRef, b: smt.ArithRef | int) -> smt.BoolRef:
+def eq(a: smt.ExprRef, b: smt.ExprRef | int) -> smt.BoolRef:
     w = width_of(a)
     if isinstance(b, int) and w is not None:
         if not 0 <= b < 1 << w:
@@ -276,7 +282,7 @@ def eq(a: smt.ArithRef, b: smt.ArithRef | int) -> smt.BoolRef:
         # `If(c, x, y) == k` is `If(c, x == k, y == k)`: with literal leaves
         # it folds to `c`, `not c` or a literal, which paths decide at once.
         c, then, orelse = split
-        return _bool_ite(c, eq(then, other), eq(orelse, other))  # type: ignore[arg-type]
+        return _bool_ite(c, eq(then, other), eq(orelse, other))
     ua, ub = unknown_only(a), unknown_only(other)
     choosable = bool((ua or ub) and (ua or va is not None) and (ub or vb is not None))
     return _equal(a, other, _tags_from((a, other), choosable))
@@ -304,13 +310,13 @@ def _bool_ite(c: smt.BoolRef, then: smt.BoolRef, orelse: smt.BoolRef) -> smt.Boo
     return disj((conj(c, then), conj(neg(c), orelse)))
 
 
-def ne(a: smt.ArithRef, b: smt.ArithRef | int) -> smt.BoolRef:
+def ne(a: smt.ExprRef, b: smt.ExprRef | int) -> smt.BoolRef:
     return neg(eq(a, b))
 
 
 def branch(name: str) -> smt.BoolRef:
     """A branch variable, tagged so that `path_of` can read it without Z3."""
-    return _adopt(smt.Bool(name), Tags(taint=False, branch=(name, True)))  # type: ignore[return-value]
+    return _adopt(smt.Bool(name), Tags(taint=False, branch=(name, True)))
 
 
 def neg(a: smt.BoolRef) -> smt.BoolRef:
@@ -396,6 +402,15 @@ def disj(parts: Iterable[smt.BoolRef]) -> smt.BoolRef:
                        _tags_from(tuple(kept), all(choosable(k) for k in kept)))
 
 
+# The class of an `If` is its branches' (an `If` of two numerals is no numeral).
+@overload
+def ite(c: smt.BoolRef, then: smt.BoolRef, orelse: smt.BoolRef) -> smt.BoolRef: ...
+@overload
+def ite(c: smt.BoolRef, then: smt.BitVecRef, orelse: smt.BitVecRef) -> smt.BitVecRef: ...
+@overload
+def ite(c: smt.BoolRef, then: smt.ArithRef, orelse: smt.ArithRef) -> smt.ArithRef: ...
+@overload
+def ite(c: smt.BoolRef, then: smt.ExprRef, orelse: smt.ExprRef) -> smt.ExprRef: ...
 def ite(c: smt.BoolRef, then: smt.ExprRef, orelse: smt.ExprRef) -> smt.ExprRef:
     t = truth(c)
     if t is not None:
@@ -428,9 +443,10 @@ def _mk_ite(c: smt.BoolRef, then: smt.ExprRef, orelse: smt.ExprRef, tags: Tags) 
         ref = ctx.ref()
         t, e = then.as_ast(), orelse.as_ast()
         if capi.Z3_is_eq_sort(ref, capi.Z3_get_sort(ref, t), capi.Z3_get_sort(ref, e)):
-            out = cls(capi.Z3_mk_ite(ref, c.as_ast(), t, e), ctx)
+            out: Any = cls(capi.Z3_mk_ite(ref, c.as_ast(), t, e), ctx)
             out.tags = tags
-            return out  # type: ignore[no-any-return]
+            made: smt.ExprRef = out
+            return made
     return _adopt(smt.If(c, then, orelse), tags)
 
 
@@ -479,10 +495,10 @@ def binop(op: str, a: smt.BitVecRef, b: smt.BitVecRef) -> smt.BitVecRef | None:
     return _bv_tag(on_terms(a, b), w, a, b)
 
 
-def _bv_tag(term: smt.ExprRef, width: int, *parts: object) -> smt.BitVecRef:
+def _bv_tag(term: smt.BitVecRef, width: int, *parts: object) -> smt.BitVecRef:
     tags = _tags_from(parts)
     tags.width = width
-    return _adopt(term, tags)  # type: ignore[return-value]
+    return _adopt(term, tags)
 
 
 # Predicates numbered as `llvm.icmp` and `arith.cmpi` number them.
@@ -507,7 +523,7 @@ def compare(pred: int, a: smt.BitVecRef, b: smt.BitVecRef) -> smt.BoolRef:
     plain = {"slt": a < b, "sle": a <= b, "sgt": a > b, "sge": a >= b,
              "ult": smt.ULT(a, b), "ule": smt.ULE(a, b), "ugt": smt.UGT(a, b),
              "uge": smt.UGE(a, b)}[name]
-    return _adopt(plain, _tags_from((a, b)))  # type: ignore[return-value]
+    return _adopt(plain, _tags_from((a, b)))
 
 
 def resize(a: smt.BitVecRef, width: int, sign: bool) -> smt.BitVecRef:
@@ -528,4 +544,4 @@ def resize(a: smt.BitVecRef, width: int, sign: bool) -> smt.BitVecRef:
 
 def bool_to_bv(c: smt.BoolRef) -> smt.BitVecRef:
     """An i1 value from a condition."""
-    return ite(c, bv(1, 1), bv(0, 1))  # type: ignore[return-value]
+    return ite(c, bv(1, 1), bv(0, 1))

@@ -70,7 +70,7 @@ def escape_flag(name: str) -> smt.BoolRef:
     known = _flags.get(name)
     if known is not None:
         return known
-    term = _flags[name] = fold.tagged(  # type: ignore[assignment]
+    term = _flags[name] = fold.tagged(
         smt.Bool(name), fold.Tags(taint=True, unknown=name, choosable=True))
     return term
 

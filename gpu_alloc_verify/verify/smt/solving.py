@@ -7,6 +7,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from gpu_alloc_verify.verify.smt.terms import is_bv_value, is_int_value
+
 if TYPE_CHECKING:
     from gpu_alloc_verify.verify.smt.terms import ExprRef, FuncDeclRef
 
@@ -48,6 +50,17 @@ else:
         unsat,
     )
 
+
+
+def int_in(model: ModelRef, term: ExprRef) -> int:
+    """The value `model` gives an integer or bit-vector `term` (a bit-vector's
+    unsigned value), its completion deciding what the model leaves open."""
+    value = model.eval(term, model_completion=True)
+    if is_int_value(value) or is_bv_value(value):
+        return value.as_long()
+    raise TypeError(f"not an integer term: {term.sexpr()}")
+
+
 # Re-exported names (the declarations above, z3's objects at run time).
 __all__ = [
     "CheckSatResult",
@@ -55,6 +68,7 @@ __all__ = [
     "ModelRef",
     "Solver",
     "Z3Exception",
+    "int_in",
     "sat",
     "unknown",
     "unsat",
