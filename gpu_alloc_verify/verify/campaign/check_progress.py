@@ -1,18 +1,19 @@
-"""Progress of a long `check`, on a terminal only: a `\\r` line with the
-lowering being judged, the count, the time spent and an ETA once one
-lowering is done, redrawn twice a second and erased when the check ends.
-Logs and pipes get nothing (the verdicts are the output), and a check that
-ends within a second shows nothing at all."""
+"""Progress of a long `check`, on a terminal only, on the one progress
+display (reports.progress_line): a `\\r` line with the lowering being judged,
+the count, the time spent and an ETA once one lowering is done, redrawn twice
+a second and erased when the check ends.  Logs and pipes get nothing (the
+verdicts are the output), and a check that ends within a second shows nothing
+at all."""
 
 from __future__ import annotations
 
 import os
-import sys
 import threading
 import time
 from typing import TextIO
 
-from gpu_alloc_verify.reports.console import columns, duration, fit, on_terminal
+from gpu_alloc_verify.reports.console import duration
+from gpu_alloc_verify.reports.progress_line import ProgressLine
 
 QUIET_S = 1.0  # a check done sooner prints no progress
 REDRAW_S = 0.5
@@ -21,14 +22,12 @@ REDRAW_S = 0.5
 class CheckProgress:
     def __init__(self, name: str, total: int, stream: TextIO | None = None,
                  tty: bool | None = None) -> None:
-        self.stream = stream or sys.stderr
-        self.tty = on_terminal(self.stream, tty)
+        self.line = ProgressLine(stream, tty)
+        self.stream, self.tty = self.line.stream, self.line.tty
         self.name, self.total = os.path.basename(name) or name, total  # fits 80 columns
         self.start = time.monotonic()
         self._done, self._spec = 0, ""
-        self._width = 0
         self._stop = threading.Event()
-        self._lock = threading.Lock()
         # The judging of one lowering can take minutes: a thread redraws the
         # line meanwhile (only on a terminal; nothing else writes stderr then).
         self._thread = threading.Thread(target=self._run, daemon=True) if self.tty else None
@@ -40,7 +39,7 @@ class CheckProgress:
         self._done, self._spec = done, spec
 
     def _run(self) -> None:
-        while not self._stop.wait(REDRAW_S):
+        while not self._stop.wait(REDRAW_S) and not self.line.closed:
             self._draw()
 
     def _draw(self) -> None:
@@ -49,25 +48,11 @@ class CheckProgress:
             return
         done = self._done
         eta = f", ETA {duration(spent * (self.total - done) / done)}" if done else ""
-        line = fit(f"check {self.name}: {self._spec} ({done + 1}/{self.total}), "
-                   f"{duration(spent)}{eta}", min(80, columns(self.stream)) - 1)
-        with self._lock:
-            pad = max(0, self._width - len(line))
-            self._width = len(line)
-            self._write(f"\r{line}{' ' * pad}")
+        self.line.redraw(f"check {self.name}: {self._spec} ({done + 1}/{self.total}), "
+                         f"{duration(spent)}{eta}")
 
     def done(self) -> None:
         self._stop.set()
         if self._thread is not None:
             self._thread.join()
-        with self._lock:
-            if self._width:
-                self._write("\r" + " " * self._width + "\r")
-                self._width = 0
-
-    def _write(self, text: str) -> None:
-        try:
-            self.stream.write(text)
-            self.stream.flush()
-        except (BrokenPipeError, ValueError, OSError):
-            self._stop.set()  # the terminal has gone: say nothing more
+        self.line.erase()
