@@ -69,12 +69,9 @@ def _runtime_imports(tree: ast.Module) -> list[str]:
 def test_reports_only_renders() -> None:
     """Issue 30: lit tests are made and proven in repro/ (a report's by its
     caller, `verify.campaign.report`); reports/ imports repro only for type
-    checking, but for the custom form of xDSL's output."""
-    # `xdsl_custom` is a pure text rewrite (generic -> mlir-opt's custom form),
-    # no making or proving: pretty_ir shows a lowering's IR in the very form
-    # the lit tests' FileCheck lines are written against (repro.lower_tool
-    # prints it), and one copy keeps the two from drifting apart.
-    allowed = {"pretty_ir.py": {"gpu_alloc_verify.repro.xdsl_custom"}}
+    checking.  (The custom form of xDSL's output, which pretty_ir shows and
+    repro.lower_tool prints, is a text rewrite of `verify.ir.custom_form`.)"""
+    allowed: dict[str, set[str]] = {}
     for path in sorted((PKG / "reports").glob("*.py")):
         assert not path.stem.startswith("lit_") and path.stem != "lower_tool", path.name
         used = {m for m in _runtime_imports(ast.parse(path.read_text(encoding="utf-8")))

@@ -14,9 +14,9 @@ from math import prod
 
 from gpu_alloc_verify.oracles.kernel_api import ELEM_BYTES
 from gpu_alloc_verify.oracles.kernel_interp import FLOAT_BITS, encode_element
+from gpu_alloc_verify.verify.ir.text import dense_literal
 from gpu_alloc_verify.verify.model.errors import InterpreterDeclined
 
-_DENSE = re.compile(r"dense<(.*)>\s*:\s*(?:tensor|vector)<([^>]*)>", re.S)
 _NUMBER = re.compile(r"true|false|[-+]?0x[0-9a-fA-F]+|[-+]?(?:inf|nan)"
                      r"|[-+]?[0-9]+(?:\.[0-9]*)?(?:[eE][-+]?[0-9]+)?")
 
@@ -47,10 +47,10 @@ def _element(token: str, elem: str) -> bytes:
 def dense_bytes(text: str) -> bytes:
     """The buffer bytes of a `dense<...> : tensor<...>` attribute's text
     (a splat, nested lists, or a hex string of the raw bytes)."""
-    m = _DENSE.fullmatch(text.strip())
-    if m is None:
+    parts = dense_literal(text)
+    if parts is None:
         raise InterpreterDeclined(f"a global initialized with {text[:80]}")
-    body, (shape, elem) = m.group(1).strip(), shape_of(m.group(2))
+    body, (shape, elem) = parts[0].strip(), shape_of(parts[1])
     if elem not in ELEM_BYTES:
         raise InterpreterDeclined(f"a global of element type {elem}")
     n, width = prod(shape), ELEM_BYTES[elem]

@@ -51,6 +51,7 @@ from pathlib import Path
 from typing import Literal
 
 from gpu_alloc_verify.oracles.mgpu_calls import NormalizedCall, RawCall, normalize_trace
+from gpu_alloc_verify.verify.ir.text import has_kernels as text_has_kernels
 from gpu_alloc_verify.verify.model.errors import EnvironmentProblem
 from gpu_alloc_verify.verify.tools.commands import (
     jit_runner_argv,
@@ -79,7 +80,6 @@ ArgSpec = tuple[str, int]
 SETUP_CALLS = frozenset({"mgpuModuleLoad", "mgpuModuleLoadJIT", "mgpuModuleGetFunction",
                          "mgpuModuleUnload"})
 LAUNCH_KINDS = "piiiiiiipi"  # mgpuLaunchKernel(fn, gx, gy, gz, bx, by, bz, smem, stream, n)
-_KERNELS = re.compile(r"\bgpu\.(module|launch_func)\b")  # custom or generic form
 _PROBE = """module attributes {gpu.container_module} {
   gpu.module @probe {
     llvm.func @k() attributes {gpu.kernel, nvvm.kernel} {
@@ -106,7 +106,7 @@ class NativeRun:
 
 def has_kernels(lowered: str) -> bool:
     """Whether a lowered module still holds a `gpu.module` or `gpu.launch_func`."""
-    return _KERNELS.search(lowered) is not None
+    return text_has_kernels(lowered)
 
 
 def _tool(*names: str) -> str | None:

@@ -72,7 +72,7 @@ def _tools(lowering: str) -> list[str]:
 def _xdsl_custom(lowered: str) -> str:
     from xdsl.printer import Printer
 
-    from gpu_alloc_verify.repro.xdsl_custom import custom_gpu_ops
+    from gpu_alloc_verify.verify.ir.custom_form import custom_gpu_ops
     from gpu_alloc_verify.verify.ir.lowered_ir import parse_lowered
 
     out = io.StringIO()

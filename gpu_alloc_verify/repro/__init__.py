@@ -8,7 +8,7 @@ holds them before they are rendered); `proof` lowers the program and runs
 FileCheck to show the test fails on the buggy lowering at the defect and
 passes on the fixed one; `parallel` exports many buckets on worker processes;
 `lower_tool` is the in-process xDSL lowering lit runs in place of mlir-opt,
-printed in mlir-opt's custom form by `xdsl_custom`.
+printed in mlir-opt's custom form by `verify.ir.custom_form`.
 
 It sits above triage (it reduces and re-judges through it) and below
 `reports`, which only renders the tests (a report's are made through

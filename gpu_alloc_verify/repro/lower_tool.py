@@ -35,7 +35,7 @@ def lower_custom(text: str, spec: str, debuginfo: bool = False, name: str = "<in
     before gpu-to-llvm), printed in custom form."""
     from xdsl.printer import Printer
 
-    from gpu_alloc_verify.repro.xdsl_custom import custom_gpu_ops
+    from gpu_alloc_verify.verify.ir.custom_form import custom_gpu_ops
     from gpu_alloc_verify.verify.lowerings.xdsl_lowering import resolve_xdsl
 
     module = resolve_xdsl(spec).lower_module(_entering_program(text, pipeline, name))

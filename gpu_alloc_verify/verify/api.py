@@ -24,7 +24,6 @@ program:3:5`, in its MLIR).
 
 from __future__ import annotations
 
-import re
 from collections.abc import Sequence
 from functools import lru_cache
 from operator import methodcaller
@@ -35,6 +34,7 @@ from gpu_alloc_verify.reports.explain import render
 from gpu_alloc_verify.verify.invariants.options import CHECK_TRUTH, CheckOptions
 from gpu_alloc_verify.verify.invariants.pipeline import Judgement, active_invariants, judge
 from gpu_alloc_verify.verify.invariants.solver import DEFAULT_TIMEOUT_MS
+from gpu_alloc_verify.verify.ir.text import has_generated_locs
 from gpu_alloc_verify.verify.lowerings.base import Lowering
 from gpu_alloc_verify.verify.lowerings.mlir_opt import DEFAULT_PIPELINE
 from gpu_alloc_verify.verify.model.errors import SourceParseError
@@ -43,8 +43,6 @@ from gpu_alloc_verify.verify.model.verdicts import InvariantId, Verdict
 
 # The name text given without a `filename` goes by in locations (`<input>:3:9`).
 DEFAULT_FILENAME = "<input>"
-# How the generator names each op it prints: such text is a generated program.
-_GENERATED_LOC = re.compile(r'\bloc\("op\d+"\)')
 
 __all__ = ["GenConfig", "Program", "assert_holds", "check", "judgement", "lowering",
            "programs", "violation_records"]
@@ -73,7 +71,7 @@ def _subject(program: object) -> Program | str:
     if not isinstance(program, str):
         raise TypeError(f"expected a verify.model.program.Program or MLIR text, "
                         f"not {type(program).__name__}")
-    if not _GENERATED_LOC.search(program):
+    if not has_generated_locs(program):  # the generator names each op it prints so
         return program
     from gpu_alloc_verify.verify.source.to_program import program_from_text
 

@@ -16,13 +16,13 @@ from __future__ import annotations
 import contextlib
 import dataclasses
 import io
-import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
 from gpu_alloc_verify.reports.findings import Finding
 from gpu_alloc_verify.repro.export import LitTest
+from gpu_alloc_verify.verify.ir.text import has_gpu_runtime_op
 from gpu_alloc_verify.verify.ir.tools import KNOWN_VERSIONS, find_mlir_opt
 from gpu_alloc_verify.verify.model.verdicts import InvariantId
 from gpu_alloc_verify.verify.triage.buckets import Bucket
@@ -131,11 +131,6 @@ def _export_defect(bucket: Bucket, lit: Path, fixed: str | None, name: str) -> L
     return test
 
 
-# An op the pass leaves behind in its output (gpu.launch_func stays by design
-# until translation; a token cast for an scf op the pipeline keeps is no leftover).
-_LEFTOVER = re.compile(r"\bgpu\.(?:alloc|dealloc|memset|memcpy|wait)\b")
-
-
 def _leaves_unconverted(test: LitTest) -> bool:
     """Does the lowering the test is proven on leave an op of its program
     unconverted?"""
@@ -145,7 +140,9 @@ def _leaves_unconverted(test: LitTest) -> bool:
     if not test.written or test.proof is None or not test.reduced:
         return False
     lowered = lower_for_test(test.proof.buggy, run_pipeline(test.text), test.reduced)
-    return lowered.ok and bool(_LEFTOVER.search(lowered.text))
+    # An op the pass leaves behind (gpu.launch_func stays by design until
+    # translation; a token cast for an scf op the pipeline keeps is no leftover).
+    return lowered.ok and has_gpu_runtime_op(lowered.text)
 
 
 def build_findings(cli_main: Callable[[list[str]], int],

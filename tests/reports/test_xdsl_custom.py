@@ -9,7 +9,7 @@ import subprocess
 import pytest
 
 from gpu_alloc_verify.repro.lower_tool import lower_custom
-from gpu_alloc_verify.repro.xdsl_custom import custom_gpu_ops
+from gpu_alloc_verify.verify.ir.custom_form import custom_gpu_ops
 from gpu_alloc_verify.verify.ir.tools import find_mlir_opt
 
 KERNEL_PROGRAM = """\

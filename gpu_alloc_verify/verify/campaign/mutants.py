@@ -17,17 +17,15 @@ import random
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from gpu_alloc_verify.verify.campaign.mutants_ir import (
-    PTR,
+from gpu_alloc_verify.verify.campaign.mutants_ir import PTR, pick, route
+from gpu_alloc_verify.verify.ir.generic_lines import (
     Line,
     constant,
     constant_value,
     fresh,
     int_width,
     op,
-    pick,
     read_lines,
-    route,
     signed,
 )
 

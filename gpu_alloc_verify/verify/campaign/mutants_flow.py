@@ -4,22 +4,25 @@
 from __future__ import annotations
 
 import random
-import re
 from collections.abc import Callable
 
-from gpu_alloc_verify.verify.campaign.mutants_ir import (
-    PTR,
+from gpu_alloc_verify.verify.campaign.mutants_ir import PTR, handles, pick, route
+from gpu_alloc_verify.verify.ir.generic_lines import (
     Line,
     constant,
     fresh,
     func_end,
-    handles,
     op,
-    pick,
     read_lines,
     replace_uses,
-    route,
     uses,
+)
+from gpu_alloc_verify.verify.ir.text import (
+    properties,
+    with_callee,
+    with_function_type,
+    with_one_operand_segment,
+    with_sym_name,
 )
 
 HOST_ACCESSES = ("llvm.load", "llvm.store", "memref.load", "memref.store")
@@ -78,12 +81,10 @@ def gep_store_heap(text: str, rng: random.Random) -> str | None:
     """The same through an 8-byte `malloc` slot (host memory the runtime
     models, so the run decides it) (keeps)."""
     def build(h: Line, p: str, _: list[str]) -> tuple[list[str], str] | None:
-        m = re.search(r"<\{.*?\}>", h.text)
-        if m is None:
+        props = properties(h.text)
+        if props is None:
             return None
-        props = re.sub(r"callee = @[\w$.-]+", "callee = @malloc", m.group(0)[2:-2])
-        props = re.sub(r"operandSegmentSizes = array<i32: \d+, 0>",
-                       "operandSegmentSizes = array<i32: 1, 0>", props)
+        props = with_one_operand_segment(with_callee(props, "malloc"))
         return _slot_ops(h, p, [
             constant(f"%{p}n", 8, "i64", h.loc, h.indent),
             # A location of no source op: execution labels host buffers by it.
@@ -100,9 +101,7 @@ def _declare_malloc(text: str) -> str | None:
     for k, line in enumerate(lines[:-1]):
         if '"llvm.func"()' in line and 'sym_name = "mgpu' in line and line.endswith("({") \
                 and lines[k + 1].strip().startswith("})"):
-            decl = re.sub(r'sym_name = "[\w$.-]+"', 'sym_name = "malloc"', line)
-            decl = re.sub(r"function_type = !llvm\.func<.*?>(?=[,}])",
-                          "function_type = !llvm.func<!llvm.ptr (i64)>", decl)
+            decl = with_function_type(with_sym_name(line, "malloc"), "!llvm.func<!llvm.ptr (i64)>")
             lines[k + 2:k + 2] = [decl, lines[k + 1]]
             return "\n".join(lines)
     return None

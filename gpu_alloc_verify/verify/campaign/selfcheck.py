@@ -40,6 +40,7 @@ from gpu_alloc_verify.verify.invariants.ground_truth import (
 from gpu_alloc_verify.verify.invariants.options import CheckOptions
 from gpu_alloc_verify.verify.invariants.pipeline import judge
 from gpu_alloc_verify.verify.invariants.truth_inputs import boundary_inputs, witness_inputs
+from gpu_alloc_verify.verify.ir.text import has_generic_gpu_runtime_op
 from gpu_alloc_verify.verify.lowerings.base import LoweringOutcome
 from gpu_alloc_verify.verify.model.program import Program
 from gpu_alloc_verify.verify.model.verdicts import InvariantId, Verdict
@@ -213,8 +214,7 @@ def _judge(base: Base, text: str
     j = judge(base.program, outcome, base.spec, base.check)
     if j.status != "ok":
         return None
-    residue = bool(re.search(r'"gpu\.(wait|alloc|dealloc|memset|memcpy)"|!gpu\.async\.token',
-                             text))
+    residue = has_generic_gpu_runtime_op(text)
     return {i: (r.verdict, r.violations) for i, r in j.results.items()
             if i in EXECUTION_DECIDED}, residue
 

@@ -6,13 +6,11 @@ access through it makes what it touches unknown."""
 
 from __future__ import annotations
 
-import re
 from functools import cache
 
 from gpu_alloc_verify.verify.ir.fastparse import split_list
+from gpu_alloc_verify.verify.ir.types import llvm_array, llvm_struct
 
-_ARRAY = re.compile(r"array<\s*(\d+)\s*x\s*(.+)>")
-_STRUCT = re.compile(r"struct<\s*(packed\s*)?\((.*)\)\s*>")
 _FLOATS = {"f16": 2, "bf16": 2, "f32": 4, "f64": 8, "f128": 16}
 
 
@@ -35,10 +33,10 @@ def size_align(text: str) -> tuple[int, int] | None:
         return _FLOATS[t], _FLOATS[t]
     if t == "ptr" or t.startswith("ptr<"):
         return 8, 8
-    m = _ARRAY.fullmatch(t)
-    if m:
-        inner = size_align(m.group(2))
-        return None if inner is None else (int(m.group(1)) * inner[0], inner[1])
+    array = llvm_array(t)
+    if array:
+        inner = size_align(array[1])
+        return None if inner is None else (array[0] * inner[0], inner[1])
     fields = struct_offsets(t)
     if fields is None:
         return None
@@ -48,13 +46,13 @@ def size_align(text: str) -> tuple[int, int] | None:
 @cache
 def struct_offsets(text: str) -> tuple[int, ...] | None:
     """Offsets of a literal struct's fields, then its alignment and size."""
-    m = _STRUCT.fullmatch(_strip(text))
-    if m is None:
+    struct = llvm_struct(_strip(text))
+    if struct is None:
         return None
-    packed = bool(m.group(1))
+    packed, members = struct
     offsets: list[int] = []
     end, align = 0, 1
-    for field in split_list(m.group(2)):
+    for field in split_list(members):
         sa = size_align(field)
         if sa is None:
             return None
@@ -78,18 +76,18 @@ def gep_offset(elem: str, indices: list[int | None]) -> int | None:
     offset = indices[0] * first[0]  # type: ignore[operator]
     t = _strip(elem)
     for i in indices[1:]:
-        m = _ARRAY.fullmatch(t)
-        if m:
-            inner = size_align(m.group(2))
+        array = llvm_array(t)
+        if array:
+            inner = size_align(array[1])
             if inner is None:
                 return None
             offset += i * inner[0]  # type: ignore[operator]
-            t = _strip(m.group(2))
+            t = _strip(array[1])
             continue
-        s = _STRUCT.fullmatch(t)
+        s = llvm_struct(t)
         fields = struct_offsets(t)
         if s is None or fields is None or not 0 <= i < len(fields) - 2:  # type: ignore[operator]
             return None
         offset += fields[i]  # type: ignore[index]
-        t = _strip(split_list(s.group(2))[i])  # type: ignore[index]
+        t = _strip(split_list(s[1])[i])  # type: ignore[index]
     return offset

@@ -9,5 +9,11 @@
 - `attrs`, `types`, `locations`, `graph`: facts of parsed ops, types by their
   text, source locations, reachability.
 - `ir_lines`: MLIR lines for people (line-based, for text that may not parse).
+- `text`: the one line-level reader and rewriter of MLIR text (function
+  headers, dependency lists, launches, names masked, properties rewritten);
+  `custom_form`: xDSL's generic printout in mlir-opt's custom form;
+  `generic_lines`: the line model of generic-form text the mutants edit.
+  Outside `verify.ir` no module matches MLIR text by pattern
+  (`tests/test_text_scan.py`).
 - `tools`: where the MLIR tools of each LLVM version are.
 """

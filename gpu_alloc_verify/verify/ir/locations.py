@@ -266,6 +266,14 @@ def where(loc: object) -> str:
 # A string (skipped: a `loc(` inside one is text) or the start of a location.
 _SCAN = re.compile(rf'{_QUOTED}|(?<![\w$.#%@])loc\s*\(', re.S)
 _BATCH_TAG = re.compile(r"^p[0-9]+/")
+_FIRST_BATCH_TAG = re.compile(r'loc\("p(\d+)/')
+
+
+def first_batch_index(text: str) -> int | None:
+    """K of the first batch tag in `text` (`loc("pK/...")`: the program of a
+    batch `verify.lowerings.mlir_opt` tagged), else None."""
+    m = _FIRST_BATCH_TAG.search(text)
+    return int(m.group(1)) if m else None
 
 
 def _on_line(line: str) -> list[tuple[Location | None, int, int]]:

@@ -1,4 +1,5 @@
-"""Types by their printed form: the one reader of a memref type's text."""
+"""Types by their printed form: the one reader of a memref type's text, and
+of the LLVM dialect's array and literal struct types."""
 
 from __future__ import annotations
 
@@ -31,3 +32,20 @@ def memref_text(text: str) -> MemRefText | None:
         return None
     dims = tuple(None if d == "?" else int(d) for d in m.group(1).split("x") if d)
     return MemRefText(dims, m.group(2), tuple(rest))
+
+
+_LLVM_ARRAY = re.compile(r"array<\s*(\d+)\s*x\s*(.+)>")
+_LLVM_STRUCT = re.compile(r"struct<\s*(packed\s*)?\((.*)\)\s*>")
+
+
+def llvm_array(text: str) -> tuple[int, str] | None:
+    """(count, element type) of `array<4 x i32>` (the `!llvm.` dropped), else None."""
+    m = _LLVM_ARRAY.fullmatch(text)
+    return (int(m.group(1)), m.group(2)) if m else None
+
+
+def llvm_struct(text: str) -> tuple[bool, str] | None:
+    """(packed, the field list as written) of a literal `struct<(...)>` or
+    `struct<packed (...)>` (the `!llvm.` dropped), else None."""
+    m = _LLVM_STRUCT.fullmatch(text)
+    return (bool(m.group(1)), m.group(2)) if m else None

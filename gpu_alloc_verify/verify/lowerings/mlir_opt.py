@@ -20,6 +20,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from gpu_alloc_verify.verify.ir.locations import first_batch_index
 from gpu_alloc_verify.verify.lowerings.base import LoweringOutcome
 from gpu_alloc_verify.verify.lowerings.failure_kind import failure_outcome
 from gpu_alloc_verify.verify.lowerings.pass_pipeline import Pipeline, PipelineSyntaxError
@@ -227,7 +228,6 @@ def top_level_passes(pipeline: str) -> list[str]:
 
 
 _DUMP_HEADER = re.compile(r"^// -----// IR Dump Before .*\(gpu-to-llvm\).*//----- //$")
-_CHUNK_TAG = re.compile(r'loc\("p(\d+)/')
 
 
 def _entry_dumps(stderr: str) -> dict[int, str]:
@@ -244,9 +244,8 @@ def _entry_dumps(stderr: str) -> dict[int, str]:
         while j < len(lines) and not lines[j].startswith("})"):
             j += 1
         text = "\n".join(lines[i + 1:j + 1])
-        m = _CHUNK_TAG.search(text)
-        if m is not None:
-            k = int(m.group(1))
+        k = first_batch_index(text)
+        if k is not None:
             dumps[k] = text.replace(f'"p{k}/', '"') + "\n"
         i = j + 1
     return dumps

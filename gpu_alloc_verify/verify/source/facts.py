@@ -32,7 +32,6 @@ source terms.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterable
 from dataclasses import dataclass, field, replace
 from typing import Any
@@ -49,6 +48,7 @@ from gpu_alloc_verify.verify.ir.attrs import (
 from gpu_alloc_verify.verify.ir.graph import reachable_facts
 from gpu_alloc_verify.verify.ir.lowered_ir import op_name
 from gpu_alloc_verify.verify.ir.protocols import IRModule
+from gpu_alloc_verify.verify.ir.text import is_plain_value_name
 from gpu_alloc_verify.verify.ir.types import memref_text
 from gpu_alloc_verify.verify.model import fold
 from gpu_alloc_verify.verify.model.op_specs import BY_KIND, GPU_MODEL_KINDS, INERT_OPS
@@ -228,9 +228,6 @@ def _top_ops(module: Any) -> Iterable[Any]:
             yield op
 
 
-_SAFE_NAME = re.compile(r"%[A-Za-z_][\w$.-]*")
-
-
 class _Reader:
     """Names every value it meets (`%tN` tokens, `%mN` buffers); values that
     are provably the same (a parameter and the one operand passed to it, an
@@ -306,7 +303,7 @@ class _Reader:
             label = str(hint) if hint else f"%arg{i}"
             if not label.startswith("%"):
                 label = "%" + label
-            if not _SAFE_NAME.fullmatch(label) or label in labels:
+            if not is_plain_value_name(label) or label in labels:
                 label = f"%arg{i}"
             labels.append(label)
             self.arg_label[arg] = label

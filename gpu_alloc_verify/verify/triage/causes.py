@@ -13,9 +13,9 @@ unconverted-op cause it appeared with most often.
 
 from __future__ import annotations
 
-import re
 from typing import TYPE_CHECKING
 
+from gpu_alloc_verify.verify.ir.text import strip_name_locs
 from gpu_alloc_verify.verify.model.verdicts import InvariantId
 from gpu_alloc_verify.verify.triage.kinds import (
     DEFECT,
@@ -31,14 +31,13 @@ from gpu_alloc_verify.verify.triage.upstream import cause_id, upstream_of
 if TYPE_CHECKING:
     from gpu_alloc_verify.verify.triage.buckets import Bucket
 
-_LOC = re.compile(r'\s*loc\("[^"]*"\)')
 
 
 def program_text(b: Bucket) -> str:
     """A bucket's minimal program (its reduced one when triage reduced it),
     without locations or trailing spaces."""
     example = b.example or {}
-    text = _LOC.sub("", str(b.reduced or example.get("program") or ""))
+    text = strip_name_locs(str(b.reduced or example.get("program") or ""))
     return "\n".join(line.rstrip() for line in text.strip().splitlines())
 
 

@@ -14,9 +14,8 @@
 
 from __future__ import annotations
 
-import re
-
 from gpu_alloc_verify.verify.ir.ir_lines import SrcOp
+from gpu_alloc_verify.verify.ir.text import has_64bit_type
 from gpu_alloc_verify.verify.model.verdicts import InvariantId
 
 DEFECT, LIMITATION, KNOCK_ON = "defect", "limitation", "knock-on"
@@ -67,7 +66,7 @@ def precondition(op: SrcOp | None, pipeline_passes: list[str]) -> str:
 
 
 def _is_64bit(op: SrcOp) -> bool:
-    return bool(re.search(r"\b[if]64\b", op.text))
+    return has_64bit_type(op.text)
 
 
 def base_kind(invariant: str, focus: str) -> tuple[str, int]:

@@ -12,11 +12,11 @@ signature (`verify.triage.signature`) is still there.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from gpu_alloc_verify.verify.ir.fastparse import split_list
+from gpu_alloc_verify.verify.ir.text import func_args, memref_arg, opens_scf_region, split_deps
 from gpu_alloc_verify.verify.lowerings.base import Lowering
 from gpu_alloc_verify.verify.source.user_file import SourceModule
 from gpu_alloc_verify.verify.triage.rejudge import Settings, rejudge
@@ -53,10 +53,6 @@ def _block_end(lines: list[str], start: int) -> int | None:
     return None
 
 
-_ARGS = re.compile(r"^(\s*func\.func\s+(?:\w+\s+)?@[\w$.]+\()(.*)(\).*)$")
-_REGION = re.compile(r"^\s*(scf\.if|scf\.for)\b.*\{\s*$")
-
-
 def candidates(lines: list[str]) -> list[Edit]:
     """Every one-step reduction of the text."""
     out: list[Edit] = []
@@ -68,14 +64,14 @@ def candidates(lines: list[str]) -> list[Edit]:
             end = _block_end(lines, i)
             if end is not None:
                 out.append(Edit(frozenset(range(i, end + 1))))
-                if _REGION.match(line):
+                if opens_scf_region(line):
                     out.extend(_unwrap(lines, i, end))
-            m = _ARGS.match(line)
-            if m:
-                args = split_list(m.group(2))
+            head = func_args(line)
+            if head is not None:
+                args = split_list(head.args)
                 for k in range(len(args)):
-                    rest = ", ".join(a for j, a in enumerate(args) if j != k)
-                    out.append(Edit(frozenset(), ((i, m.group(1) + rest + m.group(3)),)))
+                    rest = [a for j, a in enumerate(args) if j != k]
+                    out.append(Edit(frozenset(), ((i, head.with_args(rest)),)))
             continue
         if "{" in stripped or stripped.startswith("}"):
             continue
@@ -89,18 +85,16 @@ def candidates(lines: list[str]) -> list[Edit]:
     return out
 
 
-_DEPS = re.compile(r"^(.*\b(?:async|gpu\.wait)\s*\[)([^\]]*)(\].*)$")
-
-
 def _fewer_deps(line: str, i: int) -> list[Edit]:
     """The op with one token of its dependency list dropped: which of two
     tokens a bug needs (an outer one, or one carried by a loop) tells causes apart."""
-    m = _DEPS.match(line)
-    deps = split_list(m.group(2)) if m else []
-    if m is None or len(deps) < 2:
+    cut = split_deps(line)
+    deps = split_list(cut[1]) if cut else []
+    if cut is None or len(deps) < 2:
         return []
-    return [Edit(frozenset(), ((i, m.group(1) + ", ".join(d for j, d in enumerate(deps)
-                                                          if j != k) + m.group(3)),))
+    before, _, after = cut
+    return [Edit(frozenset(), ((i, before + ", ".join(d for j, d in enumerate(deps)
+                                                      if j != k) + after),))
             for k in range(len(deps))]
 
 
@@ -117,27 +111,24 @@ def _unwrap(lines: list[str], start: int, end: int) -> list[Edit]:
     return [Edit(frozenset(drop), tuple((j, lines[j][cut:]) for j in body if cut))]
 
 
-_MEMREF_ARG = re.compile(r"^(%[\w$.]+)\s*:\s*(memref<([^>]*)>)$")
-
-
 def host_buffers(text: str) -> str:
     """`text` with each memref argument of a function made a synchronous
     `gpu.alloc host_shared` at the top of its body (the generator's model
     reads no memref argument; the gpu ops on the buffer lower the same)."""
     out: list[str] = []
     for line in text.splitlines():
-        m = _ARGS.match(line)
-        if not m or not line.rstrip().endswith("{"):
+        head = func_args(line)
+        if head is None or not line.rstrip().endswith("{"):
             out.append(line)
             continue
         kept, allocs = [], []
-        pad = re.match(r"^\s*", line).group(0) + "  "  # type: ignore[union-attr]
-        for arg in split_list(m.group(2)):
-            a = _MEMREF_ARG.match(arg)
+        pad = line[:len(line) - len(line.lstrip())] + "  "
+        for arg in split_list(head.args):
+            a = memref_arg(arg)
             if a is None:
                 kept.append(arg)
                 continue
-            name, mtype, shape = a.group(1), a.group(2), a.group(3)
+            name, mtype, shape = a
             dims = shape.split("x")[:-1]
             sizes = []
             for k, d in enumerate(dims):
@@ -146,7 +137,7 @@ def host_buffers(text: str) -> str:
                     allocs.append(f"{pad}{size} = arith.constant 4 : index")
                     sizes.append(size)
             allocs.append(f"{pad}{name} = gpu.alloc host_shared ({', '.join(sizes)}) : {mtype}")
-        out.append(m.group(1) + ", ".join(kept) + m.group(3))
+        out.append(head.with_args(kept))
         out.extend(allocs)
     return "\n".join(out) + "\n"
 

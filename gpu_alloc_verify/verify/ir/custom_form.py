@@ -1,4 +1,6 @@
-"""xDSL's printout of a lowered module in the custom form `mlir-opt` prints.
+"""xDSL's printout of a lowered module in the custom form `mlir-opt` prints
+(a line-level rewrite of MLIR text, so it lives with the other ones in
+`verify.ir`).
 
 xDSL has no custom syntax for `gpu.launch_func` and prints `gpu.module`
 generically (its terminator included), so an in-process lowering's output
