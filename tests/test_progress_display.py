@@ -16,26 +16,27 @@ PKG = Path(__file__).resolve().parents[1] / "gpu_alloc_verify"
 
 
 def test_fuzz_check_and_report_share_one_progress_display() -> None:
-    displays = [ProgressPrinter(io.StringIO(), tty=False),
-                CheckProgress("f.mlir", 2, io.StringIO(), tty=False),
-                ReportProgress(io.StringIO(), tty=False)]
+    displays: list[ProgressPrinter | CheckProgress | ReportProgress] = [
+        ProgressPrinter(io.StringIO(), tty=False),
+        CheckProgress("f.mlir", 2, io.StringIO(), tty=False),
+        ReportProgress(io.StringIO(), tty=False)]
     assert all(isinstance(d.line, ProgressLine) for d in displays)
     for d in displays:
         d.done()
 
 
-def _strings(tree: ast.AST) -> list[ast.Constant]:
+def _strings(tree: ast.AST) -> list[str]:
     docstrings = {id(b.body[0].value) for b in ast.walk(tree)
                   if isinstance(b, (ast.Module, ast.ClassDef, ast.FunctionDef))
                   and b.body and isinstance(b.body[0], ast.Expr)}
-    return [n for n in ast.walk(tree) if isinstance(n, ast.Constant)
+    return [n.value for n in ast.walk(tree) if isinstance(n, ast.Constant)
             and isinstance(n.value, str) and id(n) not in docstrings]
 
 
 def test_only_the_progress_display_rewrites_a_line() -> None:
     """A `\\r` anywhere else would be a progress display of its own."""
     rewriting = sorted(str(p.relative_to(PKG)) for p in PKG.rglob("*.py")
-                       if any("\r" in s.value for s in _strings(
+                       if any("\r" in s for s in _strings(
                            ast.parse(p.read_text(encoding="utf-8")))))
     assert rewriting == ["reports/progress_line.py"], rewriting
 
