@@ -40,7 +40,10 @@ module {
 RECORD = {"invariant": "async-order", "program": SOURCE,
           "detail": "host wait op3 awaits gpu.dealloc op2 before host read op4, yet host.load "
                     "of op4 may start before mgpuMemFree of op2 ends, on every path",
-          "counterexample": {"edge": "host wait op3 awaits gpu.dealloc op2 before host read op4"}}
+          # the roles the checker records: repro reads them, not the detail's words
+          "counterexample": {"edge": "host wait op3 awaits gpu.dealloc op2 before host read op4",
+                             "earlier": "op2", "later": "op4", "edge_kind": "wait",
+                             "awaited_by": "op3"}}
 
 
 def _lowered(*body: str) -> str:

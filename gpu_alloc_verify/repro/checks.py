@@ -11,7 +11,6 @@ first; `repro.proof` keeps the first one it can prove.
 
 from __future__ import annotations
 
-import re
 from typing import Any
 
 from gpu_alloc_verify.repro.order import order_plans
@@ -23,12 +22,12 @@ from gpu_alloc_verify.verify.ir.ir_lines import (
     parse_source,
     strip_locs,
 )
+from gpu_alloc_verify.verify.ir.text import branch_op
 from gpu_alloc_verify.verify.model.verdicts import InvariantId
-from gpu_alloc_verify.verify.triage.offending import CREATES, DESTROYS, offense
+from gpu_alloc_verify.verify.triage.offending import CREATES, DESTROYS, offense, roles
 from gpu_alloc_verify.verify.triage.signature import op_form
 
 Record = dict[str, Any]
-_DESTROY_FROM = re.compile(r"\bdestroy(?:ed)? (?:from|by) (\S+?)[ ,)]")
 
 
 def _ordinal(calls: list[Call], target: Call) -> list[Directive]:
@@ -53,17 +52,14 @@ def leak_plans(record: Record, buggy: str, fixed: str | None) -> list[Plan]:
                          for ref, name in ((fixed, "leak (fixed)"), (buggy, "leak (buggy)"))
                          if ref is not None) if p is not None]
     hoisted = _hoisted_out_of_branch(kind, off.creator, record, buggy, fixed)
-    times = re.search(r"destroyed (\d+) time", str(record.get("detail") or ""))
-    if times and int(times.group(1)) >= 2:
+    times = roles(record).destroy_count
+    if times is not None and times >= 2:
         # Destroyed too often: a `leak` plan sees the first destroy and passes.
         plans = [p for p in (_leak(kind, off.creator, ref, record, name, once=True)
                              for ref, name in ((fixed, "destroyed once (fixed)"),
                                                (buggy, "destroyed once (buggy)"))
                              if ref is not None) if p is not None]
     return ([hoisted] if hoisted else []) + plans
-
-
-_BRANCH = re.compile(r"^\s*(?:%\S+\s*=\s*)?(scf\.if|cf\.cond_br|llvm\.cond_br)\b")
 
 
 def _hoisted_out_of_branch(kind: str, creator: str | None, record: Record, buggy: str,
@@ -81,8 +77,8 @@ def _hoisted_out_of_branch(kind: str, creator: str | None, record: Record, buggy
             or _call_at(parse_calls(fixed), CREATES[kind], creator) is not None:
         return None
     lines = buggy.splitlines()
-    at = next(((i, m.group(1)) for i, ln in enumerate(lines) if i > create.index
-               and (m := _BRANCH.match(ln)) is not None), None)
+    at = next(((i, name) for i, ln in enumerate(lines) if i > create.index
+               and (name := branch_op(ln)) is not None), None)
     if at is None:
         return None
     branch_line, branch = at
@@ -140,12 +136,9 @@ def leak_scan_plans(kind: str, buggy: str, fixed: str | None, record: Record) ->
 
 
 def use_after_destroy_plans(record: Record, buggy: str, fixed: str | None) -> list[Plan]:
-    off = offense(record)
-    detail = str(record.get("detail") or "") + " "
-    m = _DESTROY_FROM.search(detail)
-    destroy_op = m.group(1) if m else None
-    kind = off.kind or ("event" if " event " in detail else "stream")
-    return _destroyed_then_used(kind, destroy_op, record, buggy, fixed)
+    off, said = offense(record), roles(record)
+    kind = off.kind or said.kind or "stream"
+    return _destroyed_then_used(kind, said.destroy_from, record, buggy, fixed)
 
 
 def use_after_destroy_scan(record: Record, buggy: str, fixed: str | None) -> list[Plan]:
@@ -188,8 +181,7 @@ def _destroyed_then_used(kind: str, destroy_op: str | None, record: Record, bugg
 
 
 def sync_alloc_plans(record: Record, buggy: str, fixed: str | None) -> list[Plan]:
-    cex = record.get("counterexample")
-    source_op = cex.get("source_op") if isinstance(cex, dict) else None
+    source_op = roles(record).source_op
     plans = []
     for ref in (fixed, buggy):
         if ref is None:

@@ -32,12 +32,19 @@ from gpu_alloc_verify.repro.proof import (
     run_filecheck,
     tool_path,
 )
+from gpu_alloc_verify.verify.invariants.common import describe_path
 from gpu_alloc_verify.verify.ir.ir_lines import parse_source, strip_locs
+from gpu_alloc_verify.verify.ir.text import (
+    first_func_arg_names,
+    func_header,
+    rename_numbered_args,
+    replace_op_keys,
+)
 from gpu_alloc_verify.verify.model.errors import EnvironmentProblem, GpuAllocVerifyError
 from gpu_alloc_verify.verify.model.verdicts import InvariantId
 from gpu_alloc_verify.verify.tools.commands import lit_run_line, lit_run_pipeline
 from gpu_alloc_verify.verify.triage.buckets import Bucket, Record
-from gpu_alloc_verify.verify.triage.offending import offense
+from gpu_alloc_verify.verify.triage.offending import counterexample, offense, roles
 from gpu_alloc_verify.verify.triage.reduce import host_buffers, reduce_text, signature_predicate
 from gpu_alloc_verify.verify.triage.rejudge import Settings, lowering_for, rejudge
 from gpu_alloc_verify.verify.triage.signature import op_form, signature_of
@@ -84,12 +91,7 @@ def _source_names(record: Record, text: str) -> str:
     the model's `%condN` / `%sizeN` / `%xN` / `%bufN` of a re-read text (the
     reader numbers arguments by position, the text's own names being lost to
     the generic form)."""
-    program = str(record.get("program") or "")
-    m = re.search(r"func\.func\s+(?:\w+\s+)?@[\w$.]+\(([^)]*)\)", program)
-    names = re.findall(r"(%[\w$.]+)\s*:", m.group(1)) if m else []
-    return re.sub(r"%(?:arg|cond|size|x|buf)(\d+)\b",
-                  lambda a: names[int(a.group(1))] if int(a.group(1)) < len(names)
-                  else a.group(0), text)
+    return rename_numbered_args(text, first_func_arg_names(str(record.get("program") or "")))
 
 
 def summary_sentence(record: Record) -> str:
@@ -105,12 +107,13 @@ def summary_sentence(record: Record) -> str:
     if inv in (InvariantId.STREAM_NO_LEAK, InvariantId.EVENT_NO_LEAK) and off.calls:
         kind = "event" if inv == InvariantId.EVENT_NO_LEAK else "stream"
         last = off.calls[-1].loc
-        when = re.search(r", when (.+)$", str(record.get("detail") or ""))
-        never = f"not destroyed when {_source_names(record, when.group(1))}" if when \
-            else "never destroyed"
-        times = re.search(r"destroyed (\d+) time", str(record.get("detail") or ""))
-        if times and int(times.group(1)) >= 2:
-            never = f"destroyed {times.group(1)} times"
+        path = counterexample(record).get("path")
+        never = "never destroyed"
+        if isinstance(path, dict) and path:  # the branch values the handle leaks on
+            never = f"not destroyed {_source_names(record, describe_path(path))}"
+        times = roles(record).destroy_count
+        if times is not None and times >= 2:
+            never = f"destroyed {times} times"
         return (f"the {kind} created for {form(off.creator)} is {never}"
                 + (f"; {form(last)} is its last use" if last != off.creator else ""))
     if inv == InvariantId.ASYNC_ORDER:
@@ -122,8 +125,7 @@ def summary_sentence(record: Record) -> str:
     detail = str(record.get("detail") or "")
     if inv == InvariantId.DIFFERENTIAL:
         detail = _source_names(record, detail)
-    text = re.sub(r"\b(op\d+|\S+\.mlir:\d+:\d+)\b", lambda m: form(m.group(1)), detail)
-    return re.sub(r", (on every path|if .*)$", "", text)
+    return replace_op_keys(detail, form).removesuffix(", " + describe_path({}))
 
 
 def render(source: str, plan: Plan, header: list[str], prefix: str = "CHECK"
@@ -133,9 +135,9 @@ def render(source: str, plan: Plan, header: list[str], prefix: str = "CHECK"
     defects: set[int] = set()
     functions = parse_source(source).functions
     for line in source.rstrip("\n").splitlines():
-        m = re.match(r"^(\s*)func\.func\s+(?:\w+\s+)?@([\w$.]+)", line)
-        if m and m.group(2) in functions:
-            pad, func = m.group(1), m.group(2)
+        head = func_header(line)
+        if head is not None and head[1] in functions:
+            pad, func = head
             out.append(f"{pad}// {prefix}-LABEL: llvm.func @{func}(")
             for d in plan.lines.get(func, []):
                 if d.comment:

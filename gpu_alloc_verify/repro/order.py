@@ -19,7 +19,6 @@ before), no plan is made: a capture could bind another op's stream.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
@@ -27,14 +26,12 @@ from typing import Any
 from gpu_alloc_verify.repro.plan import VAR, Directive, Plan
 from gpu_alloc_verify.verify.ir.ir_lines import func_of_line, loc_id, parse_calls, parse_source
 from gpu_alloc_verify.verify.ir.locations import strip
+from gpu_alloc_verify.verify.ir.text import host_access, launch_func
+from gpu_alloc_verify.verify.model.roles import Roles
 from gpu_alloc_verify.verify.model.runtime_api import is_work, roles
 
 Record = dict[str, Any]
 
-_EDGE = re.compile(r"yet (\S+) of (\S+) may start before (\S+) of (\S+) ends")
-_LAUNCH = re.compile(r"^\s*(?:%[\w$.#:]+\s*=\s*)?gpu\.launch_func\s*(?:<(%[\w$.#]+)\s*:[^>]*>)?"
-                     r"\s*@([\w$.]+)::@([\w$.]+)")
-_HOST = re.compile(r"^\s*(?:%[\w$.#:]+\s*=\s*)?(llvm\.(?:load|store))\b")
 MAX_LINKS = 6
 
 
@@ -64,11 +61,11 @@ def read_lines(text: str) -> list[Line]:
     func = ""
     for i, line in enumerate(text.splitlines()):
         func = func_of_line(line, func)
-        if (m := _LAUNCH.match(line)) is not None:
-            out.append(Line(i, func, "launch", f"{m.group(2)}::@{m.group(3)}", (),
-                            m.group(1), loc_id(line)))
-        elif (m := _HOST.match(line)) is not None:
-            out.append(Line(i, func, "host", m.group(1), (), None, loc_id(line)))
+        if (launch := launch_func(line)) is not None:
+            out.append(Line(i, func, "launch", f"{launch.module}::@{launch.kernel}", (),
+                            launch.stream, loc_id(line)))
+        elif (access := host_access(line)) is not None:
+            out.append(Line(i, func, "host", access, (), None, loc_id(line)))
     return sorted(out, key=lambda ln: ln.index)
 
 
@@ -204,17 +201,14 @@ def op_text(program: str, op_id: str) -> str:
 
 def edge_sentence(record: Record) -> str | None:
     """What an async-order violation breaks, with the ops as written."""
-    m = _EDGE.search(str(record.get("detail") or ""))
-    if m is None:
+    said = Roles.of(record)
+    if said.earlier is None or said.later is None:
         return None
     program = str(record.get("program") or "")
-    y, x = op_text(program, m.group(2)), op_text(program, m.group(4))
-    cex = record.get("counterexample")
-    why = str(cex.get("edge") or "") if isinstance(cex, dict) else ""
-    wait = re.match(r"host wait (\S+) awaits", why)
-    if wait:
-        reason = f"`{op_text(program, wait.group(1))}` awaits it"
-    elif " depends on " in why:
+    y, x = op_text(program, said.later), op_text(program, said.earlier)
+    if said.edge_kind == "wait":
+        reason = f"`{op_text(program, str(said.awaited_by))}` awaits it"
+    elif said.edge_kind == "token":
         reason = "the second depends on the first's token"
     else:
         reason = "the first is synchronous"
@@ -224,10 +218,10 @@ def edge_sentence(record: Record) -> str | None:
 
 def order_plans(record: Record, buggy: str, fixed: str | None) -> list[Plan]:
     """The fixed lowering's chain for the violated edge, as a plan."""
-    m = _EDGE.search(str(record.get("detail") or ""))
-    if m is None or fixed is None:
+    said = Roles.of(record)
+    if said.earlier is None or said.later is None or fixed is None:
         return []
-    y, x = m.group(2), m.group(4)
+    y, x = said.later, said.earlier
     f_lines, b_lines = read_lines(fixed), read_lines(buggy)
     f_ends, b_ends = _ends(f_lines, x, y), _ends(b_lines, x, y)
     if f_ends is None or b_ends is None or not (_aligned(f_ends, f_lines)

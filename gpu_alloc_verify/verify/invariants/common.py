@@ -8,6 +8,7 @@ from gpu_alloc_verify.verify.extract.facts import words
 from gpu_alloc_verify.verify.invariants import solver
 from gpu_alloc_verify.verify.invariants.context import CheckContext
 from gpu_alloc_verify.verify.model import fold
+from gpu_alloc_verify.verify.model.roles import Roles
 from gpu_alloc_verify.verify.model.values import source_unknown_why, unknown_name, unknown_vars
 from gpu_alloc_verify.verify.model.verdicts import CheckResult, InvariantId, Verdict, Violation
 
@@ -284,8 +285,7 @@ def word_destroy_count(f: Findings, kind: str, create: Call, times: int,
     words and counterexample: the `kind` handle `create` made is destroyed
     `times` time(s), on the path the counterexample takes."""
     v = f.violations[-1]
-    v.counterexample["destroy_count"] = times
-    v.counterexample["source_op"] = create.source_op
+    v.counterexample.update(Roles(destroy_count=times, source_op=create.source_op).entries())
     path = v.counterexample.get("path")
     v.detail = (f"{kind} created by {create.source_op or unnamed} ({create.callee}) is "
                 f"destroyed {times} time(s), not exactly once, "

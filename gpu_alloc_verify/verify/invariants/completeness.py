@@ -9,6 +9,7 @@ makes the module untranslatable to LLVM IR, so it counts too.
 from __future__ import annotations
 
 from gpu_alloc_verify.verify.invariants.context import CheckContext
+from gpu_alloc_verify.verify.model.roles import Roles
 from gpu_alloc_verify.verify.model.verdicts import CheckResult, InvariantId, Verdict, Violation
 
 INVARIANT = InvariantId.LOWERING_COMPLETE
@@ -26,7 +27,7 @@ def check_lowering_complete(ctx: CheckContext) -> CheckResult:
         violations.append(Violation(
             INVARIANT, f"{r.what} left in {place} (from {r.source_op or '?'}) although the "
             "lowering reported success",
-            {"path": {}, "source_op": r.source_op, "left": r.op},
+            {"path": {}, **Roles(source_op=r.source_op, left=r.op).entries()},
             [r.source_op] if r.source_op else []))
     if violations:
         return CheckResult(INVARIANT, Verdict.VIOLATED, violations)

@@ -22,6 +22,7 @@ from gpu_alloc_verify.verify.extract.facts import Call
 from gpu_alloc_verify.verify.invariants.common import Findings, describe_path
 from gpu_alloc_verify.verify.invariants.context import CheckContext
 from gpu_alloc_verify.verify.model.fold import conj, eq, neg, one_of
+from gpu_alloc_verify.verify.model.roles import Roles
 from gpu_alloc_verify.verify.model.runtime_api import LAUNCH, PROFILES, knows, roles
 from gpu_alloc_verify.verify.model.values import HANDLE_BASE, leaves, literal, unknown_name
 from gpu_alloc_verify.verify.model.verdicts import CheckResult, InvariantId, Violation
@@ -41,7 +42,8 @@ def check_runtime_contract(ctx: CheckContext) -> CheckResult:
             f.violations.append(Violation(
                 InvariantId.RUNTIME_CONTRACT,
                 f"{ctx.runtime} runtime has no {call.callee} taking {len(call.args)} argument(s)",
-                {"source_op": call.source_op}, [call.source_op] if call.source_op else []))
+                Roles(source_op=call.source_op).entries(),
+                [call.source_op] if call.source_op else []))
             continue
         for role, value in zip(sig, call.args, strict=False):
             if role in _AN:
@@ -75,7 +77,7 @@ def _check_handle(f: Findings, call: Call, role: str, value: smt.ArithRef,
     other = _OTHER[role]
     f.query(conj(call.guard, one_of(value, made[other])),
             f"{where} is given {_AN[other]} where {_AN[role]} is expected", marked,
-            {"source_op": call.source_op, "given": other, "expected": role})
+            Roles(source_op=call.source_op, given=other, expected=role).entries())
     if not _null_ok(runtime, call.callee, role):
         detail = f"{where} is given the null stream, which the {runtime} wrapper " \
             "dereferences or cannot destroy" if role == "stream" \

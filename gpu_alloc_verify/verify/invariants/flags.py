@@ -6,6 +6,7 @@ from gpu_alloc_verify.verify import smt
 from gpu_alloc_verify.verify.invariants.common import Findings
 from gpu_alloc_verify.verify.invariants.context import CheckContext
 from gpu_alloc_verify.verify.model.fold import conj, ne, value_of
+from gpu_alloc_verify.verify.model.roles import Roles
 from gpu_alloc_verify.verify.model.runtime_api import ALLOC_CALLEES, arg_of
 from gpu_alloc_verify.verify.model.values import unknown_vars
 from gpu_alloc_verify.verify.model.verdicts import CheckResult, InvariantId, Verdict
@@ -31,7 +32,7 @@ def check_host_shared_flag(ctx: CheckContext) -> CheckResult:
                 f"{call.callee} for gpu.alloc {src.id} passes host_shared="
                 f"{'0' if expected else '1'} but the source says "
                 f"{'host_shared' if expected else 'not host_shared'}",
-                [src.id], {"source_op": src.id, "expected_flag": expected})
+                [src.id], {**Roles(source_op=src.id).entries(), "expected_flag": expected})
     if checked == 0 and not f.violations and not f.unknown:
         return CheckResult(InvariantId.HOST_SHARED_FLAG, Verdict.NOT_APPLICABLE,
                            reason="no lowered allocation call")
@@ -60,4 +61,4 @@ def _no_flag(callee: str, op_id: str):  # type: ignore[no-untyped-def]
 
     return Violation(InvariantId.HOST_SHARED_FLAG,
                      f"{callee} for gpu.alloc {op_id} has no host_shared argument",
-                     {"source_op": op_id}, [op_id])
+                     Roles(source_op=op_id).entries(), [op_id])

@@ -16,6 +16,7 @@ from gpu_alloc_verify.verify.invariants.common import (
 )
 from gpu_alloc_verify.verify.invariants.context import CheckContext
 from gpu_alloc_verify.verify.model import fold
+from gpu_alloc_verify.verify.model.roles import Roles
 from gpu_alloc_verify.verify.model.runtime_api import DESTROYERS, roles
 from gpu_alloc_verify.verify.model.values import literal, may_be_handle, unknown_vars
 from gpu_alloc_verify.verify.model.verdicts import CheckResult, InvariantId
@@ -156,8 +157,9 @@ def check_use_after_destroy(ctx: CheckContext) -> CheckResult:
                     f"{kind} created by {create.source_op or '?'} is {text} "
                     f"(destroy from {d.source_op or '?'}, use from {u.source_op or '?'})",
                     [create.source_op, d.source_op, u.source_op],
-                    {"kind": kind, "handle_from": create.source_op, "destroy": d.index,
-                     "use": u.index, "destroy_from": d.source_op, "use_from": u.source_op},
+                    {**Roles(kind=kind, handle_from=create.source_op,
+                             destroy_from=d.source_op, use_from=u.source_op).entries(),
+                     "destroy": d.index, "use": u.index},
                 )
                 if hit:
                     v = f.violations[-1]
@@ -199,8 +201,9 @@ def _foreign_twice(ctx: CheckContext, f: Findings, destroys: list[Call]) -> None
                            f"the {kind} destroyed by {d.source_op or '?'} (not created here) is "
                            f"{what} (use from {u.source_op or '?'})",
                            [d.source_op, u.source_op],
-                           {"kind": kind, "destroy": d.index, "use": u.index,
-                            "destroy_from": d.source_op, "use_from": u.source_op}):
+                           {**Roles(kind=kind, destroy_from=d.source_op,
+                                    use_from=u.source_op).entries(),
+                            "destroy": d.index, "use": u.index}):
                     v = f.violations[-1]
                     v.detail += ", " + describe_path(v.counterexample["path"])
                     return

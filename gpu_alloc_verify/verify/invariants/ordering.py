@@ -31,6 +31,7 @@ from gpu_alloc_verify.verify.invariants.common import Findings, describe_path
 from gpu_alloc_verify.verify.invariants.context import CheckContext
 from gpu_alloc_verify.verify.invariants.schedule import Item, Schedule, describe, encode
 from gpu_alloc_verify.verify.model import fold
+from gpu_alloc_verify.verify.model.roles import Roles
 from gpu_alloc_verify.verify.model.runtime_api import PROFILES, allocates_at_once, order_kind
 from gpu_alloc_verify.verify.model.values import unknown_vars
 from gpu_alloc_verify.verify.model.verdicts import CheckResult, InvariantId, Verdict, Violation
@@ -287,6 +288,9 @@ class _Pair:
     detail: str
     marked: list[str | None]
     why: str
+    # for "`later` may start before `earlier` ends": the two ops and the edge
+    # (what `repro/` names in a test's sentence and plan)
+    roles: Roles = Roles()
 
 
 def _open_pairs(f: Findings, sch: Schedule, edges: _Edges, func: str
@@ -358,7 +362,9 @@ def _pair(f: Findings, sch: Schedule, e: _Edge, a: Item, b: Item) -> list[_Pair]
     if not ordered:
         out.append(_Pair(fold.conj(path, sch.var(b.start) < sch.var(a.end)),
                          f"{why}, yet {b.call.callee} of {y.id} may start before "
-                         f"{a.call.callee} of {x.id} ends", [x.id, y.id], why))
+                         f"{a.call.callee} of {x.id} ends", [x.id, y.id], why,
+                         Roles(earlier=x.id, later=y.id, edge_kind=e.kind,
+                               awaited_by=e.after if e.kind == "wait" else None)))
     return out
 
 
@@ -395,7 +401,8 @@ def _decide(f: Findings, sch: Schedule, pairs: list[_Pair], hidden: list[smt.Exp
     path = solver.bool_assignment(model, pair.bad)
     f.violations.append(Violation(
         InvariantId.ASYNC_ORDER, f"{pair.detail}, {describe_path(path)}",
-        {"path": path, "edge": pair.why, "schedule": describe(sch, model)},
+        {"path": path, "edge": pair.why, "schedule": describe(sch, model),
+         **pair.roles.entries()},
         sorted({m for m in pair.marked if m})))
     return True
 

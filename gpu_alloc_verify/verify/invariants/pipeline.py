@@ -20,6 +20,7 @@ from gpu_alloc_verify.verify.lowerings.base import Lowering, LoweringOutcome, St
 from gpu_alloc_verify.verify.lowerings.failure_kind import CONFIRMED_BY_TOOL
 from gpu_alloc_verify.verify.model.errors import SourceParseError
 from gpu_alloc_verify.verify.model.program import Program
+from gpu_alloc_verify.verify.model.roles import Roles
 from gpu_alloc_verify.verify.model.verdicts import (
     VERDICTS,
     CheckResult,
@@ -167,7 +168,8 @@ def invalid_ir_violation(outcome: LoweringOutcome) -> Violation:
     return Violation(
         NO_CRASH, f"{producer} emitted IR that fails verification on a valid program: "
         f"{bad.error}{at}",
-        {"diagnostics": outcome.diagnostics, "op": bad.op, "pass": bad.producer},
+        {"diagnostics": outcome.diagnostics, "op": bad.op, "pass": bad.producer,
+         **Roles(error=bad.error, error_at=bad.where.strip('"') or None).entries()},
         confirmation=f"{CONFIRMED_BY_TOOL}: {bad.evidence}")
 
 

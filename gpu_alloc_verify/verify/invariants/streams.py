@@ -12,6 +12,7 @@ from gpu_alloc_verify.verify.invariants.common import (
 )
 from gpu_alloc_verify.verify.invariants.context import CheckContext
 from gpu_alloc_verify.verify.model import fold
+from gpu_alloc_verify.verify.model.roles import Roles
 from gpu_alloc_verify.verify.model.values import unknown_vars
 from gpu_alloc_verify.verify.model.verdicts import CheckResult, InvariantId, Verdict
 
@@ -42,7 +43,8 @@ def check_sync_alloc_no_stream(ctx: CheckContext) -> CheckResult:
         if create.source_op in sync_ids:
             f.query(create.guard,
                     f"mgpuStreamCreate emitted for synchronous gpu.alloc {create.source_op}",
-                    [create.source_op], {"source_op": create.source_op, "handle": h})
+                    [create.source_op],
+                    {**Roles(source_op=create.source_op).entries(), "handle": h})
     for call in ctx.lowered.calls:
         if call.source_op not in sync_ids:
             continue
@@ -58,7 +60,7 @@ def check_sync_alloc_no_stream(ctx: CheckContext) -> CheckResult:
         f.query(fold.conj(call.guard, may_be_stream(ctx, stream)),
                 f"{call.callee} for synchronous gpu.alloc {call.source_op} runs on a "
                 f"created stream instead of none",
-                [call.source_op], {"source_op": call.source_op})
+                [call.source_op], Roles(source_op=call.source_op).entries())
     return f.result()
 
 

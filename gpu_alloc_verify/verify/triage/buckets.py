@@ -32,7 +32,7 @@ from gpu_alloc_verify.verify.model.results import read_records
 from gpu_alloc_verify.verify.model.verdicts import INVARIANTS, InvariantId, Verdict
 from gpu_alloc_verify.verify.triage.causes import organize, program_text
 from gpu_alloc_verify.verify.triage.kinds import DEFECT, KNOCK_ON, LIMITATION, SEVERITY
-from gpu_alloc_verify.verify.triage.offending import role
+from gpu_alloc_verify.verify.triage.offending import roles
 from gpu_alloc_verify.verify.triage.rejudge import Settings, lowering_for, rejudge
 from gpu_alloc_verify.verify.triage.signature import Signature, family, signature_of
 
@@ -218,7 +218,7 @@ def _root_causes(found: list[Record]) -> list[Record]:
     """The violations of one program without knock-on effects: a cast left over
     because another op of the program was left unconverted is not a cause."""
     def cast_only(v: Record) -> bool:
-        return v["invariant"] == InvariantId.LOWERING_COMPLETE and role(v, "left") in CASTS
+        return v["invariant"] == InvariantId.LOWERING_COMPLETE and roles(v).left in CASTS
 
     if any(v["invariant"] == InvariantId.LOWERING_COMPLETE and not cast_only(v) for v in found):
         return [v for v in found if not cast_only(v)]

@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from gpu_alloc_verify.verify.ir.ir_lines import Call, Residue, parse_calls, parse_residue
+from gpu_alloc_verify.verify.model.roles import Roles
 from gpu_alloc_verify.verify.model.verdicts import InvariantId
 
 Record = dict[str, Any]
@@ -53,12 +54,11 @@ def counterexample(record: Record) -> Record:
     return cex if isinstance(cex, dict) else {}
 
 
-def role(record: Record, key: str) -> str | None:
-    """A source op id (or a handle kind) the checker put in the counterexample
-    under `key`: the creator, destroy and use of a handle, the op left
-    unconverted.  Read from there, never from the worded detail."""
-    value = counterexample(record).get(key)
-    return value if isinstance(value, str) and value else None
+def roles(record: Record) -> Roles:
+    """The roles the checker recorded (`verify.model.roles`): the creator,
+    destroy and use of a handle, the op left unconverted.  Read from there,
+    never from the worded detail."""
+    return Roles.of(record)
 
 
 def marked_calls(record: Record) -> list[str]:
@@ -118,21 +118,21 @@ def offense(record: Record) -> Offense:
     lowered = str(record.get("lowered") or "")
     calls = parse_calls(lowered)
     invariant = str(record.get("invariant") or "")
-    source_op = role(record, "source_op")
+    said = roles(record)
+    source_op = said.source_op
     marked = marked_calls(record)
     found: Offense | None = None
-    used_kind = role(record, "kind")  # the handle kind of a use after destroy
+    used_kind = said.kind  # the handle kind of a use after destroy
     if invariant in (InvariantId.STREAM_NO_LEAK, InvariantId.EVENT_NO_LEAK):
         kind = "event" if invariant == InvariantId.EVENT_NO_LEAK else "stream"
         found = _handle_from_create(calls, kind, source_op)
     elif invariant == InvariantId.STREAM_NO_USE_AFTER_DESTROY and used_kind in CREATES:
         kind = str(used_kind)
-        handle_from = role(record, "handle_from")
-        if handle_from:
-            found = _handle_from_create(calls, kind, handle_from)
+        if said.handle_from:
+            found = _handle_from_create(calls, kind, said.handle_from)
         if found is None:
-            found = _handle_from_destroy(calls, kind, role(record, "destroy_from"))
-        use_from = role(record, "use_from")
+            found = _handle_from_destroy(calls, kind, said.destroy_from)
+        use_from = said.use_from
         if found is not None and use_from is not None and use_from not in found.source_ops:
             found = None  # the handle read is not the one the checker means
     elif invariant == InvariantId.SYNC_ALLOC_NO_STREAM and source_op:
@@ -142,7 +142,7 @@ def offense(record: Record) -> Offense:
         found = _with_sources(Offense("", None, allocs[0].func if allocs else "", allocs))
     elif invariant == InvariantId.LOWERING_COMPLETE:
         residue = parse_residue(lowered)
-        left = role(record, "left")
+        left = said.left
         at = [r for r in residue if r.loc == source_op and r.name == left] or \
             [r for r in residue if r.loc == source_op]
         if at:

@@ -23,11 +23,19 @@ from dataclasses import asdict, dataclass
 from typing import Any
 
 from gpu_alloc_verify.verify.ir.ir_lines import Source, SrcOp, parse_source
+from gpu_alloc_verify.verify.ir.text import (
+    first_op_name,
+    has_64bit_type,
+    has_memory_space,
+    mask_names,
+    mask_types,
+)
 from gpu_alloc_verify.verify.lowerings.mlir_opt import top_level_passes
 from gpu_alloc_verify.verify.model.op_specs import words as op_words_of
+from gpu_alloc_verify.verify.model.roles import Roles
 from gpu_alloc_verify.verify.model.verdicts import InvariantId
 from gpu_alloc_verify.verify.triage.kinds import PRECONDITIONS, REGION_SHARED, precondition
-from gpu_alloc_verify.verify.triage.offending import DESTROYS, Offense, offense, role
+from gpu_alloc_verify.verify.triage.offending import DESTROYS, Offense, offense, roles
 
 CAST = "builtin.unrealized_conversion_cast"
 
@@ -42,12 +50,6 @@ _SHORT: dict[str, str] = {
     InvariantId.LOWERING_COMPLETE: "unconverted",
     InvariantId.LOWERING_NO_CRASH: "crash",
 }
-_INVALID = re.compile(r"fails verification on a valid program: (.*?)(?: \(at \"?([^\")]+)\"?\))?$",
-                      re.M)
-_QUOTED = re.compile(r"'![^']*'")
-_OP_NAME = re.compile(r"\b([a-z_]+\.[a-z_.]+)\b")
-_SPACE = re.compile(r"memref<[^>]*,\s*\d+\s*>")
-_NUMBERS = re.compile(r"\b(?:op\d+|p\d+/op\d+|\S+\.mlir:\d+:\d+|%\w+|\d+)\b")
 
 
 @dataclass(frozen=True)
@@ -111,7 +113,7 @@ def op_form(op: SrcOp | None, with_nesting: bool = False, one_dep: bool = False)
             form += " [%t]" if n == 1 else " [%t, %t]"
         if op.host_shared:
             form += " host_shared"
-        if op.name == "gpu.memset" and re.search(r"\b[if]64\b", op.text):
+        if op.name == "gpu.memset" and has_64bit_type(op.text):
             form += " (64-bit)"
     if with_nesting and op.nesting:
         form = f"in {op.nesting[-1]}: {form}"
@@ -179,8 +181,9 @@ def signature_of(record: Record, pipeline: str | None = None) -> Signature:
     cex = cex if isinstance(cex, dict) else {}
     if invariant == InvariantId.LOWERING_NO_CRASH:
         return _crash(record, cex, src, fam)
-    if invariant == InvariantId.RUNTIME_CONTRACT and cex.get("given") == "stream" \
-            and cex.get("expected") == "event":
+    said = roles(record)
+    if invariant == InvariantId.RUNTIME_CONTRACT and said.given == "stream" \
+            and said.expected == "event":
         # Whichever op awaits it, the cause is one: a token that is a stream
         # reaches an event call (a token carried through control flow).
         return Signature(invariant, "any stream handle", "stream given to an event call",
@@ -203,7 +206,7 @@ def signature_of(record: Record, pipeline: str | None = None) -> Signature:
         calls.append(f"flag != {expected}" if expected is not None else "no flag")
     if not calls and invariant in (InvariantId.DIFFERENTIAL, InvariantId.ASYNC_ORDER,
                                    InvariantId.RUNTIME_CONTRACT):
-        calls = [_NUMBERS.sub("N", str(record.get("detail") or ""))[:120]]
+        calls = [mask_names(str(record.get("detail") or ""))[:120]]
     focus = forms[0] if invariant != InvariantId.ASYNC_ORDER else forms[-1]
     return Signature(invariant, " -> ".join(forms), " -> ".join(calls) or "none", fam, focus)
 
@@ -212,24 +215,23 @@ def _crash(record: Record, cex: Record, src: Source, fam: str) -> Signature:
     """Invalid IR is named after the verifier's complaint (types and numbers
     dropped) and the op it is at; a crash or hang, after its first line."""
     detail = str(record.get("detail") or "")
-    m = _INVALID.search(detail)
-    if m is not None:
-        reason = _NUMBERS.sub("N", _QUOTED.sub("'T'", m.group(1)))[:120]
-        op = src.by_id(m.group(2)) if m.group(2) else None
-        if (op is None or op.name != "gpu.alloc") and "ptr<" in m.group(1):
+    said = Roles.from_counterexample(cex)
+    if said.error is not None:
+        reason = mask_names(mask_types(said.error))[:120]
+        at = said.error_at or ""
+        op = src.by_id(at) if at else None
+        if (op is None or op.name != "gpu.alloc") and "ptr<" in said.error:
             # A pointer of another address space in the complaint: the alloc
             # whose descriptor it is (a location in a split batch may not map).
-            op = next((o for o in src.ops if o.name == "gpu.alloc" and _SPACE.search(o.text)),
+            op = next((o for o in src.ops if o.name == "gpu.alloc" and has_memory_space(o.text)),
                       op)
-        line = op.text if op is not None else _line_of(str(record.get("program") or ""),
-                                                       m.group(2) or "")
-        name = op.name if op is not None else _OP_NAME.search(line)
-        form = name if isinstance(name, str) else name.group(1) if name else "?"
-        if _SPACE.search(line):
+        line = op.text if op is not None else _line_of(str(record.get("program") or ""), at)
+        form = op.name if op is not None else first_op_name(line) or "?"
+        if has_memory_space(line):
             form += " in memory space"
         return Signature(InvariantId.LOWERING_NO_CRASH, form, reason, fam, form)
     first = str(cex.get("diagnostics") or detail).strip().splitlines()
-    reason = _NUMBERS.sub("N", first[0])[:120] if first else "?"
+    reason = mask_names(first[0])[:120] if first else "?"
     return Signature(InvariantId.LOWERING_NO_CRASH, "?", reason, fam)
 
 
@@ -254,8 +256,8 @@ def _leak(invariant: str, src: Source, off: Offense, cex: Record, fam: str) -> S
     sits (in a branch or not) does not matter.  Destroyed twice is a double
     destroy, the same cause the use-after-destroy rule names."""
     kind = "event" if invariant == InvariantId.EVENT_NO_LEAK else "stream"
-    count = cex.get("destroy_count")
-    if isinstance(count, int) and count > 1:
+    count = Roles.from_counterexample(cex).destroy_count
+    if count is not None and count > 1:
         return _double_destroy(kind, fam)
     creator = src.by_id(off.creator) if off.creator else None
     last = off.calls[-1] if off.calls else None
@@ -277,12 +279,13 @@ def _use_after_destroy(off: Offense, record: Record, fam: str) -> Signature:
     """Named after the handle kind and what follows the destroy (destroyed again,
     or used again); which ops destroy and use it, and where, varies with the
     program, not with the cause."""
-    destroy_from, use_from = role(record, "destroy_from"), role(record, "use_from")
+    said = roles(record)
+    destroy_from, use_from = said.destroy_from, said.use_from
     destroy = next((c for c in off.calls if c.callee in DESTROYS.values()
                     and (destroy_from is None or c.loc == destroy_from)), None)
     use = next((c for c in off.calls if destroy is not None and c.index > destroy.index
                 and (use_from is None or c.loc == use_from)), None)
-    kind = role(record, "kind") or off.kind or "stream"
+    kind = said.kind or off.kind or "stream"
     if use is not None and use.callee in DESTROYS.values():
         return _double_destroy(kind, fam)
     return Signature(InvariantId.STREAM_NO_USE_AFTER_DESTROY, f"any {kind} handle",
