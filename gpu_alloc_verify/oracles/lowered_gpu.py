@@ -25,7 +25,7 @@ interpreter (`oracles.lowered_interp`).
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from math import prod
 from typing import TYPE_CHECKING, Any, cast
@@ -150,10 +150,10 @@ def _token_type(v: IRValue) -> bool:
 
 
 # -- gpu.launch_func -----------------------------------------------------------
-def launch_func(m: _Machine, op: IROp) -> None:
+def launch_func(m: _Machine, op: IROp) -> tuple[Any, ...]:
+    """The op's result values (its token, where it has one)."""
     if any(_token_type(v) for v in [*op.operands, *op.results]):
-        residue_launch(m, op)
-        return
+        return residue_launch(m, op)
     parts = _launch_parts(op)
     if not parts.has_object:  # LLVM 16 lowers launches itself: this one is unknown
         raise Unsupported("gpu.launch_func without an async-object segment")
@@ -164,7 +164,7 @@ def launch_func(m: _Machine, op: IROp) -> None:
     m.rt.set_location(loc)
     if parts.stream is not None:
         _launch(m, kernel, sizes, args, int(m.v(parts.stream) or 0), loc)
-        return
+        return ()
     stream = m.rt.stream_create()
     m.raw.append(RawCall("mgpuStreamCreate", (), "", stream, loc))
     _launch(m, kernel, sizes, args, stream, loc)
@@ -172,6 +172,7 @@ def launch_func(m: _Machine, op: IROp) -> None:
     m.raw.append(RawCall("mgpuStreamSynchronize", (stream,), "p", None, loc))
     m.rt.stream_destroy(stream)
     m.raw.append(RawCall("mgpuStreamDestroy", (stream,), "p", None, loc))
+    return ()
 
 
 def _launch(m: _Machine, kernel: Kernel, sizes: list[int], args: list[KernelArg],
@@ -219,48 +220,74 @@ def _split_deps(m: _Machine, op: IROp) -> tuple[list[Any], list[Any], bool]:
     return deps, rest, any(_token_type(r) for r in op.results)
 
 
-def residue(m: _Machine, op: IROp, name: str) -> None:
+def _wait(m: _Machine, op: IROp) -> tuple[Any, ...]:
     m.rt.set_location(m.loc_of(op))
-    if name == "gpu.launch_func":
-        residue_launch(m, op)
-        return
+    deps, _, async_ = _split_deps(m, op)
+    if async_:
+        return (_finish(m, op, _stream_after(m, deps), True),)
+    for d in deps:  # the host waits for each dependency's work
+        m.rt.stream_synchronize(d.stream if isinstance(d, ResidueToken) else int(d or 0))
+    return ()
+
+
+def _alloc(m: _Machine, op: IROp) -> tuple[Any, ...]:
+    m.rt.set_location(m.loc_of(op))
     deps, rest, async_ = _split_deps(m, op)
-    if name == "gpu.wait":
-        if async_:
-            m.set(op, _finish(m, op, _stream_after(m, deps), True))
-            return
-        for d in deps:  # the host waits for each dependency's work
-            m.rt.stream_synchronize(d.stream if isinstance(d, ResidueToken) else int(d or 0))
-        return
     s = _stream_after(m, deps)
-    if name == "gpu.alloc":
-        dims, elem = memref_shape(op.results[0].type)
-        dyn = iter(int(m.v(x)) for x in rest)
-        sizes = [d if d is not None else next(dyn) for d in dims]
-        nbytes = prod(sizes) * ELEM_BYTES[elem]
-        shared = prop(op, "hostShared") is not None
-        ptr = m.rt.mem_alloc(nbytes, s, shared) if async_ else \
-            m.rt.mem_alloc_sync(nbytes, shared)
-        m.set(op, descriptor(ptr, sizes), _finish(m, op, s, async_))
-        return
-    if name == "gpu.dealloc":
-        dims, elem = memref_shape(rest[0].type)
-        m.rt.mem_free(view_of(m.v(rest[0]), len(dims), elem).ptr, s)
-    elif name == "gpu.memset":
-        dims, elem = memref_shape(rest[0].type)
-        view = view_of(m.v(rest[0]), len(dims), elem)
-        memset_pattern(m.rt, _address(view), _pattern(m.v(rest[1]), elem), prod(view.sizes), s)
-    elif name == "gpu.memcpy":
-        dims, elem = memref_shape(rest[0].type)
-        dst = view_of(m.v(rest[0]), len(dims), elem)
-        src = view_of(m.v(rest[1]), len(dims), elem)
-        m.rt.memcpy(_address(dst), _address(src), prod(dst.sizes) * ELEM_BYTES[elem], s)
-    else:
-        raise Unsupported(f"residual {name}")
-    m.set(op, _finish(m, op, s, async_))
+    dims, elem = memref_shape(op.results[0].type)
+    dyn = iter(int(m.v(x)) for x in rest)
+    sizes = [d if d is not None else next(dyn) for d in dims]
+    nbytes = prod(sizes) * ELEM_BYTES[elem]
+    shared = prop(op, "hostShared") is not None
+    ptr = m.rt.mem_alloc(nbytes, s, shared) if async_ else m.rt.mem_alloc_sync(nbytes, shared)
+    return descriptor(ptr, sizes), _finish(m, op, s, async_)
 
 
-def residue_launch(m: _Machine, op: IROp) -> None:
+def _on_stream(run: Callable[[_Machine, list[IRValue], int], None]) -> Residue:
+    """A residue whose work is queued on its own stream after its
+    dependencies: `run(m, operands but tokens, stream)`; its token, if async."""
+    def residue(m: _Machine, op: IROp) -> tuple[Any, ...]:
+        m.rt.set_location(m.loc_of(op))
+        deps, rest, async_ = _split_deps(m, op)
+        s = _stream_after(m, deps)
+        run(m, rest, s)
+        return (_finish(m, op, s, async_),)
+    return residue
+
+
+def _dealloc(m: _Machine, rest: list[IRValue], s: int) -> None:
+    dims, elem = memref_shape(rest[0].type)
+    m.rt.mem_free(view_of(m.v(rest[0]), len(dims), elem).ptr, s)
+
+
+def _memset(m: _Machine, rest: list[IRValue], s: int) -> None:
+    dims, elem = memref_shape(rest[0].type)
+    view = view_of(m.v(rest[0]), len(dims), elem)
+    memset_pattern(m.rt, _address(view), _pattern(m.v(rest[1]), elem), prod(view.sizes), s)
+
+
+def _memcpy(m: _Machine, rest: list[IRValue], s: int) -> None:
+    dims, elem = memref_shape(rest[0].type)
+    dst = view_of(m.v(rest[0]), len(dims), elem)
+    src = view_of(m.v(rest[1]), len(dims), elem)
+    m.rt.memcpy(_address(dst), _address(src), prod(dst.sizes) * ELEM_BYTES[elem], s)
+
+
+Residue = Callable[["_Machine", IROp], tuple[Any, ...]]
+# Each residue, run with its source meaning (its result values returned); the
+# names are the op table's converted ops (`op_specs.CALL_PATTERN_OPS`).
+RESIDUES: dict[str, Residue] = {
+    "gpu.wait": _wait,
+    "gpu.alloc": _alloc,
+    "gpu.dealloc": _on_stream(_dealloc),
+    "gpu.memset": _on_stream(_memset),
+    "gpu.memcpy": _on_stream(_memcpy),
+}
+# The gpu ops run here (`oracles.lowered_xdsl.gpu_ops` registers them).
+HANDLED_OPS: frozenset[str] = frozenset({*RESIDUES, "gpu.launch_func"})
+
+
+def residue_launch(m: _Machine, op: IROp) -> tuple[Any, ...]:
     deps, _, async_ = _split_deps(m, op)
     parts = _launch_parts(op)
     sizes = _sizes(m, parts)
@@ -269,7 +296,7 @@ def residue_launch(m: _Machine, op: IROp) -> None:
     s = _stream_after(m, deps)
     m.rt.launch(kernel, (sizes[0], sizes[1], sizes[2]), (sizes[3], sizes[4], sizes[5]), args,
                 s)
-    m.set(op, _finish(m, op, s, async_))
+    return (_finish(m, op, s, async_),)
 
 
 def release(m: _Machine) -> None:

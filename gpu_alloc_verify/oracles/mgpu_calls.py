@@ -9,8 +9,18 @@ through the native shim can be compared as they are.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import cast
+
+from xdsl.interpreter import (
+    Interpreter,
+    InterpreterFunctions,
+    PythonValues,
+    impl_external,
+    register_impls,
+)
+from xdsl.ir import Operation
 
 from gpu_alloc_verify.oracles.runtime import Runtime
 from gpu_alloc_verify.verify.model.runtime_effects import PROPOSED
@@ -55,60 +65,126 @@ class RawCall:
 NormalizedCall = tuple[str, tuple[str | int, ...]]
 
 
-Args = list[int]
+Args = PythonValues
 
 
-def _mem_alloc(rt: Runtime, a: Args, kinds: str) -> int:
-    if kinds == "ipi":
-        return rt.mem_alloc(a[0], a[1], bool(a[2] & 1))
-    if kinds == "ip":  # LLVM 16: no host-shared flag
-        return rt.mem_alloc(a[0], a[1], False)
-    return rt.mem_alloc_sync(a[0], bool(a[1] & 1))  # the split API's "ii"
+@register_impls
+class RuntimeCalls(InterpreterFunctions):
+    """One external function per runtime call the simulated runtime performs:
+    each does its call on `rt` (`kinds`: the argument kinds of the call being
+    made, for the calls whose signature changed across versions) and returns
+    its result, or nothing for a call that returns none.  The set of them is
+    `SIMULATED`; any other call is unknown."""
+
+    def __init__(self, rt: Runtime) -> None:
+        self.rt = rt
+        self.kinds = ""
+
+    @impl_external("mgpuStreamCreate")
+    def stream_create(self, interp: Interpreter, op: Operation, a: Args) -> Args:
+        return (self.rt.stream_create(),)
+
+    @impl_external("mgpuStreamDestroy")
+    def stream_destroy(self, interp: Interpreter, op: Operation, a: Args) -> Args:
+        self.rt.stream_destroy(a[0])
+        return ()
+
+    @impl_external("mgpuStreamSynchronize")
+    def stream_synchronize(self, interp: Interpreter, op: Operation, a: Args) -> Args:
+        self.rt.stream_synchronize(a[0])
+        return ()
+
+    @impl_external("mgpuStreamWaitEvent")
+    def stream_wait_event(self, interp: Interpreter, op: Operation, a: Args) -> Args:
+        self.rt.stream_wait_event(a[0], a[1])
+        return ()
+
+    @impl_external("mgpuEventCreate")
+    def event_create(self, interp: Interpreter, op: Operation, a: Args) -> Args:
+        return (self.rt.event_create(),)
+
+    @impl_external("mgpuEventDestroy")
+    def event_destroy(self, interp: Interpreter, op: Operation, a: Args) -> Args:
+        self.rt.event_destroy(a[0])
+        return ()
+
+    @impl_external("mgpuEventSynchronize")
+    def event_synchronize(self, interp: Interpreter, op: Operation, a: Args) -> Args:
+        self.rt.event_synchronize(a[0])
+        return ()
+
+    @impl_external("mgpuEventRecord")
+    def event_record(self, interp: Interpreter, op: Operation, a: Args) -> Args:
+        self.rt.event_record(a[0], a[1])
+        return ()
+
+    @impl_external("mgpuMemAlloc")
+    def mem_alloc(self, interp: Interpreter, op: Operation, a: Args) -> Args:
+        if self.kinds == "ipi":
+            return (self.rt.mem_alloc(a[0], a[1], bool(a[2] & 1)),)
+        if self.kinds == "ip":  # LLVM 16: no host-shared flag
+            return (self.rt.mem_alloc(a[0], a[1], False),)
+        return (self.rt.mem_alloc_sync(a[0], bool(a[1] & 1)),)  # the split API's "ii"
+
+    @impl_external("mgpuMemAllocAsync")
+    def mem_alloc_async(self, interp: Interpreter, op: Operation, a: Args) -> Args:
+        return (self.rt.mem_alloc_async(a[0], a[1], bool(a[2] & 1)),)
+
+    @impl_external("mgpuMemFree")
+    def mem_free(self, interp: Interpreter, op: Operation, a: Args) -> Args:
+        if self.kinds == "p":  # the split API's synchronous free
+            self.rt.mem_free_sync(a[0])
+        else:
+            self.rt.mem_free(a[0], a[1])
+        return ()
+
+    @impl_external("mgpuMemFreeAsync")
+    def mem_free_async(self, interp: Interpreter, op: Operation, a: Args) -> Args:
+        self.rt.mem_free_async(a[0], a[1])
+        return ()
+
+    @impl_external("mgpuMemcpy")
+    def memcpy(self, interp: Interpreter, op: Operation, a: Args) -> Args:
+        self.rt.memcpy(a[0], a[1], a[2], a[3])
+        return ()
+
+    @impl_external("mgpuMemset32")
+    def memset32(self, interp: Interpreter, op: Operation, a: Args) -> Args:
+        self.rt.memset32(a[0], a[1], a[2], a[3])
+        return ()
+
+    @impl_external("mgpuMemset16")
+    def memset16(self, interp: Interpreter, op: Operation, a: Args) -> Args:
+        self.rt.memset16(a[0], a[1], a[2], a[3])
+        return ()
+
+    @impl_external("mgpuMemset64")
+    def memset64(self, interp: Interpreter, op: Operation, a: Args) -> Args:
+        self.rt.memset64(a[0], a[1], a[2], a[3])
+        return ()
 
 
-def _mem_free(rt: Runtime, a: Args, kinds: str) -> None:
-    if kinds == "p":  # the split API's synchronous free
-        rt.mem_free_sync(a[0])
-    else:
-        rt.mem_free(a[0], a[1])
+_EXTERNALS = dict(RuntimeCalls._ext_impls())  # the framework's listing of them
+SIMULATED = frozenset(_EXTERNALS)
 
 
-# What each call `dispatch` performs does on a Runtime (with the argument
-# kinds, for the calls whose signature changed across versions); any other
-# call is an UnknownCall.
-_EFFECTS: dict[str, Callable[[Runtime, Args, str], int | None]] = {
-    "mgpuStreamCreate": lambda rt, a, k: rt.stream_create(),
-    "mgpuStreamDestroy": lambda rt, a, k: rt.stream_destroy(a[0]),
-    "mgpuStreamSynchronize": lambda rt, a, k: rt.stream_synchronize(a[0]),
-    "mgpuStreamWaitEvent": lambda rt, a, k: rt.stream_wait_event(a[0], a[1]),
-    "mgpuEventCreate": lambda rt, a, k: rt.event_create(),
-    "mgpuEventDestroy": lambda rt, a, k: rt.event_destroy(a[0]),
-    "mgpuEventSynchronize": lambda rt, a, k: rt.event_synchronize(a[0]),
-    "mgpuEventRecord": lambda rt, a, k: rt.event_record(a[0], a[1]),
-    "mgpuMemAlloc": _mem_alloc,
-    "mgpuMemAllocAsync": lambda rt, a, k: rt.mem_alloc_async(a[0], a[1], bool(a[2] & 1)),
-    "mgpuMemFree": _mem_free,
-    "mgpuMemFreeAsync": lambda rt, a, k: rt.mem_free_async(a[0], a[1]),
-    "mgpuMemcpy": lambda rt, a, k: rt.memcpy(a[0], a[1], a[2], a[3]),
-    "mgpuMemset32": lambda rt, a, k: rt.memset32(a[0], a[1], a[2], a[3]),
-    "mgpuMemset16": lambda rt, a, k: rt.memset16(a[0], a[1], a[2], a[3]),
-    "mgpuMemset64": lambda rt, a, k: rt.memset64(a[0], a[1], a[2], a[3]),
-}
-SIMULATED = frozenset(_EFFECTS)
-# Calls that return a value; the others give None whatever the Runtime returns.
-_RETURNS = frozenset({"mgpuStreamCreate", "mgpuEventCreate", "mgpuMemAlloc",
-                      "mgpuMemAllocAsync"})
+def unknown_call(callee: str, kinds: str) -> UnknownCall:
+    return UnknownCall(f"@{callee} with argument kinds '{kinds}'")
 
 
 def dispatch(rt: Runtime, callee: str, args: Sequence[int], kinds: str) -> int | None:
-    """Perform `callee(args)` on `rt`; the result for the calls that return one."""
+    """Perform `callee(args)` on `rt` outside an interpreter (a replayed
+    trace); the result for the calls that return one."""
     if callee in NO_EFFECT:
         return None
-    effect = _EFFECTS.get(callee)
+    effect = _EXTERNALS.get(callee)
     if effect is None or kinds not in SIGNATURES[callee]:
-        raise UnknownCall(f"@{callee} with argument kinds '{kinds}'")
-    result = effect(rt, list(args), kinds)
-    return result if callee in _RETURNS else None
+        raise unknown_call(callee, kinds)
+    calls = RuntimeCalls(rt)
+    calls.kinds = kinds
+    # No interpreter nor op: the runtime calls use neither.
+    values = effect(calls, cast(Interpreter, None), cast(Operation, None), tuple(args))
+    return values[0] if values else None
 
 
 def normalize_trace(raw: Sequence[RawCall]) -> list[NormalizedCall]:

@@ -1,0 +1,176 @@
+"""Control flow of lowered modules: `scf` regions, `cf`/`llvm` branches,
+returns, and calls (to the module's own functions, to host externals, and
+to the `mgpu*` runtime, whose calls are `mgpu_calls.RuntimeCalls`)."""
+
+from __future__ import annotations
+
+from xdsl.interpreter import (
+    Interpreter,
+    InterpreterFunctions,
+    PythonValues,
+    ReturnedValues,
+    Successor,
+    TerminatorValue,
+    impl,
+    impl_terminator,
+    register_impls,
+)
+from xdsl.ir import Operation
+
+from gpu_alloc_verify.oracles import lowered_gpu, lowered_host
+from gpu_alloc_verify.oracles.llvm_values import Agg, Unsupported, ints, prop, signed, type_name
+from gpu_alloc_verify.oracles.lowered_xdsl.framework import op_type
+from gpu_alloc_verify.oracles.lowered_xdsl.memory_ops import op_loc
+from gpu_alloc_verify.oracles.lowered_xdsl.scalar_ops import machine
+from gpu_alloc_verify.oracles.mgpu_calls import NO_EFFECT, RawCall
+from gpu_alloc_verify.verify.ir.lowered_ir import op_name
+
+Values = PythonValues
+Flow = tuple[TerminatorValue, Values]
+
+
+def _call(interp: Interpreter, op: Operation, args: Values) -> Values:
+    m = machine(interp)
+    root = getattr(prop(op, "callee"), "root_reference", None)  # either model's ref
+    operands = list(op.operands)
+    values = list(args)
+    if root is None:  # through a function pointer: its first operand
+        target = int(values[0] or 0)
+        if target not in m.addresses:
+            raise Unsupported(f"indirect call through {target:#x}, no function's address")
+        name, operands, values = m.addresses[target], operands[1:], values[1:]
+    else:
+        name = root.data
+    fn = m.funcs.get(name)
+    if fn is not None and fn.regions and fn.regions[0].blocks:
+        return tuple(m.call_function(name, values))
+    if name in ("malloc", "free") and len(values) == 1:  # memref.alloc's host memory
+        m.rt.set_location(op_loc(op))
+        if name == "malloc":
+            return (m.rt.host_alloc(int(values[0] or 0)),)
+        m.rt.host_free(int(values[0] or 0))
+        return ()
+    if name in NO_EFFECT:  # nothing observable; arguments may be aggregates
+        return ()
+    if name in lowered_host.DEVICE_MEMREF and len(values) == 5:
+        _, aligned, offset, size, stride = (int(a or 0) for a in values)
+        return (Agg({(0,): aligned, (1,): aligned, (2,): offset, (3, 0): size,
+                     (4, 0): stride}),)
+    if name.startswith("_mlir_ciface_") and name[13:] in lowered_host.PRINTERS \
+            and len(values) == 1:
+        # The C interface passes the unranked memref {rank, descriptor*}
+        # through a pointer (`llvm.emit_c_interface`).
+        raw = m.read_bytes(op, int(values[0] or 0), 16)
+        if raw is not None:
+            lowered_host.print_memref(
+                name[13:], [int.from_bytes(raw[:8], "little"),
+                            int.from_bytes(raw[8:], "little")],
+                lambda addr, n: m.read_bytes(op, addr, n))
+        return ()
+    if name in lowered_host.PRINTERS:  # a body of its own was called above
+        lowered_host.print_memref(name, [int(a or 0) for a in values],
+                                  lambda addr, n: m.read_bytes(op, addr, n))
+        return ()
+    kinds = "".join("p" if type_name(x.type) == "!llvm.ptr" else "i" for x in operands)
+    loc = op_loc(op)
+    m.rt.set_location(loc)
+    numbers = [int(a or 0) for a in values]
+    if m.residue_streams and lowered_gpu.event_use(m, name, numbers):
+        m.raw.append(RawCall(name, tuple(numbers), kinds, None, loc))
+        return (None,)
+    result = m.runtime_call(name, op, numbers, kinds)
+    m.raw.append(RawCall(name, tuple(numbers), kinds, result, loc))
+    return (result,)
+
+
+def _cond_branch(interp: Interpreter, op: Operation, args: Values) -> Flow:
+    then_args = getattr(op, "then_arguments", None)
+    else_args = getattr(op, "else_arguments", None)
+    if then_args is None or else_args is None:
+        sizes = ints(prop(op, "operandSegmentSizes"))
+        if len(sizes) != 3:
+            raise Unsupported(f"{op_name(op)} without operand segments")
+        ops = list(op.operands)
+        then_args = ops[1 : 1 + sizes[1]]
+        else_args = ops[1 + sizes[1] :]
+    taken = 0 if args[0] else 1
+    chosen = then_args if taken == 0 else else_args
+    env = machine(interp).env
+    return Successor(op.successors[taken], tuple(env[x] for x in chosen)), ()
+
+
+@register_impls
+class ControlFunctions(InterpreterFunctions):
+    """One implementation per control-flow op and call."""
+
+    @impl(op_type("llvm.call"))
+    def run_llvm_call(self, interp: Interpreter, op: Operation, args: Values) -> Values:
+        return _call(interp, op, args)
+
+    @impl(op_type("func.call"))
+    def run_func_call(self, interp: Interpreter, op: Operation, args: Values) -> Values:
+        return _call(interp, op, args)
+
+    @impl(op_type("scf.if"))
+    def run_if(self, interp: Interpreter, op: Operation, args: Values) -> Values:
+        region = op.regions[0] if args[0] else op.regions[1]
+        if not region.blocks:
+            return ()
+        return tuple(interp.run_ssacfg_region(region, ()))
+
+    @impl(op_type("scf.for"))
+    def run_for(self, interp: Interpreter, op: Operation, args: Values) -> Values:
+        lb, ub, st, *inits = args
+        w = machine(interp).width(op.operands[0].type)
+        carried = tuple(inits)
+        i = lb
+        while signed(i, w) < signed(ub, w):
+            carried = tuple(interp.run_ssacfg_region(op.regions[0], (i, *carried)))
+            i = (i + st) & ((1 << w) - 1)
+        return carried
+
+    @impl(op_type("scf.while"))
+    def run_while(self, interp: Interpreter, op: Operation, args: Values) -> Values:
+        """`before` ends in scf.condition(c, values): `after` takes the values
+        and yields the next round's, until c is false; the op's results are
+        then the values."""
+        carried = args
+        while True:
+            passed = interp.run_ssacfg_region(op.regions[0], carried)
+            if not passed:
+                raise Unsupported("scf.while whose before region ends without scf.condition")
+            if not passed[0]:
+                return tuple(passed[1:])
+            carried = tuple(interp.run_ssacfg_region(op.regions[1], tuple(passed[1:])))
+
+    @impl_terminator(op_type("scf.condition"))
+    def run_condition(self, interp: Interpreter, op: Operation, args: Values) -> Flow:
+        return ReturnedValues(args), ()
+
+    @impl_terminator(op_type("scf.yield"))
+    def run_yield(self, interp: Interpreter, op: Operation, args: Values) -> Flow:
+        return ReturnedValues(args), ()
+
+    @impl_terminator(op_type("llvm.return"))
+    def run_llvm_return(self, interp: Interpreter, op: Operation, args: Values) -> Flow:
+        return ReturnedValues(args), ()
+
+    @impl_terminator(op_type("func.return"))
+    def run_func_return(self, interp: Interpreter, op: Operation, args: Values) -> Flow:
+        return ReturnedValues(args), ()
+
+    @impl_terminator(op_type("cf.br"))
+    def run_cf_br(self, interp: Interpreter, op: Operation, args: Values) -> Flow:
+        return Successor(op.successors[0], args), ()
+
+    @impl_terminator(op_type("llvm.br"))
+    def run_llvm_br(self, interp: Interpreter, op: Operation, args: Values) -> Flow:
+        return Successor(op.successors[0], args), ()
+
+    @impl_terminator(op_type("cf.cond_br"))
+    def run_cf_cond_br(self, interp: Interpreter, op: Operation, args: Values) -> Flow:
+        return _cond_branch(interp, op, args)
+
+    @impl_terminator(op_type("llvm.cond_br"))
+    def run_llvm_cond_br(self, interp: Interpreter, op: Operation, args: Values) -> Flow:
+        return _cond_branch(interp, op, args)

@@ -1,0 +1,140 @@
+"""xDSL's interpreter, dispatching over op names, for both readers' IR.
+
+Implementations are written as xDSL's framework has them (`@impl`,
+`@impl_terminator`, `@impl_external` on `InterpreterFunctions` classes,
+`Interpreter.register_implementations`), so the lowered oracle is one more
+set of functions beside `oracles.source_xdsl`'s.  Two things differ from
+`xdsl.interpreter.Interpreter`, both for the fast reader (`verify.ir.
+fastparse`, some 30 times cheaper to read than xDSL's parse):
+
+- dispatch is by the op's MLIR name, not its Python class: the fast
+  reader's ops are all one class, and xDSL's own parse gives one generic
+  class to each op it does not register;
+- values live in one flat map, not a scope per block entered: a loop of
+  `cf.br`s would otherwise chain a scope per round, and every lookup walks it.
+
+An op nobody registered gets the framework's own dispatch, hence its own
+error (`InterpretationError`), which callers turn into their verdict.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from functools import cache
+from typing import Any, TypeAlias
+
+from xdsl.dialects.builtin import ModuleOp
+from xdsl.interpreter import (
+    Interpreter,
+    InterpreterFunctions,
+    OpImplResult,
+    PythonValues,
+    ReturnedValues,
+    Successor,
+)
+from xdsl.ir import Operation, Region
+from xdsl.irdl import IRDLOperation, irdl_op_definition
+from xdsl.utils.exceptions import InterpretationError
+
+from gpu_alloc_verify.verify.ir import fastparse
+from gpu_alloc_verify.verify.ir.lowered_ir import op_name
+from gpu_alloc_verify.verify.ir.protocols import IRValue
+from gpu_alloc_verify.verify.ir.xdsl_context import all_dialects
+
+_Impl: TypeAlias = Callable[[InterpreterFunctions, Interpreter, Any, PythonValues], OpImplResult]
+
+@cache
+def op_type(name: str) -> type[Operation]:
+    """The xDSL class `@impl` takes for op `name`: its registered one, or, for
+    a name xDSL does not register, a bare class of that name (xDSL's own
+    generic class would claim every trait, a terminator's among them)."""
+    found = all_dialects().get_optional_op(name)
+    if found is not None and found.name == name:
+        return found
+    bare = type(f"Unregistered_{name.replace('.', '_')}", (IRDLOperation,),
+                {"name": name, "__module__": __name__})
+    return irdl_op_definition(bare)
+
+
+def mlir_name(cls: type[Operation]) -> str:
+    return cls.name
+
+
+class StepLimit(Exception):
+    """More steps than a run may take (see `NamedInterpreter.step_limit`)."""
+
+
+class NamedInterpreter(Interpreter):
+    """An `Interpreter` over xDSL's ops or the fast reader's, by op name.
+
+    `env` maps every SSA value (either reader's) to its Python value;
+    `steps` counts the ops run, past `step_limit` a run ends (StepLimit)."""
+
+    step_limit = 200_000
+
+    def __init__(self, module: ModuleOp | fastparse.Op) -> None:
+        # The fast reader's module stands in for xDSL's: the framework only
+        # keeps it (symbol lookups are not used here).
+        super().__init__(module=module, index_bitwidth=64)  # type: ignore[arg-type]
+        self.env: dict[IRValue, Any] = {}
+        self.steps = 0
+        self._by_name: dict[str, tuple[InterpreterFunctions, _Impl]] = {}
+
+    def register_implementations(self, impls: InterpreterFunctions, /,
+                                 override: bool = False) -> None:
+        super().register_implementations(impls, override=override)
+        # `_impls` is the framework's own listing of a class's `@impl`s.
+        for cls, fn in type(impls)._impls():
+            self._by_name[mlir_name(cls)] = (impls, fn)
+
+    def handled(self) -> frozenset[str]:
+        """The MLIR names of the ops registered here."""
+        return frozenset(self._by_name)
+
+    def run_op_named(self, op: Any, inputs: PythonValues) -> OpImplResult:
+        """Run `op` by its name; the framework's dispatch (and so its error)
+        for a name nobody registered."""
+        entry = self._by_name.get(op_name(op))
+        if entry is None:
+            try:
+                return self._impls.run(self, op, inputs)
+            except InterpretationError as e:
+                raise self.unknown_op(op_name(op), e) from None
+        ft, fn = entry
+        return fn(ft, self, op, inputs)
+
+    def unknown_op(self, name: str, error: InterpretationError) -> Exception:
+        """What a run raises for op `name` nobody implements: by default the
+        framework's own error; subclasses turn it into their verdict."""
+        return error
+
+    def run_ssacfg_region(self, region: Region, args: PythonValues,
+                          name: str = "unknown") -> PythonValues:
+        """Run `region` from its entry block until a terminator returns;
+        an empty region, or a block without a terminator, returns nothing."""
+        env = self.env
+        blocks = region.blocks
+        block = blocks[0] if blocks else None
+        values: PythonValues = args
+        while block is not None:
+            for arg, v in zip(block.args, values, strict=False):
+                env[arg] = v
+            result: OpImplResult | None = None
+            for op in block.ops:
+                self.steps += 1
+                if self.steps > self.step_limit:
+                    raise StepLimit(f"more than {self.step_limit} steps")
+                result = self.run_op_named(op, tuple(env[x] for x in op.operands))
+                for r, v in zip(op.results, result.values, strict=False):
+                    env[r] = v
+                if result.terminator_value is not None:
+                    break
+            if result is None or result.terminator_value is None:
+                return ()
+            flow = result.terminator_value
+            if isinstance(flow, Successor):
+                block, values = flow.block, flow.args
+                continue
+            assert isinstance(flow, ReturnedValues)
+            return flow.values
+        return ()
