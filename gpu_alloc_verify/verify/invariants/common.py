@@ -207,7 +207,7 @@ def destroy_count(destroys: list[Call], handle: int) -> int | smt.ArithRef:
             hit = fold.conj(hit, d.flags[0])
         t = fold.truth(hit)
         if t is None:
-            terms.append(fold.tag(smt.If(hit, fold.lit(1), fold.lit(0)), hit))  # type: ignore[arg-type]
+            terms.append(fold.tag(smt.If(hit, fold.lit(1), fold.lit(0)), hit))
         elif t:
             known += 1
     if not terms:

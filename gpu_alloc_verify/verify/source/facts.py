@@ -773,12 +773,12 @@ def _walk_ops(block: Any) -> Iterable[Any]:
                 yield from _walk_ops(b)
 
 
-def _source(term: smt.ExprRef) -> smt.BoolRef:
+def _source(term: smt.BoolRef) -> smt.BoolRef:
     """A source-side formula: mentions no value of the lowered code (its
     unknowns are the source's own, tagged as such by `source_unknown`)."""
     if not fold.taint(term):
-        return fold.with_taint(term, _has_source_unknown(term))  # type: ignore[return-value]
-    return term  # type: ignore[return-value]
+        return fold.with_taint(term, _has_source_unknown(term))
+    return term
 
 
 def _has_source_unknown(term: smt.ExprRef) -> bool:
