@@ -60,13 +60,15 @@ def precondition(op: SrcOp | None, pipeline_passes: list[str]) -> str:
         return NOT_ONE_DEP if region else SYNC
     if deps != 1 or region:
         return NOT_ONE_DEP
-    if op.name == "gpu.memset" and _is_64bit(op):
+    if memset_64bit(op):
         return MEMSET64
     return UNKNOWN
 
 
-def _is_64bit(op: SrcOp) -> bool:
-    return has_64bit_type(op.text)
+def memset_64bit(op: SrcOp) -> bool:
+    """A `gpu.memset` of a 64-bit value, which no runtime has a memset for
+    (the op table's memset calls: `mgpuMemset32`, `mgpuMemset16`)."""
+    return op.name == "gpu.memset" and has_64bit_type(op.text)
 
 
 def base_kind(invariant: str, focus: str) -> tuple[str, int]:

@@ -25,7 +25,6 @@ from typing import Any
 from gpu_alloc_verify.verify.ir.ir_lines import Source, SrcOp, parse_source
 from gpu_alloc_verify.verify.ir.text import (
     first_op_name,
-    has_64bit_type,
     has_memory_space,
     mask_names,
     mask_types,
@@ -34,7 +33,12 @@ from gpu_alloc_verify.verify.lowerings.mlir_opt import top_level_passes
 from gpu_alloc_verify.verify.model.op_specs import words as op_words_of
 from gpu_alloc_verify.verify.model.roles import Roles
 from gpu_alloc_verify.verify.model.verdicts import InvariantId
-from gpu_alloc_verify.verify.triage.kinds import PRECONDITIONS, REGION_SHARED, precondition
+from gpu_alloc_verify.verify.triage.kinds import (
+    PRECONDITIONS,
+    REGION_SHARED,
+    memset_64bit,
+    precondition,
+)
 from gpu_alloc_verify.verify.triage.offending import DESTROYS, Offense, offense, roles
 
 CAST = "builtin.unrealized_conversion_cast"
@@ -113,7 +117,7 @@ def op_form(op: SrcOp | None, with_nesting: bool = False, one_dep: bool = False)
             form += " [%t]" if n == 1 else " [%t, %t]"
         if op.host_shared:
             form += " host_shared"
-        if op.name == "gpu.memset" and has_64bit_type(op.text):
+        if memset_64bit(op):
             form += " (64-bit)"
     if with_nesting and op.nesting:
         form = f"in {op.nesting[-1]}: {form}"
