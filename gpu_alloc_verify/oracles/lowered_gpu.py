@@ -30,6 +30,8 @@ from dataclasses import dataclass
 from math import prod
 from typing import TYPE_CHECKING, Any, cast
 
+from xdsl.interpreter import PythonValues
+
 from gpu_alloc_verify.oracles.kernel_api import ELEM_BYTES, Kernel, KernelArg, MemRefView, Param
 from gpu_alloc_verify.oracles.llvm_values import (
     Agg,
@@ -150,7 +152,7 @@ def _token_type(v: IRValue) -> bool:
 
 
 # -- gpu.launch_func -----------------------------------------------------------
-def launch_func(m: _Machine, op: IROp) -> tuple[Any, ...]:
+def launch_func(m: _Machine, op: IROp) -> PythonValues:
     """The op's result values (its token, where it has one)."""
     if any(_token_type(v) for v in [*op.operands, *op.results]):
         return residue_launch(m, op)
@@ -220,7 +222,7 @@ def _split_deps(m: _Machine, op: IROp) -> tuple[list[Any], list[Any], bool]:
     return deps, rest, any(_token_type(r) for r in op.results)
 
 
-def _wait(m: _Machine, op: IROp) -> tuple[Any, ...]:
+def _wait(m: _Machine, op: IROp) -> PythonValues:
     m.rt.set_location(m.loc_of(op))
     deps, _, async_ = _split_deps(m, op)
     if async_:
@@ -230,7 +232,7 @@ def _wait(m: _Machine, op: IROp) -> tuple[Any, ...]:
     return ()
 
 
-def _alloc(m: _Machine, op: IROp) -> tuple[Any, ...]:
+def _alloc(m: _Machine, op: IROp) -> PythonValues:
     m.rt.set_location(m.loc_of(op))
     deps, rest, async_ = _split_deps(m, op)
     s = _stream_after(m, deps)
@@ -246,7 +248,7 @@ def _alloc(m: _Machine, op: IROp) -> tuple[Any, ...]:
 def _on_stream(run: Callable[[_Machine, list[IRValue], int], None]) -> Residue:
     """A residue whose work is queued on its own stream after its
     dependencies: `run(m, operands but tokens, stream)`; its token, if async."""
-    def residue(m: _Machine, op: IROp) -> tuple[Any, ...]:
+    def residue(m: _Machine, op: IROp) -> PythonValues:
         m.rt.set_location(m.loc_of(op))
         deps, rest, async_ = _split_deps(m, op)
         s = _stream_after(m, deps)
@@ -273,7 +275,7 @@ def _memcpy(m: _Machine, rest: list[IRValue], s: int) -> None:
     m.rt.memcpy(_address(dst), _address(src), prod(dst.sizes) * ELEM_BYTES[elem], s)
 
 
-Residue = Callable[["_Machine", IROp], tuple[Any, ...]]
+Residue = Callable[["_Machine", IROp], PythonValues]
 # Each residue, run with its source meaning (its result values returned); the
 # names are the op table's converted ops (`op_specs.CALL_PATTERN_OPS`).
 RESIDUES: dict[str, Residue] = {
@@ -287,7 +289,7 @@ RESIDUES: dict[str, Residue] = {
 HANDLED_OPS: frozenset[str] = frozenset({*RESIDUES, "gpu.launch_func"})
 
 
-def residue_launch(m: _Machine, op: IROp) -> tuple[Any, ...]:
+def residue_launch(m: _Machine, op: IROp) -> PythonValues:
     deps, _, async_ = _split_deps(m, op)
     parts = _launch_parts(op)
     sizes = _sizes(m, parts)

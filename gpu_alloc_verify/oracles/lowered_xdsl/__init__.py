@@ -10,10 +10,13 @@ machine that runs a module is `oracles.lowered_interp`'s.
 
 from __future__ import annotations
 
-from xdsl.interpreter import Interpreter, InterpreterFunctions
+from functools import cache
+
+from xdsl.dialects.builtin import ModuleOp
+from xdsl.interpreter import InterpreterFunctions
 
 from gpu_alloc_verify.oracles.lowered_xdsl.control_ops import ControlFunctions
-from gpu_alloc_verify.oracles.lowered_xdsl.framework import mlir_name
+from gpu_alloc_verify.oracles.lowered_xdsl.framework import NamedInterpreter, mlir_name
 from gpu_alloc_verify.oracles.lowered_xdsl.gpu_ops import GpuFunctions
 from gpu_alloc_verify.oracles.lowered_xdsl.memory_ops import MemoryFunctions
 from gpu_alloc_verify.oracles.lowered_xdsl.scalar_ops import ScalarFunctions
@@ -27,12 +30,20 @@ HANDLED_OPS: frozenset[str] = frozenset(
     mlir_name(cls) for functions in FUNCTIONS for cls, _ in functions._impls())
 
 
-def register_all(interpreter: Interpreter, rt: Runtime) -> RuntimeCalls:
+def register_all(interpreter: NamedInterpreter, rt: Runtime) -> RuntimeCalls:
     """Register every op implementation, and the runtime calls on `rt`, on
     `interpreter`; the runtime calls' functions (they take each call's
-    argument kinds)."""
-    for functions in FUNCTIONS:
-        interpreter.register_implementations(functions())
+    argument kinds).  The op implementations hold no state: they are
+    registered once per process and adopted from there."""
+    interpreter.adopt(_registered_ops())
     calls = RuntimeCalls(rt)
     interpreter.register_implementations(calls)
     return calls
+
+
+@cache
+def _registered_ops() -> NamedInterpreter:
+    template = NamedInterpreter(ModuleOp([]))
+    for functions in FUNCTIONS:
+        template.register_implementations(functions())
+    return template

@@ -19,9 +19,10 @@ error (`InterpretationError`), which callers turn into their verdict.
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Callable
 from functools import cache
-from typing import Any, TypeAlias
+from typing import Any, TypeAlias, cast
 
 from xdsl.dialects.builtin import ModuleOp
 from xdsl.interpreter import (
@@ -87,17 +88,27 @@ class NamedInterpreter(Interpreter):
         for cls, fn in type(impls)._impls():
             self._by_name[mlir_name(cls)] = (impls, fn)
 
+    def adopt(self, template: NamedInterpreter) -> None:
+        """Take the implementations registered on `template` (stateless ones,
+        registered once per process: registering costs some 40 times what
+        setting up a run does).  Later registrations here leave it as it is."""
+        impls = template._impls
+        self._impls = dataclasses.replace(
+            impls, _external_funcs_dict=dict(impls._external_funcs_dict))
+        self._by_name = dict(template._by_name)
+
     def handled(self) -> frozenset[str]:
         """The MLIR names of the ops registered here."""
         return frozenset(self._by_name)
 
-    def run_op_named(self, op: Any, inputs: PythonValues) -> OpImplResult:
+    def run_op_named(self, op: Operation | fastparse.Op, inputs: PythonValues
+                     ) -> OpImplResult:
         """Run `op` by its name; the framework's dispatch (and so its error)
         for a name nobody registered."""
         entry = self._by_name.get(op_name(op))
         if entry is None:
             try:
-                return self._impls.run(self, op, inputs)
+                return self._impls.run(self, cast(Operation, op), inputs)
             except InterpretationError as e:
                 raise self.unknown_op(op_name(op), e) from None
         ft, fn = entry
