@@ -12,7 +12,6 @@ different verdict.
 
 from __future__ import annotations
 
-import re
 import struct
 from functools import lru_cache
 from typing import TYPE_CHECKING
@@ -30,7 +29,7 @@ from gpu_alloc_verify.verify.ir.fastparse import (
 )
 from gpu_alloc_verify.verify.ir.fastparse import Unsupported as FastUnsupported
 from gpu_alloc_verify.verify.ir.protocols import IRAttribute
-from gpu_alloc_verify.verify.ir.types import memref_text
+from gpu_alloc_verify.verify.ir.types import llvm_array, memref_text
 
 if TYPE_CHECKING:
     from typing_extensions import TypeIs
@@ -40,8 +39,6 @@ SCALAR_BYTES = {"i1": 1, "i8": 1, "i16": 2, "i32": 4, "i64": 8, "index": 8,
                 "f16": 2, "bf16": 2, "f32": 4, "f64": 8}
 FLOAT_FMT = {"f16": "<e", "f32": "<f", "f64": "<d"}
 
-_ARRAY = re.compile(r"array<\s*(\d+)\s*x\s*(.+)>", re.S)
-_INT = re.compile(r"i\d+")
 
 
 def _body(t: str) -> str:
@@ -66,10 +63,10 @@ def layout(t: str) -> tuple[int, int]:
     if body in SCALAR_BYTES:
         n = SCALAR_BYTES[body]
         return n, n
-    m = _ARRAY.fullmatch(body)
-    if m is not None:
-        size, align = layout(m.group(2))
-        return size * int(m.group(1)), align
+    array = llvm_array(body)
+    if array is not None:
+        size, align = layout(array[1])
+        return size * array[0], align
     fields = _struct_fields(body)
     if fields is not None:
         off, max_align = 0, 1
@@ -96,10 +93,10 @@ def field_offset(t: str, index: int) -> tuple[int, str] | None:
                 return off, ft
             off += size
         return None
-    m = _ARRAY.fullmatch(body)
-    if m is None:
+    array = llvm_array(body)
+    if array is None:
         raise FastUnsupported(f"indexing into {t}")
-    return index * layout(m.group(2))[0], m.group(2)
+    return index * layout(array[1])[0], array[1]
 
 
 def members(t: str) -> list[str] | None:
@@ -109,8 +106,8 @@ def members(t: str) -> list[str] | None:
     fields = _struct_fields(body)
     if fields is not None:
         return fields
-    m = _ARRAY.fullmatch(body)
-    return [m.group(2)] * int(m.group(1)) if m is not None else None
+    array = llvm_array(body)
+    return [array[1]] * array[0] if array is not None else None
 
 
 def memref_element(t: str) -> str:
@@ -143,7 +140,7 @@ def constant(attr: FastAttribute) -> int | float:
     to their type's precision, as xDSL keeps them)."""
     if isinstance(attr, IntegerAttr):
         type_ = attr.type
-        if type_ == "index" or _INT.fullmatch(type_):
+        if type_ == "index" or (type_[:1] == "i" and type_[1:].isdecimal()):
             bits = 64 if type_ == "index" else int(type_[1:])
             return int(attr.value.data) & ((1 << bits) - 1)
     if isinstance(attr, OpaqueAttr):

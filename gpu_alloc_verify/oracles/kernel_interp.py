@@ -43,7 +43,6 @@ from __future__ import annotations
 
 import copy
 import math
-import re
 from collections.abc import Callable, Sequence
 from functools import lru_cache
 from typing import Any
@@ -87,8 +86,7 @@ from gpu_alloc_verify.oracles.kernel_api import (
     Param,
 )
 from gpu_alloc_verify.oracles.llvm_values import prop, sdiv
-from gpu_alloc_verify.verify.ir import fastparse, locations
-from gpu_alloc_verify.verify.ir.fastparse import split_top
+from gpu_alloc_verify.verify.ir import fastparse, kernel_text
 from gpu_alloc_verify.verify.ir.lowered_ir import op_name
 from gpu_alloc_verify.verify.ir.parse import NotParsed, parse
 from gpu_alloc_verify.verify.model.program import KernelRef
@@ -249,99 +247,19 @@ _HELPERS: dict[str, Any] = {
 
 
 # -- reading the text ---------------------------------------------------------
-_FUNC_HEAD = re.compile(r'(?<!["\w.])gpu\.func\s+@("(?:[^"\\]|\\.)*"|[\w$.-]+)\s*\(')
-_GENERIC_FUNC = re.compile(r'"gpu\.func"')
-_ID_OP = re.compile(
-    r"(?<![\"\w.])gpu\.(thread_id|block_id|block_dim|grid_dim|global_id|cluster_id|"
-    r"cluster_dim|cluster_block_id)\s+([xyz])\b(?:\s+upper_bound\s+\d+)?")
-_RETURN = re.compile(r"(?<![\"\w.])gpu\.return\b")
-_CUSTOM_GPU_OP = re.compile(r"^(\s*(?:%[^=\n]*=\s*)?)gpu\.(\w+)", re.M)
-_SPACE_ATTR = re.compile(r",\s*(\d+)\s*:\s*i64>")
-
-
-def _match_close(text: str, pos: int, open_: str, close: str) -> int:
-    """The index of the `close` matching the `open_` at `pos` (strings and
-    `//` comments skipped)."""
-    depth, i, n = 0, pos, len(text)
-    while i < n:
-        c = text[i]
-        if c == '"':
-            i += 1
-            while i < n and text[i] != '"':
-                i += 2 if text[i] == "\\" else 1
-        elif c == "/" and text.startswith("//", i):
-            end = text.find("\n", i)
-            i = n if end < 0 else end
-        elif c == open_:
-            depth += 1
-        elif c == close:
-            depth -= 1
-            if depth == 0:
-                return i
-        i += 1
-    raise KernelUnsupported(f"unbalanced {open_!r} in the kernel text")
-
-
-def _custom_to_generic(text: str, func: str) -> str:
-    """The custom-form `gpu.func @func` of `text`, its gpu ops spelled generically."""
-    for m in _FUNC_HEAD.finditer(text):
-        name = m.group(1).strip('"')
-        if name != func:
-            continue
-        close = _match_close(text, m.end() - 1, "(", ")")
-        args = [a for a in split_top(text[m.end():close]) if a]
-        pos = close + 1
-        while True:
-            rest = text[pos:].lstrip()
-            pos = len(text) - len(rest)
-            word = re.match(r"[\w.]+", rest)
-            if word is None:
-                break
-            if word.group(0) in ("workgroup", "private"):
-                raise KernelUnsupported(f"kernel @{func} has {word.group(0)} memory "
-                                        "attributions (not modelled)")
-            if word.group(0) == "attributes":
-                brace = text.index("{", pos)
-                pos = _match_close(text, brace, "{", "}") + 1
-            else:
-                pos += word.end()
-        if not text.startswith("{", pos):
-            raise KernelUnsupported(f"kernel @{func}: cannot read the gpu.func header")
-        end = _match_close(text, pos, "{", "}")
-        names, types = [], []
-        for a in args:
-            name_, _, type_ = a.partition(":")
-            type_ = locations.strip(type_.strip())
-            type_ = re.sub(r"\s*\{[^{}]*\}\s*$", "", type_)
-            names.append(name_.strip())
-            types.append(type_.strip())
-        body = _rewrite_gpu_ops(text[pos + 1:end], func)
-        sig = ", ".join(f"{n}: {t}" for n, t in zip(names, types, strict=True))
-        return (f'"gpu.func"() <{{function_type = ({", ".join(types)}) -> ()}}> ({{\n'
-                f"^bb0({sig}):\n{body}\n}}) {{gpu.kernel, sym_name = \"{func}\"}} : () -> ()\n")
-    raise ValueError(f"no gpu.func @{func} in the kernel text")
-
-
-def _rewrite_gpu_ops(body: str, func: str) -> str:
-    body = _ID_OP.sub(lambda m: f'"gpu.{m.group(1)}"() {{dimension = #gpu<dim {m.group(2)}>}}'
-                                " : () -> index", body)
-    body = _RETURN.sub('"gpu.return"() : () -> ()', body)
-    other = _CUSTOM_GPU_OP.search(body)
-    if other is not None:
-        raise KernelUnsupported(f"kernel @{func} uses gpu.{other.group(2)}")
-    return body
-
-
 def _parse(text: str, func: str) -> Operation:
-    source = _custom_to_generic(text, func) if _FUNC_HEAD.search(text) else text
+    try:
+        source = kernel_text.generic_gpu_func(text, func) \
+            if kernel_text.has_custom_gpu_func(text) else text
+    except kernel_text.KernelTextUnsupported as e:
+        raise KernelUnsupported(str(e)) from None
     try:
         module = parse(source, side="source", reader="xdsl", opaque=False)
     except NotParsed as e:
         lines = e.lines
-        named = re.search(r"(?<![\w.%#!^\"])([a-z_]\w*\.[\w.]+)", lines[1]) \
-            if len(lines) > 1 else None
+        named = kernel_text.op_named_in(lines[1]) if len(lines) > 1 else None
         if named is not None and "custom format" in lines[-1]:
-            raise KernelUnsupported(f"kernel @{func} uses {named.group(1)} (xDSL cannot read "
+            raise KernelUnsupported(f"kernel @{func} uses {named} (xDSL cannot read "
                                     "its custom form; give the kernel in generic form)") \
                 from e.error
         raise KernelUnsupported(f"kernel @{func}: xDSL cannot read it: "
@@ -392,7 +310,7 @@ def _type_info(t: Attribute, where: str) -> tuple[str, int, str]:
 
 
 def _type_text(t: Attribute) -> str:
-    return _SPACE_ATTR.sub(r", \1>", str(t))
+    return kernel_text.memref_type_text(str(t))
 
 
 def _elem_name(t: Attribute, where: str) -> str:
@@ -668,10 +586,10 @@ class _Compiler:
 
     def h_id(self, op: Operation, name: str, out: list[str], ind: int, hoist: bool) -> None:
         attr = prop(op, "dimension")
-        m = re.search(r"\b([xyz])\b", str(attr))
-        if m is None:
+        dim = kernel_text.dimension(str(attr))
+        if dim is None:
             raise self.unsupported(f"{name} without a dimension")
-        expr = _IDS[name]["xyz".index(m.group(1))]
+        expr = _IDS[name]["xyz".index(dim)]
         level = _ID_LEVEL[name] if hoist else 2
         if level == 2 and name == "gpu.global_id":
             self.emit(op, expr, 2, out, ind, hoist)
@@ -930,6 +848,12 @@ _HANDLERS: dict[str, Callable[[_Compiler, Operation, str, list[str], int, bool],
 }
 _MATH = frozenset({*kernel_math.UNARY, *kernel_math.BINARY, *kernel_math.INTEGER,
                    "math.sincos", "math.fma"})
+# The ops a kernel body may hold (`_Compiler.op`'s tables, and the block
+# terminators `func_terminator` and the scf regions compile): any other is
+# KernelUnsupported, naming it.
+HANDLED_OPS: frozenset[str] = frozenset({
+    *_HANDLERS, *_INT_BIN, *_INT_DIV, *_FLOAT_BIN, *_CASTS, *_MATH,
+    "gpu.return", "cf.br", "cf.cond_br", "scf.yield", "scf.condition"})
 
 
 def _accesses(func: Operation) -> tuple[frozenset[int], frozenset[int]]:

@@ -12,7 +12,8 @@
 - `text`: the one line-level reader and rewriter of MLIR text (function
   headers, dependency lists, launches, names masked, properties rewritten);
   `custom_form`: xDSL's generic printout in mlir-opt's custom form;
-  `generic_lines`: the line model of generic-form text the mutants edit.
+  `generic_lines`: the line model of generic-form text the mutants edit;
+  `kernel_text`: a custom-form `gpu.func` in the generic form xDSL reads.
   Outside `verify.ir` no module matches MLIR text by pattern
   (`tests/test_text_scan.py`).
 - `tools`: where the MLIR tools of each LLVM version are.
