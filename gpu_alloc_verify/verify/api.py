@@ -71,7 +71,7 @@ def _subject(program: object) -> Program | str:
     if not isinstance(program, str):
         raise TypeError(f"expected a verify.model.program.Program or MLIR text, "
                         f"not {type(program).__name__}")
-    if not has_generated_locs(program):  # the generator names each op it prints so
+    if not has_generated_locs(program):  # the generator names each op it prints
         return program
     from gpu_alloc_verify.verify.source.to_program import program_from_text
 
