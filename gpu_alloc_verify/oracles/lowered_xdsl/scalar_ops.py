@@ -16,7 +16,6 @@ from xdsl.dialects.builtin import AffineMapAttr, IntegerAttr
 from xdsl.interpreter import Interpreter, InterpreterFunctions, PythonValues, impl, register_impls
 from xdsl.ir import Operation
 from xdsl.ir.affine import AffineMap
-from xdsl.parser import Parser
 
 from gpu_alloc_verify.oracles import lowered_gpu
 from gpu_alloc_verify.oracles.kernel_interp import ROUND, _fdiv, _frem
@@ -39,7 +38,7 @@ from gpu_alloc_verify.oracles.llvm_values import (
 from gpu_alloc_verify.oracles.lowered_xdsl.framework import op_type
 from gpu_alloc_verify.verify.ir import fastparse
 from gpu_alloc_verify.verify.ir.lowered_ir import op_name
-from gpu_alloc_verify.verify.ir.xdsl_context import all_dialects
+from gpu_alloc_verify.verify.ir.parse import parse_attribute
 
 if TYPE_CHECKING:
     from gpu_alloc_verify.oracles.lowered_interp import _Machine
@@ -269,7 +268,7 @@ register_impls(ScalarFunctions)  # again: the binary ops are part of it now
 
 @lru_cache(maxsize=256)
 def _map_of_text(text: str) -> AffineMap:
-    attr = Parser(all_dialects(), text).parse_attribute()
+    attr = parse_attribute(text)  # the fast reader keeps the map as text
     if not isinstance(attr, AffineMapAttr):
         raise Unsupported(f"affine.apply with map {text}")
     return attr.data

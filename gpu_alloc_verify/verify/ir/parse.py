@@ -24,6 +24,7 @@ import re
 from typing import Literal, TypeAlias, overload
 
 from xdsl.dialects.builtin import ModuleOp
+from xdsl.ir import Attribute
 from xdsl.parser import Parser
 from xdsl.utils.exceptions import ParseError
 
@@ -32,7 +33,7 @@ from gpu_alloc_verify.verify.ir.xdsl_context import all_dialects, gpu_unregister
 from gpu_alloc_verify.verify.model.errors import ReaderDeclined
 
 __all__ = ["NotParsed", "ParsedModule", "ReaderDeclined", "Reader", "Side", "opaque_pointers",
-           "parse"]
+           "parse", "parse_attribute"]
 
 Side = Literal["source", "lowered"]
 Reader = Literal["any", "fast", "xdsl"]
@@ -96,6 +97,16 @@ def parse(text: str, *, side: Side = "source", name: str | None = None,
         if name is None:  # xDSL's own default name
             return Parser(ctx, given).parse_module()
         return Parser(ctx, given, name).parse_module()
+    except Exception as e:  # xDSL raises several error types
+        raise NotParsed(e) from e
+
+
+def parse_attribute(text: str, *, side: Side = "lowered") -> Attribute:
+    """One attribute's text (what the fast reader keeps as text, an affine
+    map say) in xDSL's classes.  Raises `NotParsed`."""
+    ctx = gpu_unregistered() if side == "source" else all_dialects()
+    try:
+        return Parser(ctx, text).parse_attribute()
     except Exception as e:  # xDSL raises several error types
         raise NotParsed(e) from e
 
