@@ -16,8 +16,8 @@ ROOT = Path(__file__).resolve().parents[1]
 PKG = ROOT / "gpu_alloc_verify"
 # The product card's parts: folders of the one package gpu_alloc_verify.
 FOLDERS = ("verify", "generators", "oracles", "reports", "repro")
-STAGES = ("model", "tools", "ir", "source", "extract", "lowerings", "invariants", "triage",
-          "campaign")
+STAGES = ("smt", "model", "tools", "ir", "source", "extract", "lowerings", "invariants",
+          "triage", "campaign")
 # Stage packages at the repository's top (issue 30: `repro` makes lit tests).
 TOP_STAGES = ("repro",)
 
