@@ -83,7 +83,7 @@ def test_a_one_shard_campaign_draws_what_a_local_campaign_draws(
     assert [v["id"] for v in on_cluster["violations"]] == [
         v["id"] for v in of_kind(records, "violation")]
     jsonschema = pytest.importorskip("jsonschema")
-    schema = json.loads((ROOT / "verify/schema/summary.schema.json").read_text())
+    schema = json.loads((ROOT / "gpu_alloc_verify/verify/schema/summary.schema.json").read_text())
     jsonschema.Draft202012Validator(schema).validate(on_cluster)
 
 
