@@ -3,6 +3,8 @@
 Extraction, the source reader, the model's term folding and the checkers
 speak these names; each is Z3's own object at run time (no wrapper, no
 extra call), declared with types for the checker (z3-solver has no stubs).
+The package's own two helpers are off the hot paths: `skip_argument_checks`
+(a worker's start) and `int_in` (reading a model).
 
 - `terms`: term classes, constructors, rewriting and the predicates that read terms;
 - `solving`: the solver, its answers (`sat`, `unsat`, `unknown`) and models;
