@@ -124,6 +124,8 @@ class NamedInterpreter(Interpreter):
         """Run `region` from its entry block until a terminator returns;
         an empty region, or a block without a terminator, returns nothing."""
         env = self.env
+        value_of = env.__getitem__
+        by_name = self._by_name  # xDSL's generic ops are all named builtin.unregistered
         blocks = region.blocks
         block = blocks[0] if blocks else None
         values: PythonValues = args
@@ -135,7 +137,11 @@ class NamedInterpreter(Interpreter):
                 self.steps += 1
                 if self.steps > self.step_limit:
                     raise StepLimit(f"more than {self.step_limit} steps")
-                result = self.run_op_named(op, tuple(env[x] for x in op.operands))
+                inputs = tuple(map(value_of, op.operands))
+                # `run_op_named`, inlined for the common case (a registered name)
+                entry = by_name.get(op.name)
+                result = entry[1](entry[0], self, op, inputs) if entry is not None \
+                    else self.run_op_named(op, inputs)
                 for r, v in zip(op.results, result.values, strict=False):
                     env[r] = v
                 if result.terminator_value is not None:
