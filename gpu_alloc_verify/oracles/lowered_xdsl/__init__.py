@@ -2,10 +2,12 @@
 
 `framework`: the interpreter (dispatch over op names, for xDSL's ops and the
 fast reader's); `scalar_ops`, `memory_ops`, `control_ops`, `gpu_ops`: one
-implementation per op; the runtime calls are `oracles.mgpu_calls.RuntimeCalls`
-(one external function per `mgpu*` call).  `register_all` registers them
-all on an interpreter; `HANDLED_OPS` names the ops they implement.  The
-machine that runs a module is `oracles.lowered_interp`'s.
+implementation per op; `host_calls`: one external function per host call
+(malloc, free, the memref printers); the runtime calls are
+`oracles.mgpu_calls.RuntimeCalls` (one external function per `mgpu*` call).
+`register_all` registers them all on an interpreter; `HANDLED_OPS` names the
+ops they implement.  The machine that runs a module is
+`oracles.lowered_interp`'s.
 """
 
 from __future__ import annotations
@@ -18,13 +20,14 @@ from xdsl.interpreter import InterpreterFunctions
 from gpu_alloc_verify.oracles.lowered_xdsl.control_ops import ControlFunctions
 from gpu_alloc_verify.oracles.lowered_xdsl.framework import NamedInterpreter, mlir_name
 from gpu_alloc_verify.oracles.lowered_xdsl.gpu_ops import GpuFunctions
+from gpu_alloc_verify.oracles.lowered_xdsl.host_calls import HostCalls
 from gpu_alloc_verify.oracles.lowered_xdsl.memory_ops import MemoryFunctions
 from gpu_alloc_verify.oracles.lowered_xdsl.scalar_ops import ScalarFunctions
 from gpu_alloc_verify.oracles.mgpu_calls import RuntimeCalls
 from gpu_alloc_verify.oracles.runtime import Runtime
 
 FUNCTIONS: tuple[type[InterpreterFunctions], ...] = (
-    ScalarFunctions, MemoryFunctions, ControlFunctions, GpuFunctions)
+    ScalarFunctions, MemoryFunctions, ControlFunctions, GpuFunctions, HostCalls)
 # The MLIR ops the lowered oracle implements (any other ends a run as unknown).
 HANDLED_OPS: frozenset[str] = frozenset(
     mlir_name(cls) for functions in FUNCTIONS for cls, _ in functions._impls())

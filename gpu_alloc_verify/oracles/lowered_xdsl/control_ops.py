@@ -1,6 +1,7 @@
 """Control flow of lowered modules: `scf` regions, `cf`/`llvm` branches,
-returns, and calls (to the module's own functions, to host externals, and
-to the `mgpu*` runtime, whose calls are `mgpu_calls.RuntimeCalls`)."""
+returns, and calls (to the module's own functions, to host externals, whose
+calls are `host_calls.HostCalls`, and to the `mgpu*` runtime, whose calls
+are `mgpu_calls.RuntimeCalls`)."""
 
 from __future__ import annotations
 
@@ -17,9 +18,10 @@ from xdsl.interpreter import (
 )
 from xdsl.ir import Operation
 
-from gpu_alloc_verify.oracles import lowered_gpu, lowered_host
-from gpu_alloc_verify.oracles.llvm_values import Agg, Unsupported, ints, prop, signed, type_name
+from gpu_alloc_verify.oracles import lowered_gpu
+from gpu_alloc_verify.oracles.llvm_values import Unsupported, ints, prop, signed, type_name
 from gpu_alloc_verify.oracles.lowered_xdsl.framework import op_type
+from gpu_alloc_verify.oracles.lowered_xdsl.host_calls import HOST_CALLS
 from gpu_alloc_verify.oracles.lowered_xdsl.memory_ops import op_loc
 from gpu_alloc_verify.oracles.lowered_xdsl.scalar_ops import machine
 from gpu_alloc_verify.oracles.mgpu_calls import NO_EFFECT, RawCall
@@ -44,32 +46,9 @@ def _call(interp: Interpreter, op: Operation, args: Values) -> Values:
     fn = m.funcs.get(name)
     if fn is not None and fn.regions and fn.regions[0].blocks:
         return tuple(m.call_function(name, values))
-    if name in ("malloc", "free") and len(values) == 1:  # memref.alloc's host memory
-        m.rt.set_location(op_loc(op))
-        if name == "malloc":
-            return (m.rt.host_alloc(int(values[0] or 0)),)
-        m.rt.host_free(int(values[0] or 0))
-        return ()
+    if name in HOST_CALLS:  # malloc, free, the memref printers, ...
+        return tuple(m.call_external(name, op, tuple(values)))
     if name in NO_EFFECT:  # nothing observable; arguments may be aggregates
-        return ()
-    if name in lowered_host.DEVICE_MEMREF and len(values) == 5:
-        _, aligned, offset, size, stride = (int(a or 0) for a in values)
-        return (Agg({(0,): aligned, (1,): aligned, (2,): offset, (3, 0): size,
-                     (4, 0): stride}),)
-    if name.startswith("_mlir_ciface_") and name[13:] in lowered_host.PRINTERS \
-            and len(values) == 1:
-        # The C interface passes the unranked memref {rank, descriptor*}
-        # through a pointer (`llvm.emit_c_interface`).
-        raw = m.read_bytes(op, int(values[0] or 0), 16)
-        if raw is not None:
-            lowered_host.print_memref(
-                name[13:], [int.from_bytes(raw[:8], "little"),
-                            int.from_bytes(raw[8:], "little")],
-                lambda addr, n: m.read_bytes(op, addr, n))
-        return ()
-    if name in lowered_host.PRINTERS:  # a body of its own was called above
-        lowered_host.print_memref(name, [int(a or 0) for a in values],
-                                  lambda addr, n: m.read_bytes(op, addr, n))
         return ()
     kinds = "".join("p" if type_name(x.type) == "!llvm.ptr" else "i" for x in operands)
     loc = op_loc(op)
