@@ -5,7 +5,7 @@
 
 Runs `check FILE --json` once per corpus file on every installed
 `mlir-opt-N` its `VALID:` header lists, with its `PIPELINE:`, as
-`tests/test_corpus.py` does.  Counts the invariants the corpus headers
+`tests/cli/test_corpus.py` does.  Counts the invariants the corpus headers
 judge (not `differential`, which is another figure:
 `corpus_differential_share.py`), prints the counts, the unknown share
 (of all verdicts, and of holds+violated+unknown), then the unknowns grouped

@@ -6,7 +6,7 @@ Writes files of about `--ops` ops in the shapes large host code takes and
 runs the real CLI on each, one at a time: wall time, the largest resident
 size of any process it ran (the harness, each mlir-opt) and the verdict
 counts.  (`check` shows progress on a terminal only, never in a pipe:
-tests/test_check_progress.py.)  The shapes:
+tests/cli/test_check_progress.py.)  The shapes:
 - chain: one buffer, a dependency chain of async memsets;
 - fan: many buffers, each allocated, set and freed on its own stream;
 - init-loop: a host init loop of 10,000 iterations (no GPU op inside)

@@ -8,6 +8,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from tests.conftest import slow_tests
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -34,6 +36,7 @@ def _collected(marks: str) -> set[str]:
     return {ln.split("[", 1)[0] for ln in proc.stdout.splitlines() if "::" in ln}
 
 
+@pytest.mark.slow
 def test_the_development_lane_leaves_out_nightly_and_listed_tests() -> None:
     fast = _collected("not slow")
     nightly = _collected("nightly")

@@ -88,6 +88,7 @@ def test_verify_has_no_flat_room_left() -> None:
     assert (PKG / "verify" / "cli" / "__init__.py").is_file()
 
 
+@pytest.mark.slow
 def test_the_wheel_has_one_top_level_package(tmp_path: Path) -> None:
     """verify/, generators/, oracles/, reports/ and repro/ install under
     gpu_alloc_verify (issue 29), package data included."""
@@ -109,6 +110,7 @@ def test_the_wheel_has_one_top_level_package(tmp_path: Path) -> None:
         assert f"gpu_alloc_verify/{data}" in names, data
 
 
+@pytest.mark.slow
 def test_a_project_with_packages_of_the_same_names_still_imports_it(tmp_path: Path) -> None:
     """A downstream project's own reports/ and verify/ packages no longer
     shadow ours (they did while ours were top-level)."""
@@ -167,6 +169,7 @@ def _starts_processes(tree: ast.AST) -> list[str]:
     return found
 
 
+@pytest.mark.slow
 def test_at_most_three_modules_start_processes() -> None:
     starters: dict[str, list[str]] = {}
     paths = list(PKG.rglob("*.py"))

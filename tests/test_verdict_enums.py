@@ -20,8 +20,8 @@ from gpu_alloc_verify.verify.model.verdicts import (
     known_invariant,
     rule_of,
 )
-from tests.test_corpus import INVARIANTS as CORPUS_INVARIANTS
-from tests.test_corpus import VERDICTS as CORPUS_VERDICTS
+from tests.cli.test_corpus import INVARIANTS as CORPUS_INVARIANTS
+from tests.cli.test_corpus import VERDICTS as CORPUS_VERDICTS
 
 ROOT = Path(__file__).resolve().parents[1]
 # The library: what the scan reads (verdicts.py, the one place that spells

@@ -106,7 +106,7 @@ def _for_features(op: prog.For, out: set[str], uses: Counter[str]) -> None:
         out.add("token.into-loop")
 
 
-# The feature tags of each kind of op (`OP_KINDS`; tests/test_op_dispatch.py);
+# The feature tags of each kind of op (`OP_KINDS`; tests/model/test_op_dispatch.py);
 # each also counts the tokens the op uses, for "token.fan-out".
 _OP_FEATURES: dict[type, Callable[[Any, set[str], Counter[str]], None]] = {
     prog.Wait: _async_features, prog.Alloc: _alloc_features, prog.Dealloc: _async_features,

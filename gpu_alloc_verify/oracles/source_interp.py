@@ -306,7 +306,7 @@ class _Interp:
         return [self.produced[i] for i in sorted(set(self.produced) - self.tokens.awaited)]
 
 
-# How `_Interp.op` runs each kind of op (`OP_KINDS`; tests/test_op_dispatch.py).
+# How `_Interp.op` runs each kind of op (`OP_KINDS`; tests/model/test_op_dispatch.py).
 _OP_RUNNERS: dict[type, Callable[[_Interp, Any], None]] = {
     prog.Wait: _Interp.op_wait, prog.Alloc: _Interp.op_alloc, prog.Dealloc: _Interp.op_dealloc,
     prog.Memset: _Interp.op_memset, prog.Launch: _Interp.launch,

@@ -248,7 +248,7 @@ func.func @f0(%size0: index) {
 def test_a_host_access_that_never_runs_leaves_nothing_undecided() -> None:
     # The read in a loop of no trips has no lowered code (mlir-opt folds the
     # loop away): that decides nothing, as the source never runs it.
-    # (Found by tests/test_plugin_property.py.)
+    # (Found by tests/api/test_plugin_property.py.)
     from gpu_alloc_verify.verify.api import check
 
     need_mlir_opt(19)

@@ -92,6 +92,7 @@ def _same_either_way(program: Program, text: str, fallbacks: _Fallbacks
         yield fast
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(("spec", "pipeline"), [  # CI: mlir-opt-19's; nightly: the others
     pytest.param(s, "", marks=[] if s == "mlir-opt-19" else [pytest.mark.nightly]) for s in SPECS
 ] + [("mlir-opt-19", CF)])
@@ -115,6 +116,7 @@ def test_same_verdicts_on_lowered_programs(spec: str, pipeline: str, corpus: lis
     assert fallbacks.count <= 3 * pairs // 10, (fallbacks.count, pairs)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("spec", SPECS)
 def test_same_mismatch_when_a_call_is_dropped(spec: str, corpus: list[Program],
                                               monkeypatch: pytest.MonkeyPatch) -> None:

@@ -68,6 +68,7 @@ def programs_of(records: list[dict]) -> list[str]:
     return [r["program"] for r in records if r["kind"] == "program"]
 
 
+@pytest.mark.slow
 def test_sigkill_leaves_a_valid_file_and_resume_finishes(tmp_path: Path) -> None:
     results = tmp_path / "r.jsonl"
     proc = start_fuzz(results, "--max-examples", "2000")
@@ -94,6 +95,7 @@ def test_sigkill_leaves_a_valid_file_and_resume_finishes(tmp_path: Path) -> None
     assert after[-1]["summary"]["examples"] == len(texts)
 
 
+@pytest.mark.slow
 def test_resume_reaches_what_an_uninterrupted_campaign_records(tmp_path: Path) -> None:
     args = ["--max-examples", "150", "--no-shrink", "--seed", "5", "--json"]
     whole = tmp_path / "whole.jsonl"
@@ -119,6 +121,7 @@ def test_resume_reaches_what_an_uninterrupted_campaign_records(tmp_path: Path) -
     assert cut.read_text().count("\n") == len(resumed) + 1  # the torn line, sealed
 
 
+@pytest.mark.slow
 def test_ctrl_c_exits_130_with_a_resumable_file(tmp_path: Path) -> None:
     results = tmp_path / "r.jsonl"
     proc = start_fuzz(results, "--max-examples", "2000")
@@ -178,6 +181,7 @@ def test_writer_seals_a_torn_line(tmp_path: Path) -> None:
     assert os.path.getsize(f) == len(f.read_bytes())
 
 
+@pytest.mark.slow
 def test_resume_after_a_kill_among_violation_records(tmp_path: Path) -> None:
     whole = tmp_path / "whole.jsonl"
     res = cli("fuzz", "--lowering", LOWERING, "--results", str(whole), "--max-examples", "100",

@@ -51,6 +51,7 @@ def test_two_campaigns_append_to_one_file_without_corrupting_it(tmp_path: Path) 
     assert sum(1 for a, b in zip(order, order[1:], strict=False) if a != b) > 1
 
 
+@pytest.mark.slow
 def test_db_replays_yesterdays_counterexample_first(tmp_path: Path) -> None:
     db = tmp_path / "db"
     common = ["--lowering", LOWERING, "--invariant", "lowering-complete", "--db", str(db)]
@@ -68,6 +69,7 @@ def test_db_replays_yesterdays_counterexample_first(tmp_path: Path) -> None:
     assert any(db.iterdir()), "the search phase did not delete it"
 
 
+@pytest.mark.slow
 def test_empty_db_does_not_change_the_seeded_search(tmp_path: Path) -> None:
     def texts(*extra: str) -> list[str]:
         out = tmp_path / f"r{len(list(tmp_path.iterdir()))}.jsonl"
@@ -79,6 +81,7 @@ def test_empty_db_does_not_change_the_seeded_search(tmp_path: Path) -> None:
     assert texts() == texts("--db", str(tmp_path / "empty-db"))
 
 
+@pytest.mark.slow
 def test_nightly_profile_draws_and_records_a_seed(tmp_path: Path) -> None:
     results = tmp_path / "r.jsonl"
     res = cli("fuzz", "--lowering", LOWERING, "--max-examples", "5", "--no-shrink",

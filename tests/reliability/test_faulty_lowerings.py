@@ -42,6 +42,7 @@ def programs_and_truth():
     return progs, [row["real"].verdicts() for row in truth]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("mode", list(FAULTS))
 def test_one_bad_program_does_not_hide_the_others(mode, faulty, programs_and_truth) -> None:
     progs, truth = programs_and_truth
@@ -76,6 +77,7 @@ def test_a_lost_separator_is_recovered_by_bisection(faulty, programs_and_truth) 
     assert [row[lowering.spec].verdicts() for row in rows] == truth
 
 
+@pytest.mark.slow
 def test_campaign_goes_on_past_a_crashing_lowering(faulty, tmp_path: Path) -> None:
     path = faulty("segfault")
     spec = f"mlir-opt:{path}"

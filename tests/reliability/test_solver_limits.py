@@ -103,6 +103,7 @@ def test_unknown_carries_its_reason_in_check_json(source: Path, solver_gives_up,
     assert "timeout" in capsys.readouterr().out
 
 
+@pytest.mark.slow
 def test_unknown_carries_its_reason_in_results_and_fuzz_json(
         tmp_path: Path, solver_gives_up, capsys) -> None:
     results = tmp_path / "r.jsonl"

@@ -319,6 +319,7 @@ def _only(page: Path, section: str, extra: str = "") -> Path:
     return out
 
 
+@pytest.mark.slow
 @pytest.mark.skipif(CHROMIUM is None, reason="no headless chromium (apt-get install chromium)")
 def test_headless_chromium_renders(report: tuple[Path, str, Dom], tmp_path: Path) -> None:
     page, _, _ = report
@@ -346,6 +347,7 @@ def test_headless_chromium_renders(report: tuple[Path, str, Dom], tmp_path: Path
         assert distinct_pixel_bytes(data) > 64, f"section {section} renders blank"
 
 
+@pytest.mark.slow
 @pytest.mark.skipif(CHROMIUM is None, reason="no headless chromium (apt-get install chromium)")
 def test_matrix_fits_1280px(report: tuple[Path, str, Dom], tmp_path: Path) -> None:
     """The verdict matrix, all invariants, needs no horizontal scrolling at 1280 px."""
@@ -403,6 +405,7 @@ RECORD = st.fixed_dictionaries(
               | JSON, "marked_calls": st.lists(st.sampled_from(["op0", "op1"])) | JSON})
 
 
+@pytest.mark.slow
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(st.lists(RECORD | JSON, max_size=6))
 def test_odd_records_never_break_the_report(records: list[Any]) -> None:

@@ -30,6 +30,7 @@ def campaign(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict]:
     return results, end["summary"]
 
 
+@pytest.mark.slow
 def test_verbose_prints_every_unknown_reason_in_full(campaign: tuple[Path, dict],
                                                     capsys: pytest.CaptureFixture[str],
                                                     tmp_path: Path) -> None:
@@ -96,6 +97,7 @@ document.body.dataset.longest = Math.max(...pres.map(p => p.querySelectorAll('.l
 </script>"""
 
 
+@pytest.mark.slow
 @pytest.mark.skipif(CHROMIUM is None, reason="no headless chromium (apt-get install chromium)")
 def test_summary_first_and_sources_whole_in_chromium(campaign: tuple[Path, dict],
                                                      tmp_path: Path) -> None:

@@ -221,6 +221,7 @@ def _table(m: Metamorphic) -> str:
     return "\n".join(rows)
 
 
+@pytest.mark.slow
 def test_metamorphic_counters(metamorphic: Metamorphic) -> None:
     """Prints the counters; checks that the experiment has teeth: every
     rewrite changed modules, and the baseline has both kinds of decided verdict

@@ -41,6 +41,7 @@ def test_a_missing_tool_is_an_environment_problem() -> None:
     assert "No such file" in info.value.detail
 
 
+@pytest.mark.slow
 def test_a_timeout_kills_the_whole_group(tmp_path: Path) -> None:
     """A wrapper whose child holds the pipes open does not keep us waiting."""
     pid_file = tmp_path / "child.pid"

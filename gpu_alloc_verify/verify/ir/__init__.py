@@ -15,6 +15,6 @@
   `generic_lines`: the line model of generic-form text the mutants edit;
   `kernel_text`: a custom-form `gpu.func` in the generic form xDSL reads.
   Outside `verify.ir` no module matches MLIR text by pattern
-  (`tests/test_text_scan.py`).
+  (`tests/ir/test_text_scan.py`).
 - `tools`: where the MLIR tools of each LLVM version are.
 """

@@ -32,9 +32,9 @@ dialect's attribute), function-typed block arguments, attribute values it
 does not model (float or i1 dense arrays, ...: when the dictionary is asked
 for), custom-form ops, resources, and text xDSL would reject that this
 reader can tell (operand and result counts, duplicate keys, names).
-`tests/perf/test_fastparse_equivalence.py` checks that `extract` gives the
+`tests/ir/test_fastparse_equivalence.py` checks that `extract` gives the
 same facts on both parses of real lowered text, and
-`tests/perf/test_reader_mutations.py` on meaning-preserving rewrites of it.
+`tests/ir/test_reader_mutations.py` on meaning-preserving rewrites of it.
 """
 
 from __future__ import annotations

@@ -5,7 +5,7 @@ only, small objects, about ten times cheaper) and xDSL's parser (any form
 xDSL reads, its own classes).  `parse` tries the fast reader first and
 falls back to xDSL where it declines (`ReaderDeclined`); this is the only
 module that knows both exist.  The two give the same answers to what the
-harness asks (`tests/perf/test_fastparse_equivalence.py`).
+harness asks (`tests/ir/test_fastparse_equivalence.py`).
 
 A caller that walks one reader's classes asks for it by `reader`: "xdsl"
 for what is written against xDSL's objects (the model reader

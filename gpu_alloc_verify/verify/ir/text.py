@@ -5,7 +5,7 @@ Triage, `repro/` and the mutation operators work on text as printed (a
 program one op per line, lowered code in custom or generic form), often text
 that need not parse: a reduction candidate, a mutant, a lit test.  What they
 need of a line, and the edits they make, are here under names that say what
-they do; a scan (`tests/test_text_scan.py`) keeps other modules from growing
+they do; a scan (`tests/ir/test_text_scan.py`) keeps other modules from growing
 patterns of their own.  Structure (ops, regions, attributes) is read through
 `verify.ir.parse`; locations through `verify.ir.locations`.
 """

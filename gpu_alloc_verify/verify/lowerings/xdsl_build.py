@@ -313,7 +313,7 @@ class _FunctionBuilder:
 
 
 # How `_FunctionBuilder.op` builds each kind of op (`OP_KINDS`;
-# tests/test_op_dispatch.py).
+# tests/model/test_op_dispatch.py).
 _OP_BUILDERS: dict[type, Callable[[_FunctionBuilder, Any, NameLoc], Operation]] = {
     prog.Wait: _FunctionBuilder.wait, prog.Alloc: _FunctionBuilder.alloc,
     prog.Dealloc: _FunctionBuilder.dealloc, prog.Memset: _FunctionBuilder.memset,

@@ -7,7 +7,7 @@ ops, the same layout), in a fraction of the time: attributes are printed
 by xDSL itself, once per distinct attribute, and only the op structure is
 printed here.  IR outside what it handles (successors, unregistered ops,
 named blocks) raises `Unhandled`; `print_generic` then uses xDSL's printer.
-`tests/test_xdsl_lowerings.py` checks the two agree on every lowering.
+`tests/lowerings/test_xdsl_lowerings.py` checks the two agree on every lowering.
 """
 
 from __future__ import annotations

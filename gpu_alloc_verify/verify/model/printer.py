@@ -173,7 +173,7 @@ class _Printer:
         self.emit(1, "}")
 
 
-# How `_Printer.op` prints each kind of op (`OP_KINDS`; tests/test_op_dispatch.py).
+# How `_Printer.op` prints each kind of op (`OP_KINDS`; tests/model/test_op_dispatch.py).
 _OP_PRINTERS: dict[type, Callable[[_Printer, Any, int, str], None]] = {
     prog.Wait: _Printer.op_wait, prog.Alloc: _Printer.op_alloc,
     prog.Dealloc: _Printer.op_dealloc, prog.Memset: _Printer.op_memset,
@@ -265,7 +265,7 @@ def _launch_constants(op: prog.Launch, index: set[int], values: _Values) -> None
 
 
 # Which constants `constants_of` hoists for each kind of op (`OP_KINDS`;
-# tests/test_op_dispatch.py).
+# tests/model/test_op_dispatch.py).
 _OP_CONSTANTS: dict[type, Callable[[Any, set[int], _Values], None]] = {
     prog.Wait: _no_constants, prog.Alloc: _no_constants, prog.Dealloc: _no_constants,
     prog.Memset: _memset_constants, prog.Memcpy: _no_constants,

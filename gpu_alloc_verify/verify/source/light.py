@@ -11,7 +11,7 @@ wherever the xDSL module uses it), result and argument types as the text xDSL
 prints for them, the same locations (`loc("opN")` on the program's ops,
 `loc(unknown)` elsewhere) and the attributes the reader asks for (`sym_name`,
 an integer constant's `value`, `hostShared`).  So `read_source` walks the
-same structure and gives the same facts; `tests/test_source_read.py` checks
+same structure and gives the same facts; `tests/source/test_source_read.py` checks
 that on generated programs.
 
 Device code (`gpu.module @kernels`) is left empty: the reader never walks it.
@@ -257,7 +257,7 @@ class _FunctionBuilder:
 
 
 # How `_FunctionBuilder.op` builds each kind of op (`OP_KINDS`;
-# tests/test_op_dispatch.py), as `verify.lowerings.xdsl_build._OP_BUILDERS` does.
+# tests/model/test_op_dispatch.py), as `verify.lowerings.xdsl_build._OP_BUILDERS` does.
 _OP_BUILDERS: dict[type, Callable[[_FunctionBuilder, Any, str], Op]] = {
     prog.Wait: _FunctionBuilder.op_wait, prog.Alloc: _FunctionBuilder.op_alloc,
     prog.Dealloc: _FunctionBuilder.op_dealloc, prog.Memset: _FunctionBuilder.op_memset,

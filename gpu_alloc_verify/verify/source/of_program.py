@@ -5,10 +5,10 @@ Facts are read from a parsed source module (`verify.source.facts`), whatever
 produced it: a user's file as `mlir-opt` parsed it (`verify.source.user_file`),
 or a generated `Program`, whose module is the one its printed text parses to
 (`verify.lowerings.xdsl_build` builds exactly that, without the text round
-trip; `tests/test_source_read.py` checks the two agree).  A `Program`'s
+trip; `tests/source/test_source_read.py` checks the two agree).  A `Program`'s
 facts are read from the same module built in `verify.ir.fastparse`'s small
 objects (`verify.source.light`), which is several times cheaper to build and
-to read; `tests/test_source_read.py` checks it gives the same facts as the
+to read; `tests/source/test_source_read.py` checks it gives the same facts as the
 xDSL module.
 """
 

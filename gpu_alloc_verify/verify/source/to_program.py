@@ -13,7 +13,7 @@ the model are an error that names the op and its position.
 
 Everything `verify.model.printer` prints is read back: for a generated
 program P, reading `P.to_mlir()` gives P again up to the names of values
-(`tests/test_source_reader_kernels.py`).  Kernels are read by name only: a
+(`tests/source/test_source_reader_kernels.py`).  Kernels are read by name only: a
 `gpu.func` of the `gpu.module @kernels` must be a catalogue kernel
 (`verify.model.kernels`) by its name and parameter types, and its body is
 not read.  A program that launches any is tagged `kernels-by-name`, and

@@ -4,7 +4,7 @@ of an exported lit test's RUN line.
 
 Callers say what they want (a pipeline, split input, which printing flags)
 and get an argv for `runner.run_tool`; no other module writes a flag of these
-tools (`tests/test_tool_layer.py` scans for them).  The order of the flags is
+tools (`tests/tools/test_tool_layer.py` scans for them).  The order of the flags is
 fixed here, so the same request always gives the same command line.
 
 `default_reader` is the `mlir-opt` that reads a text when no lowering names

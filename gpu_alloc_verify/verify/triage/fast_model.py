@@ -9,7 +9,7 @@ array's values, a nested symbol reference).  Only a complete reading is
 kept: wherever the fast reader declines the text, or the walk stops on
 anything (outside the model, or a constant the fast IR keeps as text, such
 as a float), the text is read by `model_of` as before, so the answer is
-always `model_of`'s (and `model_gap`'s).  `tests/test_report_cost.py` checks the two are equal
+always `model_of`'s (and `model_gap`'s).  `tests/campaign/test_report_cost.py` checks the two are equal
 on every text a real report reads.
 """
 
@@ -34,7 +34,7 @@ from gpu_alloc_verify.verify.source.to_program import (
 from gpu_alloc_verify.verify.source.to_program import _Reader as _XdslReader
 from gpu_alloc_verify.verify.tools.commands import default_reader
 
-# How many texts each reader read (what `tests/test_report_cost.py` counts).
+# How many texts each reader read (what `tests/campaign/test_report_cost.py` counts).
 READS = {"fast": 0, "xdsl": 0}
 
 
