@@ -120,7 +120,7 @@ class NamedInterpreter(Interpreter):
         return error
 
     def run_ssacfg_region(self, region: Region, args: PythonValues,
-                          name: str = "unknown") -> PythonValues:
+                          name: str = "region") -> PythonValues:
         """Run `region` from its entry block until a terminator returns;
         an empty region, or a block without a terminator, returns nothing."""
         env = self.env
