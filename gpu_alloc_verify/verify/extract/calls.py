@@ -68,7 +68,7 @@ from gpu_alloc_verify.verify.ir.protocols import IRModule, IROp, IRValue
 from gpu_alloc_verify.verify.model import fold
 from gpu_alloc_verify.verify.model.fold import ite, lit
 from gpu_alloc_verify.verify.model.runtime_api import LAUNCH
-from gpu_alloc_verify.verify.model.values import HANDLE_BASE, literal, may_be_handle
+from gpu_alloc_verify.verify.model.values import HANDLE_BASE, as_value, literal, may_be_handle
 
 __all__ = ["HANDLE_BASE", "HOST_ACCESS", "Call", "Cut", "LoweredFacts", "Residue",
            "callee_name", "extract", "source_loc"]
@@ -255,7 +255,7 @@ class _Extractor(ControlFlow, Memory, Integers):
         if value is None or w is None:
             self.define(result, self.fresh_for(result), guard)  # a float, a vector
             return
-        self.define(result, fold.bv(value, w), guard)
+        self.define(result, as_value(fold.bv(value, w)), guard)
         if w == 1:
             self.define_cond(result, fold.boolean(bool(value & 1)), guard)
 
@@ -339,7 +339,7 @@ class _Extractor(ControlFlow, Memory, Integers):
         args = tuple(self.val(a) for a in operands)
         if callee == "mgpuMemAlloc" and len(args) == 2 and "ptr" in type_text(operands[1]):
             # LLVM 16's mgpuMemAlloc(size, stream): device memory, no flag.
-            args = (*args, fold.bv(0, 8))
+            args = (*args, as_value(fold.bv(0, 8)))
         # A handle given as an integer: the pointer it is the address of.
         sig = roles(callee, len(args)) or ()
         args = tuple(self.coerce(a, None, lambda: f"a handle argument of @{callee}")

@@ -17,7 +17,13 @@ from gpu_alloc_verify.verify.ir.lowered_ir import op_name
 from gpu_alloc_verify.verify.ir.protocols import IROp
 from gpu_alloc_verify.verify.model import fold
 from gpu_alloc_verify.verify.model.fold import ite, lit
-from gpu_alloc_verify.verify.model.values import HANDLE_BASE, leaves, literal, may_be_handle
+from gpu_alloc_verify.verify.model.values import (
+    HANDLE_BASE,
+    as_value,
+    leaves,
+    literal,
+    may_be_handle,
+)
 
 PTR_BITS = 64
 _ADDR_RE = re.compile(r"(?<![\w.!?|])[?]\d+a\d+(?![\w!?])")
@@ -137,7 +143,7 @@ class Integers(WalkerState):
             self.define_bool(res, c, guard)
             return
         out = fold.binop(kind, a, b)  # type: ignore[arg-type]
-        self.define(res, out if out is not None else self.unknown_bits(
+        self.define(res, as_value(out) if out is not None else self.unknown_bits(
             w, lambda: f"a poison {op_name(op)} at {where(op)}"), guard)
 
     def compare(self, op: IROp, guard: smt.BoolRef) -> None:

@@ -16,7 +16,7 @@ from gpu_alloc_verify.verify.ir.lowered_ir import op_name
 from gpu_alloc_verify.verify.ir.protocols import IROp, IRValue
 from gpu_alloc_verify.verify.model import fold
 from gpu_alloc_verify.verify.model.fold import conj, ite, lit, neg
-from gpu_alloc_verify.verify.model.values import leaves, literal, may_be_handle
+from gpu_alloc_verify.verify.model.values import as_value, leaves, literal, may_be_handle
 
 _DYNAMIC = -2147483648  # `rawConstantIndices`: this index is an operand
 
@@ -113,8 +113,8 @@ class Memory(WalkerState):
             # Which bytes change is not known: the slot is not followed further.
             self.escape_slot(lit(slot), cond, lambda: f"written at an unknown offset at "
                              f"{where(op)}", source_loc(op))
-            self.escape(value, cond, lambda: f"stored at an unknown offset at {where(op)}",
-                        source_loc(op))
+            self.escape(as_value(value), cond,
+                        lambda: f"stored at an unknown offset at {where(op)}", source_loc(op))
             return
         cells = self.mem.setdefault(slot, {})
         for o, (t, n) in list(cells.items()):

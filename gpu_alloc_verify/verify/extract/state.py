@@ -23,6 +23,7 @@ from gpu_alloc_verify.verify.model.fold import ite, lit
 from gpu_alloc_verify.verify.model.values import (
     HANDLE_BASE,
     UNKNOWN_PREFIX,
+    as_value,
     escape_flag,
     leaves,
     literal,
@@ -103,7 +104,7 @@ class WalkerState:
         self.fresh_count += 1
         name = f"{UNKNOWN_PREFIX}{self.fresh_count}"
         self.facts.unknowns[name] = why
-        return unknown_int(name)
+        return as_value(unknown_int(name))
 
     def unknown_bits(self, width: int, why: Words, address: bool = False) -> smt.ArithRef:
         """An integer the analysis cannot follow (`?nwW`), or the address of a
@@ -112,7 +113,7 @@ class WalkerState:
         self.fresh_count += 1
         name = f"{UNKNOWN_PREFIX}{self.fresh_count}{'a' if address else 'w'}{width}"
         self.facts.unknowns[name] = why
-        return unknown_int(name)
+        return as_value(unknown_int(name))
 
     def fresh_for(self, ssa: IRValue) -> smt.ArithRef:
         """A value of `ssa`'s type that no handle is: an unknown integer of its
@@ -135,7 +136,7 @@ class WalkerState:
         term = self.env.get(ssa)
         if term is None:
             c = self.conds.get(ssa)
-            term = fold.bool_to_bv(c) if c is not None else self.fresh_for(ssa)  # type: ignore[assignment]
+            term = as_value(fold.bool_to_bv(c)) if c is not None else self.fresh_for(ssa)
             self.env[ssa] = term
         return term
 
@@ -231,9 +232,10 @@ class WalkerState:
             return
         self.escaped_slots.add(slot)
         for content, _ in self.mem.get(slot, {}).values():
-            self.escape(content, guard, lambda: f"in a stack slot {words(where)}", source_op)
+            self.escape(as_value(content), guard, lambda: f"in a stack slot {words(where)}",
+                        source_op)
             for leaf in leaves(content):  # a slot whose address is in it escapes too
-                self.escape_slot(leaf, guard, where, source_op)
+                self.escape_slot(as_value(leaf), guard, where, source_op)
 
     # -- walking -----------------------------------------------------------
 

@@ -23,6 +23,7 @@ integers, a kind of their own, which no integer constant ever equals
 from __future__ import annotations
 
 import re
+from typing import cast
 
 from gpu_alloc_verify.verify import smt
 from gpu_alloc_verify.verify.model import fold
@@ -44,6 +45,15 @@ _BIG_INT_RE = re.compile(r"(?<![\w.])(?<!- )\d{13,}")  # not a negative stand-in
 
 _unknowns: dict[str, smt.ExprRef] = {}
 _UNKNOWNS_MAX = 1 << 16
+
+
+def as_value(term: smt.ExprRef) -> smt.ArithRef:
+    """`term` as the extractor types an SSA value.  Every value is typed as an
+    Int term (a pointer, a handle, an index); an integer of a known width is
+    really a bit-vector, told apart at run time by fold's width tag.  This is
+    where such a term enters, so the static type stays the one every checker
+    reads (no run-time conversion: the term is returned as it is)."""
+    return cast("smt.ArithRef", term)
 
 
 def unknown_int(name: str) -> smt.ExprRef:

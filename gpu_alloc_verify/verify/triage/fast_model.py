@@ -9,8 +9,8 @@ array's values, a nested symbol reference).  Only a complete reading is
 kept: wherever the fast reader declines the text, or the walk stops on
 anything (outside the model, or a constant the fast IR keeps as text, such
 as a float), the text is read by `model_of` as before, so the answer is
-always `model_of`'s (and `model_gap`'s).  `tests/campaign/test_report_cost.py` checks the two are equal
-on every text a real report reads.
+always `model_of`'s (and `model_gap`'s).  `tests/campaign/test_report_cost.py`
+checks the two are equal on every text a real report reads.
 """
 
 from __future__ import annotations
