@@ -28,6 +28,7 @@ from gpu_alloc_verify.verify.lowerings.pass_pipeline import parse as parse_pipel
 from gpu_alloc_verify.verify.lowerings.tool_passes import installed_passes, tool_passes
 from gpu_alloc_verify.verify.model.errors import EnvironmentProblem
 from gpu_alloc_verify.verify.model.program import Program
+from gpu_alloc_verify.verify.tools.blame import tool_failure
 from gpu_alloc_verify.verify.tools.commands import mlir_opt_argv, print_ir_before
 from gpu_alloc_verify.verify.tools.runner import (
     ToolResult,
@@ -127,7 +128,8 @@ class MlirOptLowering:
         option, a pass nested where it cannot run) fails there with a
         pipeline diagnostic.  A pass only this version lacks is not an error
         (see `unavailable`); a crash, a hang or a pass failing on a real op
-        is left to the verdicts."""
+        is left to the verdicts; a tool that fails even to parse an empty
+        module raises ToolFailed."""
         try:
             self.parsed()
         except PipelineSyntaxError as e:
@@ -143,7 +145,14 @@ class MlirOptLowering:
                             timeout_s=min(self.timeout_s, _VALIDATE_TIMEOUT_S))
         except ToolTimedOut:
             return None
-        if proc.returncode != 1 or not any(m in proc.stderr for m in _PIPELINE_ERRORS):
+        pipeline_said = proc.returncode == 1 and any(m in proc.stderr for m in _PIPELINE_ERRORS)
+        if proc.returncode != 0 and not pipeline_said:
+            # A build that cannot even parse an empty module fails on every
+            # program: its failure, not a verdict on each (ToolFailed, exit 2).
+            blamed = tool_failure(proc, "its input", crash_blames_tool=False)
+            if blamed is not None:
+                raise blamed
+        if not pipeline_said:
             return None
         return _first_error(proc.stderr)
 

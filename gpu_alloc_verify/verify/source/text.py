@@ -10,6 +10,7 @@ from pathlib import Path
 
 from gpu_alloc_verify.verify.ir.parse import NotParsed, ParsedModule, parse
 from gpu_alloc_verify.verify.model.errors import SourceParseError
+from gpu_alloc_verify.verify.tools.blame import tool_failure
 from gpu_alloc_verify.verify.tools.commands import mlir_opt_argv
 from gpu_alloc_verify.verify.tools.runner import ToolTimedOut, run_tool
 
@@ -20,7 +21,8 @@ _DIAG = re.compile(r"^<stdin>:(\d+):(\d+): error: (.*)$")
 @lru_cache(maxsize=32)
 def normalize(text: str, name: str, tool: str) -> str:
     """`text` in generic form with every location, as `tool` prints it, or
-    SourceParseError with the tool's first diagnostic at `name:line:col`."""
+    SourceParseError with the tool's first diagnostic at `name:line:col`
+    (ToolFailed when the tool crashed or reads nothing, `verify.tools.blame`)."""
     try:  # a tool that cannot start raises ToolNotStarted ("cannot run TOOL: ...")
         proc = run_tool(mlir_opt_argv(tool, generic=True, locations=True, unregistered=True,
                                       stdin=True), stdin=text, timeout_s=_READ_TIMEOUT_S)
@@ -28,6 +30,11 @@ def normalize(text: str, name: str, tool: str) -> str:
         raise SourceParseError(f"{name}: {Path(tool).name} did not finish reading the file "
                                f"in {_READ_TIMEOUT_S:g} s") from e
     if proc.returncode != 0:
+        # A tool that crashed, or fails on an empty module too, is to blame,
+        # not the file (ToolFailed: an environment problem, exit status 2).
+        blamed = tool_failure(proc, name, None if name.startswith("<") else name)
+        if blamed is not None:
+            raise blamed
         lines = proc.stderr.splitlines()
         for ln in lines:
             m = _DIAG.match(ln)

@@ -8,6 +8,8 @@ the model).
   the JIT runners, FileCheck) and the RUN line of an exported lit test, so a
   flag is spelled once; and `default_reader`, the mlir-opt that reads a text
   when no lowering names its own.
+- `blame`: who failed, the tool or its input: a tool that crashed, or fails
+  on an empty module too, is `ToolFailed` (named signal and command).
 - `pool`: worker processes (forked process pools, Dask's local cluster),
   for the campaign's parallel judging and the report's lit proofs.
 
