@@ -2,7 +2,9 @@
 options, the `lowering` and `runtime_profile` fixtures, Hypothesis profiles.
 
 It loads in every project of an environment where gpu-alloc-verify is
-installed, so it changes nothing unless asked: its options are all prefixed
+installed, so it changes nothing and costs nothing unless asked: loading it
+imports neither Hypothesis nor the harness (as Hypothesis' own plugin does);
+they are imported by the hook or fixture that needs them. its options are all prefixed
 (`--gav-lowering SPEC`, repeatable; `--gav-pipeline`, `--gav-runtime`,
 `--gav-profile`; dests `gav_*`), so a project's own `--runtime` is its own; a
 `--gav-lowering` that names no lowering is a usage error (exit status 4).  It
@@ -17,7 +19,10 @@ suppresses no health check.
 One is loaded only when selected: `--gav-profile dev|ci|nightly` (alias
 `--gpu-alloc-verify-profile`), Hypothesis' own `--hypothesis-profile
 gpu-alloc-verify-ci`, or `HYPOTHESIS_PROFILE=gpu-alloc-verify-ci` in the
-environment (a value that names no profile of ours is left to its owner).  This repository's own
+environment (a value that names no profile of ours is left to its owner).
+The profiles are registered when one is selected, when Hypothesis is
+already imported at configure time, before the tests run if a test module
+imported it, or by `register_profiles()`.  This repository's own
 `tests/conftest.py` selects one for its suite with `load_project_profile()`.
 Disable the plugin with `-p no:gpu_alloc_verify`.
 """
@@ -25,15 +30,11 @@ Disable the plugin with `-p no:gpu_alloc_verify`.
 from __future__ import annotations
 
 import os
+import sys
 from collections.abc import Mapping
 from typing import TYPE_CHECKING
 
 import pytest
-from hypothesis import settings
-from hypothesis.database import DirectoryBasedExampleDatabase
-
-from gpu_alloc_verify.verify.config import RUNTIMES
-from gpu_alloc_verify.verify.lowerings.mlir_opt import DEFAULT_PIPELINE
 
 if TYPE_CHECKING:  # imported lazily: the plugin loads in every project
     from gpu_alloc_verify.verify.lowerings.base import Lowering
@@ -41,6 +42,11 @@ if TYPE_CHECKING:  # imported lazily: the plugin loads in every project
 PREFIX = "gpu-alloc-verify-"
 PROFILES = ("dev", "ci", "nightly")
 DEFAULT_SPEC = "mlir-opt-19"
+# Copies of `config.RUNTIMES` and `mlir_opt.DEFAULT_PIPELINE` (a test keeps
+# them equal): importing those modules for two constants would pull the
+# harness into every pytest run, only to write `--help`.
+RUNTIMES = ("cuda", "hip", "sycl")
+DEFAULT_PIPELINE = "gpu.module(convert-gpu-to-nvvm),gpu-to-llvm"
 
 
 def profile_name(short: str) -> str:
@@ -52,6 +58,9 @@ def register_profiles() -> None:
     """Register our profiles (idempotent; loads none of them).  Each builds
     on Hypothesis' `default` profile, not on whatever is loaded now (with CI
     set Hypothesis loads its own `ci`, which suppresses `too_slow`)."""
+    from hypothesis import settings
+    from hypothesis.database import DirectoryBasedExampleDatabase
+
     base = settings.get_profile("default")
     settings.register_profile(profile_name("dev"), base, max_examples=60, deadline=None)
     settings.register_profile(profile_name("ci"), base, max_examples=30, derandomize=True,
@@ -82,13 +91,19 @@ def load_project_profile() -> str:
     """Register and load `project_profile()`; for a project's own conftest.
     Hypothesis' `--hypothesis-profile` and our `--gav-profile`
     are applied later (at configure time) and still win."""
+    from hypothesis import settings
+
     register_profiles()
     name = project_profile()
     settings.load_profile(name)
     return name
 
 
-register_profiles()
+def _ours(name: object) -> bool:
+    """Whether a profile name (`--hypothesis-profile`, HYPOTHESIS_PROFILE)
+    is one of ours."""
+    return isinstance(name, str) and name.startswith(PREFIX) and (
+        name.removeprefix(PREFIX) in PROFILES)
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
@@ -112,6 +127,9 @@ def pytest_addoption(parser: pytest.Parser) -> None:
                          "(default: none, Hypothesis' own settings)")
 
 
+# tryfirst: Hypothesis' plugin loads `--hypothesis-profile NAME` in its own
+# pytest_configure, so a name of ours must be registered before.
+@pytest.hookimpl(tryfirst=True)
 def pytest_configure(config: pytest.Config) -> None:
     _check_lowerings(config.getoption("gav_lowering", None) or [])
     chosen = config.getoption("gav_profile", None)
@@ -119,17 +137,30 @@ def pytest_configure(config: pytest.Config) -> None:
     if chosen and theirs and theirs != profile_name(str(chosen)):
         raise pytest.UsageError(f"--gav-profile {chosen} and "
                                 f"--hypothesis-profile {theirs}: choose one")
+    env = os.environ.get("HYPOTHESIS_PROFILE", "")
+    if not (chosen or _ours(theirs) or _ours(env) or "hypothesis" in sys.modules):
+        return  # nothing asked of us: Hypothesis stays unimported
+    register_profiles()
+    from hypothesis import settings
+
     if chosen:
         settings.load_profile(profile_name(str(chosen)))
-        return
-    env = os.environ.get("HYPOTHESIS_PROFILE", "")
-    if env.startswith(PREFIX) and env.removeprefix(PREFIX) in PROFILES:
+    elif _ours(env):
         settings.load_profile(env)
+
+
+def pytest_collection_finish(session: pytest.Session) -> None:
+    # A test module that imported Hypothesis may look a profile of ours up by
+    # name while it runs; registering costs nothing once Hypothesis is loaded.
+    if "hypothesis" in sys.modules:
+        register_profiles()
 
 
 def _check_lowerings(specs: list[str]) -> None:
     """A spec that names no lowering is a usage error (exit status 4), not a
     skipped suite; one whose tool is missing here still skips (see `lowering`)."""
+    if not specs:
+        return
     from gpu_alloc_verify.verify.lowerings.registry import available_specs, unknown_spec
 
     bad = [s for s in dict.fromkeys(specs) if unknown_spec(s)]
@@ -143,6 +174,8 @@ def _check_lowerings(specs: list[str]) -> None:
 def pytest_report_header(config: pytest.Config) -> str | None:
     if config.getoption("gav_profile", None) or (
             os.environ.get("HYPOTHESIS_PROFILE", "").startswith(PREFIX)):
+        from hypothesis import settings
+
         return f"gpu-alloc-verify: hypothesis profile {settings.get_current_profile_name()!r}"
     return None
 

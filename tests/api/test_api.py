@@ -187,7 +187,10 @@ def test_importing_the_plugin_changes_no_setting(ci: str) -> None:
                               check=True, env=env).stdout.splitlines()
 
     plain = run(show)
-    ours = run("import gpu_alloc_verify.verify.pytest_plugin\n" + show + "print(sorted(n for n in "
+    # importing registers nothing (it imports no Hypothesis); registering
+    # loads none of ours
+    ours = run("from gpu_alloc_verify.verify.pytest_plugin import register_profiles\n"
+               "register_profiles()\n" + show + "print(sorted(n for n in "
                "settings._profiles if n.startswith('gpu-alloc')))\n")
     assert ours == [*plain,
         "['gpu-alloc-verify-ci', 'gpu-alloc-verify-dev', 'gpu-alloc-verify-nightly']"]
