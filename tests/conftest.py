@@ -73,27 +73,11 @@ def collect_programs(n: int, cfg: GenConfig | None = None) -> list[Program]:
     return out
 
 
-# The lanes: `nightly` campaigns run only in the nightly job; `slow` ones
-# (`tests/slow_tests.txt`, measured by scripts/slow_lane.py, and every
-# nightly one) are left out of the development lane `-m "not slow"`; CI runs
-# `-m "not nightly"`.
-SLOW_LIST = Path(__file__).parent / "slow_tests.txt"
-
-
-def slow_tests() -> set[str]:
-    """`path::function` of each test function on the slow list."""
-    out = set()
-    for line in SLOW_LIST.read_text().splitlines():
-        entry = line.split("#", 1)[0].strip()
-        if entry:
-            out.add(entry)
-    return out
-
-
+# The lanes, written at each test: `@pytest.mark.nightly` campaigns run only
+# in the nightly job; `@pytest.mark.slow` tests (a case of a second or more,
+# marked by scripts/slow_lane.py) and every nightly one are left out of the
+# development lane `-m "not slow"`; CI runs `-m "not nightly"`.
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
-    slow = slow_tests()
     for item in items:
-        path, _, name = item.nodeid.partition("::")
-        function = name.split("[", 1)[0].replace("::", ".")
-        if item.get_closest_marker("nightly") or f"{path}::{function}" in slow:
+        if item.get_closest_marker("nightly"):
             item.add_marker(pytest.mark.slow)

@@ -70,6 +70,7 @@ def test_source_and_lowered_agree_on_lowerable_programs(mlir_opt_19):
         assert needed in calls
 
 
+@pytest.mark.slow
 @settings(max_examples=25, deadline=None, suppress_health_check=list(HealthCheck),
           database=None)
 @given(lowerable_programs(max_ops=8, joins=False))
@@ -81,6 +82,7 @@ def test_without_joins_every_lowerable_program_agrees(lower19, program):
         assert mismatch is None or sycl_free_race(mismatch), (profile, mismatch)
 
 
+@pytest.mark.slow
 def test_generator_programs_that_19_lowers_fully(mlir_opt_19):
     """The project's own generator: agreement, or one of the two known upstream bugs."""
     found: list[Program] = []

@@ -53,6 +53,7 @@ def runner():
         yield r
 
 
+@pytest.mark.slow
 def test_native_trace_equals_interpreter_trace(runner, mlir_opt_19):
     progs = sample_programs(16, seed=7)
     outcomes = mlir_opt_19.lower_batch(progs)

@@ -198,6 +198,7 @@ def _generated_kernel_programs(n: int) -> list[Program]:
     return progs
 
 
+@pytest.mark.slow
 def test_generated_kernel_programs_run_natively():
     tools = _toolchain(22)
     progs = _generated_kernel_programs(6)
@@ -213,6 +214,7 @@ def test_generated_kernel_programs_run_natively():
     assert launches >= len(progs)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("lowered_by", [22, 19])
 def test_native_trace_equals_interpreter_trace_with_kernels(lowered_by: int):
     """Turns on by itself once `oracles.lowered_interp` runs gpu.launch_func

@@ -15,6 +15,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -428,6 +429,7 @@ _ops = st.lists(
 )
 
 
+@pytest.mark.slow
 @settings(max_examples=300, derandomize=True, database=None, deadline=None,
           suppress_health_check=list(HealthCheck))
 @given(profile=st.sampled_from(["cuda", "hip", "sycl"]), seed=st.integers(0, 5),
