@@ -15,7 +15,7 @@ host read whose value is unused may be missing on one side (a dead load).
 Lowered text is run on `verify.ir.fastparse`'s reading of it, which costs a
 fraction of xDSL's parse; where that reader or the interpreter's model of
 it declines (`fastparse.Unsupported`), on xDSL's parse, so the verdict is
-the same either way (`tests/perf/test_differential_fast.py`).
+the same either way (`tests/oracles/test_differential_fast.py`).
 """
 
 from __future__ import annotations

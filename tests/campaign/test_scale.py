@@ -14,7 +14,7 @@ import pytest
 
 from gpu_alloc_verify.verify.ir.tools import find_mlir_opt
 from scripts.scale_check import SHAPES
-from scripts.scale_check import chain as _chain  # also tests/cli/test_check_progress.py's
+from scripts.scale_check import chain as _chain
 
 
 @pytest.mark.slow

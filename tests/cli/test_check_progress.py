@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from gpu_alloc_verify.verify.ir.tools import find_mlir_opt
-from tests.campaign.test_scale import _chain
+from scripts.scale_check import chain as _chain
 
 
 def _run(tmp_path: Path, on_tty: bool) -> tuple[int, str]:

@@ -14,8 +14,8 @@ from __future__ import annotations
 import re
 import subprocess
 
+from tests.builders import DECLS, check_module
 from tests.conftest import need_mlir_opt
-from tests.invariants.helpers import DECLS, check_module
 
 HOST_CALL_SRC = """module {
   func.func @main(%h: memref<4xf32>, %d: memref<4xf32>) {

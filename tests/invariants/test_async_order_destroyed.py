@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import pytest
 
-from tests.invariants.helpers import check
+from tests.builders import check
 from tests.soundness.test_adversarial import sections, verdicts
 
 ORDER = "async-order"

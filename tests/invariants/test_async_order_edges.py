@@ -34,7 +34,7 @@ from gpu_alloc_verify.oracles.simulated import SimulatedRuntime
 from gpu_alloc_verify.verify.extract.facts import Call
 from gpu_alloc_verify.verify.invariants.ordering import _loop_keys, _precedes
 from gpu_alloc_verify.verify.model import fold
-from tests.invariants.helpers import DECLS, generic
+from tests.builders import DECLS, generic
 from tests.soundness.test_adversarial import sections, verdicts
 
 ORDER = "async-order"

@@ -7,7 +7,7 @@ import z3
 
 from gpu_alloc_verify.verify.invariants import solver
 from gpu_alloc_verify.verify.invariants.common import Findings
-from tests.invariants.helpers import check
+from tests.builders import check
 
 BRANCHY_ALLOC = """
 func.func @f(%c: i1) {
@@ -432,7 +432,7 @@ def test_solver_timeout_is_unknown_never_holds() -> None:
     from gpu_alloc_verify.verify.extract.calls import LoweredFacts
     from gpu_alloc_verify.verify.invariants.context import CheckContext
     from gpu_alloc_verify.verify.source.of_program import source_facts
-    from tests.invariants.helpers import program_from_text  # type: ignore[attr-defined]
+    from tests.builders import program_from_text  # type: ignore[attr-defined]
 
     program = program_from_text("func.func @f() {\n return\n}\n")
     ctx = CheckContext(program, source_facts(program), LoweredFacts(), None, "",

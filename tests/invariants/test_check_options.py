@@ -30,8 +30,8 @@ from gpu_alloc_verify.verify.lowerings.base import LoweringOutcome
 from gpu_alloc_verify.verify.lowerings.registry import resolve
 from gpu_alloc_verify.verify.model.verdicts import InvariantId
 from gpu_alloc_verify.verify.source.to_program import program_from_text
+from tests.builders import DECLS, generic
 from tests.conftest import collect_programs
-from tests.invariants.helpers import DECLS, generic
 from tests.invariants.test_witness import LEAKY, SOURCE
 
 

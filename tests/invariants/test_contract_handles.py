@@ -11,7 +11,7 @@ from __future__ import annotations
 import pytest
 
 from gpu_alloc_verify.verify.model.verdicts import CheckResult
-from tests.invariants.helpers import check, check_module
+from tests.builders import check, check_module
 from tests.invariants.test_launch import CREATE, DESTROY, SOURCE, SYNC, lowered
 
 CONTRACT = "runtime-contract"

@@ -26,8 +26,8 @@ from gpu_alloc_verify.verify.model.values import (
     unknown_vars,
 )
 from gpu_alloc_verify.verify.source.to_program import program_from_text
+from tests.builders import DECLS, check
 from tests.conftest import need_mlir_opt
-from tests.invariants.helpers import DECLS, check
 
 UAD = "stream-no-use-after-destroy"
 LEAK = "stream-no-leak"

@@ -8,7 +8,7 @@ import re
 
 import pytest
 
-from tests.invariants.helpers import check_module
+from tests.builders import check_module
 
 SOURCE = """\
 module attributes {gpu.container_module} {
@@ -114,7 +114,7 @@ def test_the_stream_of_an_llvm17_launch_is_seen_too() -> None:
     from gpu_alloc_verify.verify.invariants.pipeline import judge
     from gpu_alloc_verify.verify.lowerings.base import LoweringOutcome
     from gpu_alloc_verify.verify.source.user_file import from_text
-    from tests.invariants.helpers import generic, need_mlir_opt
+    from tests.builders import generic, need_mlir_opt
 
     src = from_text(SOURCE, "src.mlir", need_mlir_opt(19))
 

@@ -33,8 +33,8 @@ from gpu_alloc_verify.oracles.runtime import DEVICE_RACE, HOST_RACE
 from gpu_alloc_verify.oracles.simulated import SimulatedRuntime
 from gpu_alloc_verify.verify.source.inline import inline_source
 from gpu_alloc_verify.verify.source.user_file import from_text
+from tests.builders import DECLS, check_module, generic
 from tests.conftest import need_mlir_opt
-from tests.invariants.helpers import DECLS, check_module, generic
 
 UPLOAD = """
 func.func @upload(%m: memref<4xi32>) {

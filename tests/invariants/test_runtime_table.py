@@ -20,8 +20,8 @@ from gpu_alloc_verify.verify import api
 from gpu_alloc_verify.verify.model import runtime_api, runtime_table
 from gpu_alloc_verify.verify.model.runtime_effects import EFFECTS
 from gpu_alloc_verify.verify.model.verdicts import CheckResult
+from tests.builders import check
 from tests.conftest import need_mlir_opt
-from tests.invariants.helpers import check
 from tests.invariants.test_contract_handles import EVENT, EVENT_DESTROY, ONE_STREAM, _main
 
 CONTRACT = "runtime-contract"

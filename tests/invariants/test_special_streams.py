@@ -17,7 +17,7 @@ from gpu_alloc_verify.verify.invariants.truth_inputs import boundary_inputs
 from gpu_alloc_verify.verify.lowerings.base import LoweringOutcome
 from gpu_alloc_verify.verify.source.of_program import source_facts
 from gpu_alloc_verify.verify.source.to_program import program_from_text
-from tests.invariants.helpers import DECLS, generic
+from tests.builders import DECLS, generic
 
 CONTRACT, ORDER = "runtime-contract", "async-order"
 ONE_STREAM = """

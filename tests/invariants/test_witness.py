@@ -20,7 +20,7 @@ from gpu_alloc_verify.verify.invariants.witness import (
 from gpu_alloc_verify.verify.lowerings.base import LoweringOutcome
 from gpu_alloc_verify.verify.model.verdicts import CheckResult, Violation
 from gpu_alloc_verify.verify.source.to_program import program_from_text
-from tests.invariants.helpers import DECLS, generic
+from tests.builders import DECLS, generic
 
 SOURCE = """
 func.func @main(%c: i1) {

@@ -10,8 +10,8 @@ from pathlib import Path
 
 import pytest
 
+from tests.builders import DECLS, check_module
 from tests.conftest import need_mlir_opt
-from tests.invariants.helpers import DECLS, check_module
 
 ROOT = Path(__file__).resolve().parents[2]
 CLI = [sys.executable, "-m", "gpu_alloc_verify"]
@@ -51,6 +51,7 @@ def test_memset_of_an_argument_is_decided(tmp_path: Path, version: int) -> None:
     assert verdict(differential(path, version)) in ("holds", "violated")
 
 
+@pytest.mark.slow
 def test_a_users_own_kernel_is_run() -> None:
     # @k::@negate is the file's own kernel, not one of the generator's catalogue.
     path = ROOT / "tests" / "corpus" / "gpu_async_region_sync_ops.mlir"
@@ -110,6 +111,7 @@ def test_a_dropped_memset_is_violated() -> None:
     assert "memset_read" in result.violations[0].detail
 
 
+@pytest.mark.slow
 def test_choosing_the_device_is_decided(tmp_path: Path) -> None:
     """gpu.set_default_device changes nothing a one-device run observes: both
     sides run it (mgpuSetDefaultDevice) as a no-op, and differential is

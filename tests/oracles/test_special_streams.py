@@ -116,7 +116,7 @@ def test_case_102_runs_natively_as_the_interpreter_does(section: str, profile: s
     from gpu_alloc_verify.verify.invariants.ground_truth import execute
     from gpu_alloc_verify.verify.invariants.native_truth import _native_runner, run_natively
     from gpu_alloc_verify.verify.source.to_program import program_from_text
-    from tests.invariants.helpers import DECLS, generic
+    from tests.builders import DECLS, generic
     from tests.soundness.test_adversarial import sections
 
     if isinstance(_native_runner(), str):

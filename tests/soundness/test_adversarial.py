@@ -5,7 +5,7 @@ Each case is one file in `tests/soundness/cases/`: the source program (the
 harness grammar, `loc("opN")` on every op), one or more correct twins
 (`// ---- twin`, `// ---- twin:NAME`) and one or more buggy programs
 (`// ---- bug`, `// ---- bug:NAME`), hand-written lowered IR judged with
-`tests.invariants.helpers.check` (runtime declarations appended).  Every case
+`tests.builders.check` (runtime declarations appended).  Every case
 started from the real `mlir-opt-19` output for its source; where the twin is
 that output (cases 1, 2, 9, 11, 13, 14), `test_twin_is_real_mlir_opt_output`
 checks that its runtime calls are those `mlir-opt-19` emits, lines marked
@@ -348,8 +348,8 @@ import pytest
 from gpu_alloc_verify.verify.invariants import SOLVER_INVARIANTS
 from gpu_alloc_verify.verify.model.verdicts import CheckResult
 from gpu_alloc_verify.verify.source.to_program import program_from_text
+from tests.builders import DECLS, check, generic
 from tests.conftest import need_mlir_opt
-from tests.invariants.helpers import DECLS, check, generic
 
 CASES_DIR = Path(__file__).parent / "cases"
 UAD = "stream-no-use-after-destroy"

@@ -4,7 +4,7 @@ loop): violated or unknown, never holds; and the correct twin holds."""
 
 from __future__ import annotations
 
-from tests.invariants.helpers import check
+from tests.builders import check
 
 SYNC_ALLOC = """
 func.func @f() {

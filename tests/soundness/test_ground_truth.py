@@ -21,7 +21,7 @@ from gpu_alloc_verify.verify.invariants.ground_truth import EXECUTION_DECIDED, e
 from gpu_alloc_verify.verify.invariants.truth_inputs import boundary_inputs
 from gpu_alloc_verify.verify.source.of_program import source_facts
 from gpu_alloc_verify.verify.source.to_program import program_from_text
-from tests.invariants.helpers import DECLS, generic
+from tests.builders import DECLS, generic
 from tests.soundness.test_adversarial import BUGS, BY_FILE, TWINS, _id, sections
 
 # Why execution may not decide a bug program (each must name one of these).

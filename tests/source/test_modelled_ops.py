@@ -22,8 +22,8 @@ from gpu_alloc_verify.verify.invariants.pipeline import judge
 from gpu_alloc_verify.verify.lowerings.base import LoweringOutcome
 from gpu_alloc_verify.verify.model.verdicts import CheckResult
 from gpu_alloc_verify.verify.source.user_file import from_text
+from tests.builders import DECLS, check_module
 from tests.conftest import need_mlir_opt
-from tests.invariants.helpers import DECLS, check_module
 
 ROOT = Path(__file__).resolve().parents[2]
 
