@@ -275,7 +275,7 @@ class _Builder(LaunchOps):
 
 
 # How `_Builder.gen_op` draws each generator kind (`OP_KINDS`, from
-# `verify.model.op_specs`; tests/test_op_table.py checks it covers them).
+# `verify.model.op_specs`; tests/model/test_op_table.py checks it covers them).
 _GENERATORS: dict[str, Callable[[_Builder, _Scope, list[prog.Op], int], object]] = {
     "wait": lambda b, scope, out, depth: b.gen_wait(scope, out),
     "alloc": lambda b, scope, out, depth: b.gen_alloc(scope, out),

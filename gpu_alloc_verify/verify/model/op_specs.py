@@ -5,7 +5,7 @@ Every op kind of the program model (`verify.model.program.OP_KINDS`) has one
 or runs but the model lacks (`gpu.launch`, `gpu.host_register`, ...).  The
 name lists the consumers test against (the ops gpu-to-llvm turns into runtime
 calls, the leftovers of a lowering, the generator's kinds, ...) are views of
-this table, never lists kept by hand; `tests/test_op_table.py` checks every
+this table, never lists kept by hand; `tests/model/test_op_table.py` checks every
 consumer's dispatch table against it and names the consumer that misses one.
 """
 

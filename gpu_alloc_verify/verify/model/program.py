@@ -199,7 +199,7 @@ Op = (Wait | Alloc | Dealloc | Memset | Memcpy | Launch | HostStore | HostLoad |
       | HostDealloc | Dim | If | For)
 # The op classes a function body may hold, in the order of `Op`.  Each consumer
 # of the model (printer, interpreters, builders, feature tags) dispatches on
-# `type(op)` through a table keyed by these (`op_handler`); `tests/test_op_table.py` checks
+# `type(op)` through a table keyed by these (`op_handler`); `tests/model/test_op_table.py` checks
 # that every table covers every kind of the op table (`verify.model.op_specs`,
 # one `OpSpec` per kind).  (Not `generators.core.OP_KINDS`, the names of the
 # kinds the generator draws.)
