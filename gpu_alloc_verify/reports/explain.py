@@ -54,20 +54,23 @@ def lowered_lines(record: dict[str, Any], max_lowered: int = 200,
 
 
 def render(record: dict[str, Any], max_lowered: int = 200, repro: str | None = None,
-           program_name: str = "program") -> str:
+           program_name: str = "program", head: list[str] | None = None) -> str:
     """A violation record (as in `--json` output) as text for people; `repro`:
-    the command that reproduces it."""
+    the command that reproduces it; `head`: lines said in place of the
+    `ERROR:` heading, rule, detail, confirmation and command (`check`'s
+    diagnostics, `reports.diagnostics`)."""
     inv = record["invariant"]
     cex = record.get("counterexample") or {}
     vid = record.get("id")
-    lines = [f"ERROR: {inv} violated on {record['lowering']}" + (f"  [{vid}]" if vid else ""),
-             f"  rule: {INVARIANTS.get(inv, inv)}",
-             f"  {record['detail']}"]
-    if record.get("confirmation"):
+    lines = list(head) if head is not None else [
+        f"ERROR: {inv} violated on {record['lowering']}" + (f"  [{vid}]" if vid else ""),
+        f"  rule: {INVARIANTS.get(inv, inv)}",
+        f"  {record['detail']}"]
+    if record.get("confirmation") and head is None:
         # Most are execution's word; an invalid-IR one is the tool's own error.
         label = "tool" if record["confirmation"].startswith(CONFIRMED_BY_TOOL) else "execution"
         lines.append(f"  {label}: {record['confirmation']}")
-    if repro:
+    if repro and head is None:
         lines.append(f"  reproduce: {repro}")
     lines += ["", "Source:" if program_name == "program" else f"Source: {program_name}"]
     src = record["program"].rstrip().splitlines()

@@ -36,23 +36,53 @@ def worst_status(statuses: Sequence[int]) -> int:
     return max(statuses, key=lambda s: _CHECK_RANK.get(s, 3), default=EXIT_OK)
 
 
+def expand_files(paths: Sequence[str]) -> list[str]:
+    """The files `check` judges: a directory stands for every `.mlir` file
+    under it (hidden ones left out), sorted by path, as lit finds tests."""
+    out: list[str] = []
+    for path in paths:
+        root = Path(path)
+        if path == "-" or not root.is_dir():
+            out.append(path)
+            continue
+        found = sorted((f for f in root.rglob("*.mlir") if f.is_file() and not any(
+            part.startswith(".") for part in f.relative_to(root).parts)),
+            key=lambda f: f.relative_to(root).parts)
+        if not found:
+            raise UsageError(f"{path}: no .mlir file under this directory")
+        out += [str(f) for f in found]
+    return out
+
+
 def check_files(args: argparse.Namespace) -> int:
     """`check FILE...`: each file judged on its own by cmd_check (args.file
-    set per file), in order; `-` is standard input, named <stdin>.  With
+    set per file), in order; a directory is every `.mlir` file under it
+    (expand_files); `-` is standard input, named <stdin>.  With
     several files, one that cannot be read is an error line on stderr and the
     next is checked; text output has a `==> FILE <==` header per file and a
     status per file at the end; --json prints one object per file checked;
     --junitxml one testsuite per file.  Exit status: worst_status."""
-    from gpu_alloc_verify.verify.model.errors import SourceParseError
     from gpu_alloc_verify.verify.source.user_file import STDIN_NAME
 
-    files = [STDIN_NAME if f == "-" else f for f in args.files]
+    files = [STDIN_NAME if f == "-" else f for f in expand_files(args.files)]
     if files.count(STDIN_NAME) > 1:
         raise UsageError("- (standard input) given more than once; it can be read once")
     if not args.lowering:  # said once, not once per file
         spec, why = default_spec()
         print(f"lowering: {spec} ({why})", file=sys.stderr)
         args.lowering = [spec]
+    # --lit: the tests of every file, their names unique in the run; the
+    # lit.cfg.py and README once, when all are written.
+    args.lit_tests, args.lit_names = [], set()
+    status = _check_each(args, files)
+    if args.lit:
+        _finish_lit(args)
+    return status
+
+
+def _check_each(args: argparse.Namespace, files: list[str]) -> int:
+    from gpu_alloc_verify.verify.model.errors import SourceParseError
+
     if len(files) == 1:
         args.file = files[0]
         return cmd_check(args)
@@ -110,8 +140,24 @@ def cmd_check(args: argparse.Namespace) -> int:
         print(json.dumps(summary, indent=2))
     else:
         print_check(row, summary, args)
+    if args.lit and summary["violations"]:
+        from gpu_alloc_verify.repro.user_file import export_violations
+
+        args.lit_tests += export_violations(
+            args.file, written, summary["violations"], args.pipeline, args.lit,
+            args.runtime, taken=args.lit_names)
     if unchecked is not None:
         print(f"gpu-alloc-verify: nothing checked: {unchecked}: exit 3", file=sys.stderr)
         return EXIT_UNKNOWN
     unknown = count_verdicts(summary["by_invariant"], Verdict.UNKNOWN)
     return exit_status(bool(summary["violations"]), unknown, args.allow_unknown)
+
+
+def _finish_lit(args: argparse.Namespace) -> None:
+    """Write lit.cfg.py and README.md beside the tests, and say what was
+    written (on stderr under --json, which keeps stdout one JSON value)."""
+    from gpu_alloc_verify.repro.user_file import format_tests, write_support
+
+    write_support(args.lit, args.lit_tests)
+    out = sys.stderr if args.json else sys.stdout
+    print("\n" + "\n".join(format_tests(args.lit_tests, args.lit)), file=out)

@@ -10,9 +10,14 @@ from gpu_alloc_verify.verify.cli.arguments import checks_group, lowering_group, 
 def add_arguments(ck: argparse.ArgumentParser) -> None:
     # dest "files": cmd_check keeps judging one args.file, which check_files sets.
     ck.add_argument("files", nargs="+", metavar="FILE.mlir",
-                    help="files to check, each on its own, in order; - reads standard input "
+                    help="files to check, each on its own, in order; a directory: every "
+                    ".mlir file under it, sorted, as lit finds tests; - reads standard input "
                     "(named <stdin>); exit status: the worst of the files' (2 error > 1 "
                     "violation > 3 unknown or nothing checked > 0)")
     lowering_group(ck)
     checks_group(ck)
-    output_group(ck)
+    output_group(ck).add_argument(
+        "--lit", metavar="DIR",
+        help="write an upstream-style lit test per violation into DIR (reduced, and proven "
+        "to fail on the lowering under test and pass on xdsl:reference), with its "
+        "lit.cfg.py: run them with `lit -v DIR` (default: none)")

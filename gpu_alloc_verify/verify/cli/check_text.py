@@ -9,6 +9,7 @@ import hashlib
 from pathlib import Path
 from typing import Any
 
+from gpu_alloc_verify.reports.diagnostics import diagnostic_lines
 from gpu_alloc_verify.reports.explain import render
 from gpu_alloc_verify.verify.cli.status import SCHEMA_VERSION, verdict_line
 from gpu_alloc_verify.verify.cli.summary import print_unknown
@@ -71,10 +72,12 @@ def print_check(row: dict[str, Judgement], summary: dict[str, Any],
     for d in summary["analysis_defects"]:
         print(f"\nANALYSIS DEFECT ({d['kind']}) on {d['lowering']}, {d['invariant']}: the "
               f"analysis said {d['analysis']}; execution: {d['execution']}")
+    name = args.file if args is not None else "program"
     for record in summary["violations"]:
         repro = _check_repro(args, record) if args is not None else None
-        print("\n" + render(record, repro=repro,
-                            program_name=args.file if args is not None else "program"), end="")
+        # First as a compiler's diagnostic (file:line:col: error: ...), then the listings.
+        print("\n" + render(record, repro=repro, program_name=name,
+                            head=diagnostic_lines(record, name, repro)), end="")
     print_unknown(summary["unknown"])
     from gpu_alloc_verify.verify.campaign.nothing_checked import nothing_checked
 
