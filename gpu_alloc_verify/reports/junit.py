@@ -10,7 +10,8 @@ the invariant.  Each violation (a root cause: one shrunk counterexample per
 proven) is <skipped> with the reason: a CI viewer shows it as neither passed
 nor failed, as exit status 3 means.  Where the same testcase also has a
 failure, the unknown reasons go to its <system-out>.  The verdict counts of
-each testcase are in its <system-out> too.
+each testcase are in its <system-out> too; the run's counts (programs,
+verdicts, root causes: `reports.counts`) are the suite's properties.
 
 Nothing checked is never green: a testcase whose verdicts are all rejected
 or not-applicable (no holds, nothing violated or unknown) is <skipped>
@@ -32,6 +33,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
+from gpu_alloc_verify.reports.counts import run_counts
 from gpu_alloc_verify.reports.explain import render
 from gpu_alloc_verify.verify.model.verdicts import Verdict
 
@@ -116,8 +118,9 @@ def build_junit(summary: Mapping[str, Any], suite: str, elapsed: float | None = 
              "timestamp": datetime.datetime.now().isoformat(timespec="seconds"),
              "hostname": socket.gethostname()}
     ts = ET.SubElement(root, "testsuite", attrs)
-    props = {k: summary[k] for k in ("schema_version", "seed", "campaign", "examples")
+    props = {k: summary[k] for k in ("schema_version", "seed", "campaign")
              if summary.get(k) is not None}
+    props |= _count_properties(summary)
     if props:
         pe = ET.SubElement(ts, "properties")
         for name, value in props.items():
@@ -129,6 +132,23 @@ def build_junit(summary: Mapping[str, Any], suite: str, elapsed: float | None = 
     root.set("time", total_time)
     ET.indent(root)
     return ET.ElementTree(root)
+
+
+def _count_properties(summary: Mapping[str, Any]) -> dict[str, Any]:
+    """The run's counts as the terminal and --json say them (`reports.counts`):
+    programs, verdicts by kind, root causes (when triaged), the baseline's own."""
+    counts = summary.get("counts")
+    if not isinstance(counts, Mapping):
+        counts = run_counts(summary).to_json()
+    out: dict[str, Any] = {"programs": counts.get("programs")}
+    out |= {f"verdicts.{v}": n for v, n in (counts.get("verdicts") or {}).items()}
+    if counts.get("root_causes") is not None:
+        out["root_causes"] = counts["root_causes"]
+    base = counts.get("baseline")
+    if isinstance(base, Mapping):
+        out["baseline"] = base.get("lowering")
+        out |= {f"baseline.shared.{v}": n for v, n in (base.get("shared") or {}).items()}
+    return out
 
 
 def _unchecked(counts: Mapping[str, int]) -> bool:

@@ -144,7 +144,7 @@ def test_time_budget_stops_cleanly_with_end_record_and_report(tmp_path: Path) ->
     took = time.monotonic() - t0
     assert res.returncode == 1, res.stderr
     assert "time budget of 2s spent" in res.stdout
-    assert "progress: " in res.stderr and "examples, " in res.stderr
+    assert "progress: " in res.stderr and "programs, " in res.stderr
     records = read_records(report / "results.jsonl")
     end = records[-1]
     assert end["kind"] == "campaign-end" and end["stopped_by"] == "time-budget"

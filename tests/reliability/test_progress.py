@@ -19,9 +19,9 @@ def test_tty_gets_a_bar_rewritten_in_place() -> None:
     p(progress(200, 0.5, final=True))
     p.done()
     text = out.getvalue()
-    assert text.startswith("\r[###.........]  25% 100 examples, 12.5/s, 2 violations, 8s, "
+    assert text.startswith("\r[###.........]  25% 100 programs, 12.5/s, 2 violated verdicts, 8s, "
                            "ETA 24s")
-    assert "\r[######......]  50% 200 examples" in text
+    assert "\r[######......]  50% 200 programs" in text
     assert text.endswith("\n") and text.count("\n") == 1
 
 
@@ -33,5 +33,5 @@ def test_log_gets_a_line_every_few_seconds() -> None:
     p(progress(50, None, final=True))
     p.done()
     lines = out.getvalue().splitlines()
-    assert lines == ["progress: 0 examples, 12.5/s, 2 violations, 8s",
-                     "progress: 50 examples, 12.5/s, 2 violations, 8s"]
+    assert lines == ["progress: 0 programs, 12.5/s, 2 violated verdicts, 8s",
+                     "progress: 50 programs, 12.5/s, 2 violated verdicts, 8s"]

@@ -295,7 +295,7 @@ class _Driver:
             parts.append(elapsed / self.opts.time_budget)
         return ClusterProgress(
             "search", ledger.tally.examples, ledger.tally.examples,
-            ledger.written / max(1e-9, elapsed), len(ledger.first), elapsed,
+            ledger.written / max(1e-9, elapsed), ledger.violated, elapsed,
             min(1.0, max(parts)), final, len(ledger.done), len(self.shards),
             len(self.active), self.workers)
 
@@ -339,6 +339,7 @@ class _Driver:
             violation_list=summary_violations, shards=len(self.shards),
             duplicates=ledger.duplicates)
         report.generated = ledger.draws()
+        report.baseline = ledger.base
         # `first_seen` drives the exit status: a violation found but not kept by any
         # shard's report (none is expected) still fails the campaign.
         ledger.write({"kind": "campaign-end", "campaign": self.id,

@@ -67,6 +67,7 @@ from gpu_alloc_verify.verify.invariants.pipeline import Judgement, Tally, check_
 from gpu_alloc_verify.verify.invariants.witness import TruthPolicy
 from gpu_alloc_verify.verify.lowerings.base import Lowering
 from gpu_alloc_verify.verify.lowerings.mlir_opt import DEFAULT_PIPELINE
+from gpu_alloc_verify.verify.model.baseline import BaselineTally, baseline_entry
 from gpu_alloc_verify.verify.model.program import Program
 from gpu_alloc_verify.verify.model.results import ResultsWriter
 from gpu_alloc_verify.verify.model.verdicts import InvariantId, Verdict
@@ -120,9 +121,12 @@ class FuzzReport:
     # Programs the search drew in this run, duplicates included: Hypothesis
     # draws max_examples, texts already judged are not judged again.
     generated: int | None = None
+    # With --baseline: the verdicts the lowering adds over it, and those it shares.
+    baseline: BaselineTally | None = None
 
     def summary(self) -> dict[str, Any]:
-        return {
+        extra = {"baseline": self.baseline.to_json()} if self.baseline is not None else {}
+        return extra | {
             "examples": self.tally.examples,
             "lowerings": list(self.tally.by_lowering),
             "by_invariant": self.tally.by_invariant,
@@ -199,6 +203,8 @@ class _Campaign:
         # (lowering, invariant, "exhaustive"/"sampled") -> programs whose
         # testing-oracle "holds" covered that much
         self.oracle_cov: dict[tuple[str, str, str], int] = {}
+        self.base = BaselineTally(opts.baseline.spec) if opts.baseline else None
+        self.violated = 0  # violated verdicts counted (not the baseline's)
         self.pending: list[Program] = []
         self.pending_at: list[tuple[int, int]] = []  # (shard, draw) of each pending program
         self.shard = 0  # the seeded search drawing now
@@ -234,6 +240,9 @@ class _Campaign:
         self.seen |= resume.texts  # a cluster shard's also holds its sibling shards' programs
         for rec in resume.programs:
             add_to_tally(self.tally, rec)
+            if self.base is not None:
+                self.base.add(rec)
+            self.violated += len(found_keys(rec))
             text = rec["program"]
             self.seen.add(text)
             for feat in rec.get("features") or []:
@@ -322,6 +331,7 @@ class _Campaign:
                     if key in counted or in_baseline(base, v.invariant):
                         continue
                     counted.append(key)
+                    self.violated += 1
                     if key not in self.first:
                         self.first[key] = _First(self.tally.examples, text, program, j)
             results: dict[str, Any] = {}
@@ -344,13 +354,19 @@ class _Campaign:
                 if j.status in ("crash", "timeout", "invalid-ir") and j.diagnostics:
                     entry["detail"] = j.diagnostics.strip()[:500]
                 results[spec] = entry
-            self._write({
+            record = {
                 "kind": "program", "campaign": self.id,
                 "id": f"{self.id}-p{self.tally.examples}", "program": text,
                 # Its place in the program stream (shard, draw): what an exact resume skips.
                 "shard": shard, "draw": draw,
                 "features": feats, "results": results, "found": [list(k) for k in counted],
-            })
+            }
+            if opts.baseline is not None and opts.baseline.spec in base:
+                record["baseline"] = baseline_entry(opts.baseline.spec,
+                                                    base[opts.baseline.spec].verdicts())
+                assert self.base is not None
+                self.base.add(record)
+            self._write(record)
         self.tick(force=True)
 
     # -- progress --------------------------------------------------------
@@ -360,7 +376,7 @@ class _Campaign:
         if self.opts.time_budget:
             parts.append(elapsed / self.opts.time_budget)
         return Progress(self.phase, self.tally.examples, self.generated,
-                        self.judged / max(1e-9, elapsed), len(self.first), elapsed,
+                        self.judged / max(1e-9, elapsed), self.violated, elapsed,
                         min(1.0, max(parts)), final)
 
     def tick(self, force: bool = False, final: bool = False) -> None:
@@ -425,7 +441,7 @@ class _Campaign:
                             self.stopped_by, self.resumed, list(self.unknown.values()),
                             [{"lowering": s, "invariant": i, "coverage": c, "count": n}
                              for (s, i, c), n in sorted(self.oracle_cov.items())],
-                            list(self.defects.values()), self.generated)
+                            list(self.defects.values()), self.generated, self.base)
         self._write({"kind": "campaign-end", "campaign": self.id,
                      "summary": report.summary(), "coverage": self.coverage,
                      "stopped_by": self.stopped_by, "elapsed": report.elapsed})

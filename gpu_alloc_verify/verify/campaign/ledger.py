@@ -34,6 +34,7 @@ from typing import Any
 from gpu_alloc_verify.verify.campaign.resume import add_to_tally, found_keys
 from gpu_alloc_verify.verify.campaign.shards import Shard
 from gpu_alloc_verify.verify.invariants.pipeline import Tally
+from gpu_alloc_verify.verify.model.baseline import BaselineTally
 from gpu_alloc_verify.verify.model.results import ResultsWriter
 
 Record = dict[str, Any]
@@ -78,6 +79,8 @@ class Ledger:
         self.tally = Tally()
         self.coverage: dict[str, int] = {}
         self.first: dict[Key, int] = {}  # first example index that showed each violation
+        self.violated = 0  # violated verdicts counted (not a baseline's)
+        self.base: BaselineTally | None = None  # with --baseline: added and shared verdicts
         self.unknown: dict[tuple[str, str, str], Record] = {}
         self.duplicates = 0  # program records received again and dropped
         self.repeats = 0  # programs another shard of the label recorded first, dropped
@@ -115,6 +118,8 @@ class Ledger:
                        "id": f"{self.campaign}-s{shard}-p{n}", "shard": shard, "program": text,
                        "features": rec.get("features") or [], "results": rec.get("results") or {},
                        "found": rec.get("found") or []}
+        if isinstance(rec.get("baseline"), dict):
+            out["baseline"] = rec["baseline"]
         if isinstance(rec.get("draw"), int):
             out["draw"] = rec["draw"]
         self._account(out)
@@ -176,6 +181,12 @@ class Ledger:
             self.coverage[feat] = self.coverage.get(feat, 0) + 1
         for key in found_keys(rec):
             self.first.setdefault(key, self.tally.examples)
+            self.violated += 1
+        base = rec.get("baseline")
+        if isinstance(base, dict):
+            if self.base is None:
+                self.base = BaselineTally(str(base.get("lowering") or "baseline"))
+            self.base.add(rec)
         for spec, res in (rec.get("results") or {}).items():
             for inv, reason in ((res or {}).get("reasons") or {}).items():
                 self._note_unknown(spec, inv, str(reason), rec["program"])
@@ -207,8 +218,8 @@ class Ledger:
                 self.count[shard] += 1
                 self._account(rec)
                 recorded.setdefault(shard, []).append(
-                    {k: rec[k] for k in ("program", "draw", "features", "results", "found")
-                     if k in rec})
+                    {k: rec[k] for k in ("program", "draw", "features", "results", "found",
+                                         "baseline") if k in rec})
             elif kind == "shard-done" and isinstance(shard, int):
                 self.done.setdefault(shard, rec)
             elif kind == "violation" and isinstance(rec.get("id"), str):

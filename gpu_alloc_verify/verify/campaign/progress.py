@@ -3,7 +3,7 @@
 seconds otherwise (CI logs, `nohup`).  The bar is cut to the terminal's width
 and never exceeds 80 columns; a campaign's log line fits 80 columns as
 written.  Both end with an ETA once a share of --max-examples or
---time-budget is done; the violation count is red on a terminal unless
+--time-budget is done; the violated verdict count is red on a terminal unless
 NO_COLOR is set; a closed stderr silences them."""
 
 from __future__ import annotations
@@ -21,17 +21,17 @@ class Progress:
     examples: int  # programs judged and recorded, resumed ones included
     generated: int  # programs the search has drawn in this run (duplicates included)
     rate: float  # programs judged per second in this run
-    violations: int  # distinct (lowering, invariant) violated so far
+    violations: int  # violated verdicts so far (with --baseline: those it adds)
     elapsed: float
     fraction: float | None = None  # of max-examples or time budget, whichever is further
     final: bool = False
 
     def message(self) -> str:
         if self.phase == "shrink":
-            return (f"shrinking {violations(self.violations)} after {self.examples} "
-                    f"examples, {duration(self.elapsed)}")
+            return (f"shrinking, after {self.examples} programs and "
+                    f"{violations(self.violations)}, {duration(self.elapsed)}")
         eta = self.eta()
-        return (f"{self.examples} examples, {self.rate:.1f}/s, {violations(self.violations)}, "
+        return (f"{self.examples} programs, {self.rate:.1f}/s, {violations(self.violations)}, "
                 f"{duration(self.elapsed)}" + (f", ETA {duration(eta)}" if eta is not None
                                                else ""))
 
@@ -47,7 +47,8 @@ class Progress:
 
 
 def violations(n: int) -> str:
-    return f"{n} violation" + ("" if n == 1 else "s")
+    """The count the summary's verdict table adds up to: violated verdicts."""
+    return f"{n} violated verdict" + ("" if n == 1 else "s")
 
 
 class ProgressPrinter:

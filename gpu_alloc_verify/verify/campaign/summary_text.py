@@ -2,10 +2,12 @@
 
 Order: the verdict table, the root causes (triage buckets, the lowering's
 defects), the shrunk counterexamples, the unknown verdicts grouped by reason,
-testing-oracle coverage, one paragraph saying what each count means, and the
-verdict line last (scripts read it there).  Near-duplicate unknown reasons
-(the same sentence about op3 and op7) are grouped by `normalize_reason`; the
-full reasons stay in --json, JUnit, the HTML report and `--verbose`.
+testing-oracle coverage, and the verdict line last (scripts read it there).
+Every count is of programs, verdicts or root causes (`reports.counts`); with
+--baseline, of what the lowering adds, the baseline's own on one line apart.
+Long lines are wrapped, never cut.  Near-duplicate unknown reasons (the same
+sentence about op3 and op7) are grouped by `normalize_reason`; the full
+reasons stay in --json, JUnit, the HTML report and `--verbose`.
 """
 
 from __future__ import annotations
@@ -16,11 +18,10 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from gpu_alloc_verify.verify.model.verdicts import Verdict
+from gpu_alloc_verify.reports.counts import RunCounts, added_by_lowering, plural
 
 ROOT_CAUSES_SHOWN = 4
-UNKNOWN_GROUPS_SHOWN = 4
-ELLIPSIS = "\u2026"
+UNKNOWN_GROUPS_SHOWN = 3  # each may take three lines: reasons are wrapped, never cut
 
 # What differs between near-duplicate reasons: op ids, source locations,
 # SSA names, numbers.
@@ -45,15 +46,12 @@ def normalize_reason(reason: Any) -> str:
     return " ".join(line.split())
 
 
-def cut(text: str, width: int) -> str:
-    """`text` in `width` columns, cut at a word boundary and marked with an ellipsis."""
-    if len(text) <= width:
-        return text
-    head = text[:max(1, width - 1)]
-    space = head.rfind(" ")
-    if space > width // 3:  # else one long token: cut it rather than lose the line
-        head = head[:space]
-    return head.rstrip(" ,;:") + ELLIPSIS
+def wrap(text: str, width: int, indent: int = 0) -> list[str]:
+    """`text` in `width` columns, broken at spaces onto lines indented by
+    `indent`: never cut (a cut makes two lines read the same) and never broken
+    inside a word (a word longer than the line keeps its own line whole)."""
+    return textwrap.wrap(text, max(20, width), subsequent_indent=" " * indent,
+                         break_long_words=False, break_on_hyphens=False) or [text]
 
 
 @dataclass
@@ -78,10 +76,6 @@ def unknown_groups(entries: Sequence[dict[str, Any]]) -> list[UnknownGroup]:
     return sorted(groups.values(), key=lambda g: (-g.count, g.invariant, g.reason))
 
 
-def _plural(n: int, word: str) -> str:
-    return f"{n} {word}" + ("" if n == 1 else "s")
-
-
 def headline(summary: dict[str, Any], elapsed: float | None, drawn: int | None,
              max_examples: int | None) -> str:
     """How many programs were judged and why that is not --max-examples."""
@@ -90,7 +84,7 @@ def headline(summary: dict[str, Any], elapsed: float | None, drawn: int | None,
     why: list[str] = []
     if drawn:
         dupes = max(0, drawn - (n - resumed))
-        why.append(f"{drawn} drawn" + (f", {dupes} duplicates" if dupes else ""))
+        why.append(f"{drawn} drawn" + (f", {dupes} already drawn" if dupes else ""))
     if resumed:
         why.append(f"{resumed} resumed")
     if summary.get("stopped_by") == "time-budget":
@@ -98,18 +92,30 @@ def headline(summary: dict[str, Any], elapsed: float | None, drawn: int | None,
     elif max_examples and drawn is not None and 0 < drawn < max_examples:
         why.append("Hypothesis ran out of new programs")
     lowerings = ", ".join(summary.get("lowerings") or [])
-    return (f"{_plural(n, 'program')} judged" + (f" ({'; '.join(why)})" if why else "")
+    return (f"{plural(n, 'program')} judged" + (f" ({'; '.join(why)})" if why else "")
             + f" on {lowerings}" + (f", {elapsed:.1f}s" if elapsed is not None else ""))
 
 
 def table_lines(summary: dict[str, Any]) -> list[str]:
+    """Verdicts per lowering and invariant; with a baseline, violated and
+    unknown count only those worse than the baseline's."""
+    base = summary.get("baseline")
+    against = f", verdicts against baseline {base['lowering']}" if base else ""
     lines: list[str] = []
-    for spec, per in summary["by_lowering"].items():
-        lines.append(f"{spec}")
+    for spec, per in added_by_lowering(summary).items():
+        lines.append(f"{spec}{against}")
         for inv, counts in per.items():
             shown = ", ".join(f"{k} {v}" for k, v in counts.items() if v)
             lines.append(f"  {inv:28} {shown}")
     return lines
+
+
+def baseline_lines(counts: RunCounts, width: int) -> list[str]:
+    """The one line apart: what the baseline already does on these programs."""
+    if counts.baseline is None:
+        return []
+    return wrap(f"BASELINE {counts.baseline} does the same, not counted: "
+                f"{counts.shared_text()} verdicts", width, 2)
 
 
 _KIND_RANK = {"defect": 0, "limitation": 1, "knock-on": 2}
@@ -122,24 +128,27 @@ def ordered_buckets(triage: Any) -> list[Any]:
 
 
 def root_cause_lines(triage: Any, results: str | None, width: int,
-                     analysis_defects: Sequence[dict[str, Any]]) -> list[str]:
+                     analysis_defects: Sequence[dict[str, Any]],
+                     baseline: str | None = None) -> list[str]:
     """The lowering's defects (triage buckets) first, then defects of the analysis."""
     lines: list[str] = []
     if triage is not None and triage.buckets:
-        lines.append(cut(f"ROOT CAUSES: {len(triage.buckets)} ({triage.violations} violations in "
-                         f"{triage.programs} programs, bucketed by signature)", width))
+        added = f", added over baseline {baseline}" if baseline else ""
+        lines += wrap(f"ROOT CAUSES: {len(triage.buckets)}{added}, in "
+                      f"{plural(triage.programs, 'program')}", width, 2)
         for k, b in enumerate(ordered_buckets(triage)[:ROOT_CAUSES_SHOWN], 1):
-            new = " NEW" if b.new else ""
+            # NEW compares with the file's previous campaign: with none, every one would be.
+            new = " NEW since the previous campaign" if b.new and triage.previous else ""
             kind = getattr(b, "kind", "")
-            lines.append(cut(f"{k:>3}. {kind + ': ' if kind else ''}{b.signature.slug()}  "
-                             f"{b.count_text()}{new}", width))
+            lines += wrap(f"{k:>3}. {kind + ': ' if kind else ''}{b.signature.slug()}  "
+                          f"{b.count_text()}{new}", width, 7)
         more = len(triage.buckets) - ROOT_CAUSES_SHOWN
         if more > 0:
             lines.append(f"     ... {more} more: gpu-alloc-verify triage {results}")
     for d in analysis_defects:
-        lines.append(cut(f"ANALYSIS DEFECT ({d.get('kind')}) {d.get('invariant')} on "
-                         f"{d.get('lowering')}: the analysis said {d.get('analysis')}; "
-                         f"execution: {d.get('execution')}", width))
+        lines += wrap(f"ANALYSIS DEFECT ({d.get('kind')}) {d.get('invariant')} on "
+                      f"{d.get('lowering')}: the analysis said {d.get('analysis')}; "
+                      f"execution: {d.get('execution')}", width, 2)
     return lines
 
 
@@ -148,8 +157,8 @@ def counterexample_lines(violations: Sequence[dict[str, Any]], results: str | No
     if not violations:
         return []
     first = violations[0].get("id") or "ID"
-    lines = [cut(f"COUNTEREXAMPLES: {len(violations)} shrunk, one per violated lowering x "
-                 "invariant", width)]
+    lines = wrap(f"SHRUNK: {plural(len(violations), 'program')}, the smallest found for each "
+                 "violated lowering and invariant", width, 2)
     # A command is never cut: a cut one would not run.
     lines.append(f"  in full: --verbose, the report, or gpu-alloc-verify replay {results} "
                  f"--id {first}" if results else "  in full: --verbose")
@@ -162,34 +171,29 @@ def unknown_lines(entries: Sequence[dict[str, Any]], width: int, many_lowerings:
     if not groups:
         return []
     total = sum(g.count for g in groups)
-    lines = [cut(f"UNKNOWN: {total} verdicts ({len(entries)} reasons, {len(groups)} groups; "
-                 "--verbose: each)", width)]
+    lines = wrap(f"UNKNOWN: {plural(total, 'verdict')}, by reason (--verbose: each reason "
+                 "in full)", width, 2)
     for g in groups[:UNKNOWN_GROUPS_SHOWN]:
         on = f" on {g.lowering}" if many_lowerings else ""
-        lines.append(cut(f"{g.count:>5} {g.invariant}{on}: {g.reason}", width))
+        lines += wrap(f"{g.count:>5} {g.invariant}{on}: {g.reason}", width, 8)
     more = len(groups) - UNKNOWN_GROUPS_SHOWN
     if more > 0:
         rest = sum(g.count for g in groups[UNKNOWN_GROUPS_SHOWN:])
-        lines.append(f"      ... {more} more group(s), {rest} verdict(s)")
+        lines.append(f"      ... {more} more reason(s), {plural(rest, 'verdict')}")
     return lines
 
 
 def coverage_line(entries: Sequence[dict[str, Any]], width: int) -> list[str]:
     if not entries:
         return []
-    parts = ", ".join(f"{e['invariant']} {e['coverage']} {e['count']}" for e in entries)
-    return [cut(f"COVERAGE of testing-oracle holds (programs): {parts}", width)]
+    by_kind: dict[str, list[str]] = {}
+    for e in entries:
+        by_kind.setdefault(str(e["coverage"]), []).append(f"{e['invariant']} {e['count']}")
+    parts = "; ".join(f"{kind}: {', '.join(items)}" for kind, items in by_kind.items())
+    return wrap(f"COVERAGE of testing-oracle holds (programs): {parts}", width, 2)
 
 
-def vocabulary(summary: dict[str, Any], triage: Any, width: int,
-               drawn: int | None = None) -> list[str]:
-    """What each count means, said once."""
-    violated = sum(int(c.get(Verdict.VIOLATED) or 0) for c in summary["by_invariant"].values())
-    n = int(summary.get("examples") or 0) - int(summary.get("resumed") or 0)
-    dupes = " Duplicates: texts drawn again, judged once." if drawn and drawn > n else ""
-    causes = (f"; {len(triage.buckets)} root causes: all {triage.violations} violations "
-              "bucketed by signature" if triage is not None else "")
-    text = (f"Terms: a verdict is a program x lowering x invariant ({violated} violated); "
-            f"{len(summary['violations'])} counterexamples: one per lowering x invariant "
-            f"violated (the progress line's 'violations'){causes}.{dupes}")
-    return textwrap.wrap(text, width)
+def verdict_line(counts: RunCounts) -> str:
+    """The last line: programs and verdicts (scripts read it there)."""
+    against = f" (over baseline {counts.baseline})" if counts.baseline else ""
+    return f"{plural(counts.programs, 'program')}: {counts.verdict_text()}{against}"

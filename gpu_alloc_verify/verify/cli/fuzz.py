@@ -11,14 +11,15 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from gpu_alloc_verify.reports.counts import run_counts
 from gpu_alloc_verify.verify.cli.options import (
     check_options,
     lowerings,
     resolve_lowering,
     selected_invariants,
 )
-from gpu_alloc_verify.verify.cli.status import SCHEMA_VERSION, count_verdicts, exit_status
-from gpu_alloc_verify.verify.cli.summary import print_summary
+from gpu_alloc_verify.verify.cli.status import SCHEMA_VERSION, exit_status
+from gpu_alloc_verify.verify.cli.summary import print_summary, summary_triage
 from gpu_alloc_verify.verify.invariants.options import campaign_truth
 from gpu_alloc_verify.verify.model.errors import UsageError
 from gpu_alloc_verify.verify.model.verdicts import Verdict
@@ -60,6 +61,9 @@ def cmd_fuzz(args: argparse.Namespace) -> int:
         raise
     printer.done()
     summary = fuzz_summary(report.summary(), opts, results)
+    triage = summary_triage(summary, results)
+    counts = run_counts(summary, triage)
+    summary["counts"] = counts.to_json()
     if args.report:
         report_command.render_report(results, args.report)
     if args.junitxml:
@@ -70,13 +74,15 @@ def cmd_fuzz(args: argparse.Namespace) -> int:
         print(json.dumps(summary, indent=2))
     else:
         print_summary(summary, report.elapsed, results, verbose=args.verbose,
-                      drawn=getattr(report, "generated", None), max_examples=args.max_examples)
+                      drawn=getattr(report, "generated", None), max_examples=args.max_examples,
+                      triage=triage)
         if report.stopped_by == "time-budget":
             print(f"\n(time budget of {args.time_budget:g}s spent: generation stopped after "
                   f"{report.tally.examples} programs)")
         if args.report:
             print(f"report: {args.report}/index.html")
-    unknown = count_verdicts(summary["by_invariant"], Verdict.UNKNOWN)
+    # With --baseline, found and the counts hold only what the lowering adds.
+    unknown = counts.verdicts.get(Verdict.UNKNOWN, 0)
     return exit_status(bool(report.found or report.first_seen), unknown, args.allow_unknown)
 
 

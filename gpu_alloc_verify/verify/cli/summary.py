@@ -9,28 +9,34 @@ from pathlib import Path
 from typing import Any
 
 from gpu_alloc_verify.reports.explain import render
-from gpu_alloc_verify.verify.cli.status import verdict_line
 from gpu_alloc_verify.verify.model.errors import GpuAllocVerifyError
 
 
 def print_summary(summary: dict[str, Any], elapsed: float | None = None,
                   results: str | None = None, verbose: bool = False,
-                  drawn: int | None = None, max_examples: int | None = None) -> None:
-    """One screen: verdict table, root causes, counterexamples, unknowns
-    grouped, the meaning of each count, the verdict line last; `verbose`
-    adds every counterexample and every unknown reason in full."""
+                  drawn: int | None = None, max_examples: int | None = None,
+                  triage: Any = None) -> None:
+    """One screen: verdict table (with --baseline, what the lowering adds, and
+    the baseline's own on one line apart), root causes, shrunk programs,
+    unknowns grouped, the verdict line last; `verbose` adds every shrunk
+    program and every unknown reason in full.  `triage`: the root causes of
+    `results`, already computed (`summary_triage`)."""
     from gpu_alloc_verify.reports.console import columns
+    from gpu_alloc_verify.reports.counts import run_counts
     from gpu_alloc_verify.verify.campaign import summary_text as st
 
     width = columns(sys.stdout)
-    triage = _triage(results) if results and summary["violations"] else None
+    counts = run_counts(summary, triage)
     sections = [
         [st.headline(summary, elapsed, drawn, max_examples)],
-        st.table_lines(summary),
-        st.root_cause_lines(triage, results, width, summary.get("analysis_defects") or []),
+        st.table_lines(summary) + st.baseline_lines(counts, width),
+        st.root_cause_lines(triage, results, width, summary.get("analysis_defects") or [],
+                            counts.baseline),
         st.counterexample_lines(summary["violations"], results, width),
-        [] if verbose else st.unknown_lines(summary.get("unknown") or [], width,
-                                            len(summary["lowerings"]) > 1)
+        # With --baseline, unknowns all the baseline's are on its line already.
+        [] if verbose or (counts.baseline and not counts.verdicts.get("unknown"))
+        else st.unknown_lines(summary.get("unknown") or [], width,
+                              len(summary["lowerings"]) > 1)
         + st.coverage_line(summary.get("oracle_coverage") or [], width),
     ]
     print("\n\n".join("\n".join(lines) for lines in sections if lines))
@@ -40,15 +46,15 @@ def print_summary(summary: dict[str, Any], elapsed: float | None = None,
             print("\n" + render(v, repro=repro), end="")
         print_unknown(summary.get("unknown") or [])
         _print_oracle_coverage(summary.get("oracle_coverage") or [])
-    print("\n" + "\n".join(st.vocabulary(summary, triage, width, drawn)))
-    print(f"\n{summary['examples']} program(s): {verdict_line(summary['by_invariant'])}")
+    print(f"\n{st.verdict_line(counts)}")
 
 
-def _triage(results: str) -> Any:
-    """The root causes of the results file (None, said once, when triage fails)."""
+def summary_triage(summary: dict[str, Any], results: str | None) -> Any:
+    """The root causes of the results file when the run violated something
+    (None, said once, when triage fails)."""
     from gpu_alloc_verify.verify.triage.buckets import triage_file
 
-    if not Path(results).is_file():
+    if not results or not summary["violations"] or not Path(results).is_file():
         return None
     try:
         return triage_file(results)  # cached per file: the report reuses it

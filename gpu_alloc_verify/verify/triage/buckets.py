@@ -27,6 +27,7 @@ from typing import Any
 
 from gpu_alloc_verify.verify.extract.leftovers import CASTS
 from gpu_alloc_verify.verify.lowerings.mlir_opt import DEFAULT_PIPELINE
+from gpu_alloc_verify.verify.model.baseline import base_violated
 from gpu_alloc_verify.verify.model.errors import GpuAllocVerifyError, UsageError
 from gpu_alloc_verify.verify.model.results import read_records
 from gpu_alloc_verify.verify.model.verdicts import INVARIANTS, InvariantId, Verdict
@@ -80,13 +81,17 @@ class Bucket:
     def key(self) -> str:
         return self.signature.key
 
+    @property
+    def program_count(self) -> int:
+        """Programs that show it: the recorded ones, else its shrunk programs
+        (shrinking reached it from a program recorded under another root
+        cause), so a root cause always has its programs."""
+        return self.count or len(self.violation_ids)
+
     def count_text(self) -> str:
-        """How many programs show it; a root cause only a shrunk example shows
-        (shrinking changed the signature of what the campaign recorded) says so."""
-        if self.count or not self.violation_ids:
-            return f"{self.count} program(s)"
-        return (f"{len(self.violation_ids)} shrunk example(s) only: shrinking reached it "
-                "from a program recorded under another root cause")
+        n = self.program_count
+        text = f"{n} program" + ("" if n == 1 else "s")
+        return text if self.count or not n else text + " (shrunk)"
 
     @property
     def example(self) -> Record | None:
@@ -200,15 +205,19 @@ def _campaigns(records: list[Record]) -> list[_Campaign]:
 
 
 def _violated(program: Record) -> dict[str, list[str]]:
-    """Lowering spec -> invariants violated on this program."""
+    """Lowering spec -> invariants violated on this program, those the
+    campaign's baseline violates on it too left out (`fuzz --baseline`: the
+    root causes are what the lowering adds)."""
     out: dict[str, list[str]] = {}
+    shared = base_violated(program)
     results = program.get("results")
     if not isinstance(results, dict):
         return out
     for spec, result in results.items():
         verdicts = result.get("verdicts") if isinstance(result, dict) else None
         if isinstance(verdicts, dict):
-            bad = [str(i) for i, v in verdicts.items() if v == Verdict.VIOLATED]
+            bad = [str(i) for i, v in verdicts.items()
+                   if v == Verdict.VIOLATED and str(i) not in shared]
             if bad:
                 out[str(spec)] = bad
     return out
@@ -399,8 +408,11 @@ def triage_records(records: list[Record], progress: Progress | None = None,
         notes.append(f"{unreproduced} violated verdict(s) did not show again when judged "
                      "again (a different tool build, or a solver timeout)")
     if reduce and progress is not None and buckets:
-        progress(f"triage: reducing the examples of {len(buckets)} bucket(s)' defects")
-    return Triage(organize(buckets, reduce), order, latest, previous, programs,
+        progress("triage: reducing the examples of the root causes' defects")
+    # A cause noted only as a shrunk program's parent, on no program of its own
+    # (with --baseline: the baseline's), is no root cause of this file.
+    causes = [b for b in organize(buckets, reduce) if b.program_count or b.knock_ons]
+    return Triage(causes, order, latest, previous, programs,
                   builder.occurrences, unreproduced, notes)
 
 
