@@ -180,7 +180,8 @@ class _Driver:
             self.ledger.write({"kind": "campaign-resume", "campaign": self.id,
                                "recorded": self.resumed, "resumes": opts.resume.resumes + 1,
                                "shards_done": len(self.ledger.done), "progress": progress,
-                               "cluster": self.copts.address, "workers": workers})
+                               "cluster": self.copts.address, "workers": workers,
+                               "options": opts.command_options})
             self.ledger.sync()
             return recorded
         self.shards = self._plan(workers)

@@ -103,6 +103,10 @@ class FuzzOptions:
     # The example database, already open (a cluster shard's, whose saves wait
     # for the campaign's end); None: `db` is opened.
     database: ExampleDatabase | None = None
+    # The command line's own options (report directory, -j, ...), recorded in
+    # campaign-start and campaign-resume so `--resume` restores them
+    # (verify.cli.fuzz_resume); the campaign itself never reads them.
+    command_options: dict[str, Any] = field(default_factory=dict)
 
 
 @dataclass
@@ -170,6 +174,7 @@ def campaign_start(campaign: str, opts: FuzzOptions, gen: dict[str, Any]) -> dic
         "baseline": opts.baseline.spec if opts.baseline else None,
         "solver_timeout_ms": opts.check.timeout_ms, "time_budget": opts.time_budget,
         "shrink": opts.shrink, "db": opts.db, "shard_count": opts.shards,
+        "options": opts.command_options,
     }
 
 
@@ -232,7 +237,8 @@ class _Campaign:
             self._load(opts.resume)
             self._write({"kind": "campaign-resume", "campaign": self.id,
                          "recorded": self.resumed, "resumes": opts.resume.resumes + 1,
-                         "violations_so_far": len(self.first)})
+                         "violations_so_far": len(self.first),
+                         "options": opts.command_options})
             return
         self._write(campaign_start(self.id, opts, vars(opts.gen)))
 

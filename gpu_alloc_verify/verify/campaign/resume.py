@@ -29,6 +29,9 @@ class ResumeState:
     # Violation records written before the kill (it came during their writing).
     violations: list[dict[str, Any]] = field(default_factory=list)
     resumes: int = 0  # earlier campaign-resume records
+    # The command-line options of its latest start or resume ({} in a file
+    # written before they were recorded): what `fuzz --resume` restores.
+    options: dict[str, Any] = field(default_factory=dict)
 
     @property
     def recorded(self) -> int:
@@ -68,8 +71,10 @@ def load_resume(path: str | Path) -> ResumeState:
         kind = rec.get("kind")
         if kind == "campaign-start" and not state.start:
             state.start = rec
+            state.options = _options(rec, state.options)
         elif kind == "campaign-resume":
             state.resumes += 1
+            state.options = _options(rec, state.options)
         elif kind == "violation":
             state.violations.append(rec)
         elif kind == "program" and isinstance(rec.get("program"), str):
@@ -78,6 +83,11 @@ def load_resume(path: str | Path) -> ResumeState:
             state.texts.add(rec["program"])
             state.programs.append(rec)
     return state
+
+
+def _options(rec: dict[str, Any], before: dict[str, Any]) -> dict[str, Any]:
+    options = rec.get("options")
+    return dict(options) if isinstance(options, dict) else before
 
 
 def found_keys(rec: dict[str, Any]) -> list[tuple[str, InvariantId]]:

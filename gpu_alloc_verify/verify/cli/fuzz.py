@@ -54,9 +54,10 @@ def cmd_fuzz(args: argparse.Namespace) -> int:
     except KeyboardInterrupt:
         printer.done()
         if results:
+            from gpu_alloc_verify.verify.cli.fuzz_resume import resume_hint
+
             print(f"gpu-alloc-verify: interrupted; every finished program is in {results}; "
-                  f"continue with: gpu-alloc-verify fuzz --results {results} --resume",
-                  file=sys.stderr)
+                  f"continue with: {resume_hint(results, args)}", file=sys.stderr)
             return 130
         raise
     printer.done()
@@ -115,6 +116,7 @@ def new_options(args: argparse.Namespace, results: str | None) -> Any:
     """The options of a new campaign, from the command line."""
     from gpu_alloc_verify.generators.programs import GenConfig
     from gpu_alloc_verify.verify.campaign.fuzz import FuzzOptions
+    from gpu_alloc_verify.verify.cli.fuzz_resume import recorded_options
     from gpu_alloc_verify.verify.model.machine import resolve_jobs
 
     # Opt-in: each adds draws, so default campaigns and their seeds stay as they were.
@@ -141,20 +143,26 @@ def new_options(args: argparse.Namespace, results: str | None) -> Any:
         shrink=not args.no_shrink, results=results, batch_size=args.batch_size,
         jobs=resolve_jobs(args.jobs),
         baseline=resolve_lowering(args.baseline, args) if args.baseline else None,
+        command_options=recorded_options(args),
     )
 
 
 def resumed_options(args: argparse.Namespace, results: str | None) -> Any:
     """Options of the campaign being resumed: what defines the campaign comes
     from its campaign-start record; limits (time budget, timeouts), --db and
-    --no-shrink from this command line."""
+    --no-shrink from this command line; the command line's own options
+    (--report, -j, ...) from the record where this one does not give them
+    (verify.cli.fuzz_resume)."""
     from gpu_alloc_verify.verify.campaign.fuzz import FuzzOptions
     from gpu_alloc_verify.verify.campaign.resume import load_resume
+    from gpu_alloc_verify.verify.cli.fuzz_resume import recorded_options, restore_options
+    from gpu_alloc_verify.verify.model.machine import resolve_jobs
 
     if not results:
         raise UsageError("--resume needs the results file of the campaign: --results FILE "
                          "(or --report DIR holding results.jsonl)")
     state = load_resume(results)
+    restored = restore_options(args, state.options)
     specs = state.setting("lowerings") or []
     if not specs:
         raise UsageError(f"{results}: campaign {state.campaign} names no lowering; "
@@ -169,7 +177,8 @@ def resumed_options(args: argparse.Namespace, results: str | None) -> Any:
     args.pipeline = state.setting("pipeline", args.pipeline)
     baseline = state.setting("baseline")
     invariants = state.setting("invariants") or None
-    print(f"resuming campaign {state.campaign}: {state.recorded} program(s) recorded",
+    print(f"resuming campaign {state.campaign}: {state.recorded} program(s) recorded"
+          + (f"; restored from {results}: {', '.join(restored)}" if restored else ""),
           file=sys.stderr)
     resumed = lowerings(args, specs)
     check = check_options(selected_invariants(invariants or args.invariant),
@@ -182,7 +191,7 @@ def resumed_options(args: argparse.Namespace, results: str | None) -> Any:
         db=args.db if args.db is not None else state.setting("db"),
         pipeline=args.pipeline,
         gen=state.gen_config(), shrink=not args.no_shrink and state.setting("shrink", True),
-        results=results, batch_size=args.batch_size,
+        results=results, batch_size=args.batch_size, jobs=resolve_jobs(args.jobs),
         baseline=resolve_lowering(baseline, args) if baseline else None,
-        resume=state,
+        resume=state, command_options=recorded_options(args),
     )
