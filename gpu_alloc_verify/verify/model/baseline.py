@@ -13,6 +13,7 @@ fresh campaign, a resumed one and a cluster's driver count it the same way.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -20,7 +21,7 @@ from gpu_alloc_verify.verify.model.verdicts import Verdict
 
 # Only these can be added or shared: the others prove something or nothing.
 BAD = (Verdict.VIOLATED, Verdict.UNKNOWN)
-_RANK = {Verdict.UNKNOWN: 1, Verdict.VIOLATED: 2}
+_RANK: dict[str, int] = {Verdict.UNKNOWN: 1, Verdict.VIOLATED: 2}
 
 Counts = dict[str, dict[str, dict[str, int]]]  # lowering -> invariant -> verdict -> n
 
@@ -30,9 +31,9 @@ def worse(verdict: str, base: str | None) -> bool:
     return _RANK.get(verdict, 0) > _RANK.get(base or "", 0)
 
 
-def baseline_entry(spec: str, verdicts: dict[str, str]) -> dict[str, Any]:
+def baseline_entry(spec: str, verdicts: Mapping[Any, str]) -> dict[str, Any]:
     """The `baseline` entry of a program record: the baseline's verdicts."""
-    return {"lowering": spec, "verdicts": dict(verdicts)}
+    return {"lowering": spec, "verdicts": {str(i): str(v) for i, v in verdicts.items()}}
 
 
 def base_violated(rec: dict[str, Any]) -> set[str]:
