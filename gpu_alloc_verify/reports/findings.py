@@ -66,7 +66,9 @@ def _count_text(f: Finding) -> str:
     shrunk = sum(len(b.violation_ids) for b in f.buckets)
     if f.count or not shrunk:
         return str(f.count)
-    return f"none recorded; {shrunk} shrunk example(s), reached by shrinking another root cause"
+    # A root cause always has its programs: here the shrunk ones (shrinking
+    # reached it from a program recorded under another root cause).
+    return f"{shrunk} (shrunk)"
 
 
 def _version(spec: str) -> tuple[int, str]:

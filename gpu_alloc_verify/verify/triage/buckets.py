@@ -462,8 +462,8 @@ def format_triage(t: Triage, limit: int | None = None) -> str:
     if not t.buckets:
         return "triage: no violation\n"
     counts = t.kind_counts()
-    head = (f"triage: {t.violations} violation(s) in {t.programs} program(s), "
-            f"{len(t.buckets)} root cause(s): {counts[DEFECT]} defect(s), "
+    head = (f"triage: {len(t.buckets)} root cause(s) in {t.programs} program(s): "
+            f"{counts[DEFECT]} defect(s), "
             f"{counts[LIMITATION]} limitation(s), {counts[KNOCK_ON]} knock-on(s)"
             + (f"; campaigns {len(t.campaigns)}, latest {t.latest}" if t.campaigns else ""))
     lines = [head]
