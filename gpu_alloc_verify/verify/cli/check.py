@@ -8,17 +8,22 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 
-from gpu_alloc_verify.verify.cli.check_text import check_summary, print_check
-from gpu_alloc_verify.verify.cli.options import check_options, lowerings, selected_invariants
+from gpu_alloc_verify.verify.cli.check_text import apply_baseline, check_summary, print_check
+from gpu_alloc_verify.verify.cli.options import (
+    check_options,
+    lowerings,
+    resolve_lowering,
+    selected_invariants,
+)
 from gpu_alloc_verify.verify.cli.status import (
     EXIT_ERROR,
     EXIT_OK,
     EXIT_UNKNOWN,
     EXIT_VIOLATION,
-    count_verdicts,
     exit_status,
 )
-from gpu_alloc_verify.verify.invariants.options import CHECK_TRUTH
+from gpu_alloc_verify.verify.invariants.options import CHECK_TRUTH, CheckOptions
+from gpu_alloc_verify.verify.invariants.pipeline import Judgement
 from gpu_alloc_verify.verify.lowerings.registry import default_spec
 from gpu_alloc_verify.verify.model.errors import UsageError
 from gpu_alloc_verify.verify.model.verdicts import Verdict
@@ -125,9 +130,11 @@ def cmd_check(args: argparse.Namespace) -> int:
     from gpu_alloc_verify.verify.campaign.nothing_checked import case_reasons, nothing_checked
 
     invariants = selected_invariants(args.invariant)
-    written, row = check_file(args.file, lowerings(args), check_options(
-        invariants, args.runtime, args.solver_timeout, CHECK_TRUTH))
+    options = check_options(invariants, args.runtime, args.solver_timeout, CHECK_TRUTH)
+    written, row = check_file(args.file, lowerings(args), options)
     summary = check_summary(written, row, args.file)
+    shared = (apply_baseline(summary, row, args.baseline, _baseline(args, options))
+              if args.baseline else None)
     # Every lowering rejected the file or could not take it: exit 3, never 0
     # (--allow-unknown is about unknown verdicts, not this).
     unchecked = nothing_checked(row)
@@ -139,7 +146,7 @@ def cmd_check(args: argparse.Namespace) -> int:
     if args.json:
         print(json.dumps(summary, indent=2))
     else:
-        print_check(row, summary, args)
+        print_check(row, summary, args, shared)
     if args.lit and summary["violations"]:
         from gpu_alloc_verify.repro.user_file import export_violations
 
@@ -149,8 +156,24 @@ def cmd_check(args: argparse.Namespace) -> int:
     if unchecked is not None:
         print(f"gpu-alloc-verify: nothing checked: {unchecked}: exit 3", file=sys.stderr)
         return EXIT_UNKNOWN
-    unknown = count_verdicts(summary["by_invariant"], Verdict.UNKNOWN)
+    # The counted ones: with --baseline, those the baseline does not share.
+    unknown = summary["counts"]["verdicts"][Verdict.UNKNOWN]
     return exit_status(bool(summary["violations"]), unknown, args.allow_unknown)
+
+
+def _baseline(args: argparse.Namespace, options: CheckOptions) -> Judgement | None:
+    """The file judged on --baseline; None (said on stderr) where it cannot
+    read the file: then every verdict of the lowering under test counts."""
+    from gpu_alloc_verify.verify.campaign.check_file import check_file
+    from gpu_alloc_verify.verify.model.errors import SourceParseError
+
+    try:
+        _, row = check_file(args.file, [resolve_lowering(args.baseline, args)], options)
+    except SourceParseError as e:
+        print(f"gpu-alloc-verify: baseline {args.baseline} cannot read {args.file} ({e}): "
+              "every verdict counts", file=sys.stderr)
+        return None
+    return next(iter(row.values()), None)
 
 
 def _finish_lit(args: argparse.Namespace) -> None:

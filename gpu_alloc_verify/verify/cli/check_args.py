@@ -14,7 +14,11 @@ def add_arguments(ck: argparse.ArgumentParser) -> None:
                     ".mlir file under it, sorted, as lit finds tests; - reads standard input "
                     "(named <stdin>); exit status: the worst of the files' (2 error > 1 "
                     "violation > 3 unknown or nothing checked > 0)")
-    lowering_group(ck)
+    lowering_group(ck).add_argument(
+        "--baseline", metavar="SPEC",
+        help="regression mode: judge each file on this lowering too (e.g. the released "
+        "mlir-opt-19); the verdicts, diagnostics and exit status count what the lowering "
+        "under test adds over it, its own are one line apart (default: none)")
     checks_group(ck)
     output_group(ck).add_argument(
         "--lit", metavar="DIR",
