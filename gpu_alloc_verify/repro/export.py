@@ -16,11 +16,11 @@ names another (`xdsl:reference`, `mlir-opt-22`, a path).
 from __future__ import annotations
 
 import re
-import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from gpu_alloc_verify.repro.checks import plans_for
+from gpu_alloc_verify.repro.lit_config import write_lit_config
 from gpu_alloc_verify.repro.order import edge_sentence
 from gpu_alloc_verify.repro.plan import Plan
 from gpu_alloc_verify.repro.proof import (
@@ -353,80 +353,6 @@ def format_exports(tests: list[LitTest], out_dir: str | Path) -> str:
     if written:
         head += f" (run: lit -v {out_dir}; on a fix: --param lowering=SPEC)"
     return "\n".join([head, *lines]) + "\n"
-
-
-_LIT_CFG = '''\
-# ruff: noqa: F821, E501 -- lit defines `config` and `lit_config`; paths are as found
-# lit configuration written by gpu-alloc-verify (repro/export.py).
-#   lit -v {dir}                                  # on {default}, where the bugs were found
-#   lit -v {dir} --param lowering=xdsl:reference  # on a fixed lowering
-#   lit -v {dir} --param lowering=/path/to/mlir-opt
-import glob
-import os
-import re
-import shutil
-import sys
-
-import lit.formats
-
-config.name = "gpu-alloc-verify"
-config.test_format = lit.formats.ShTest(execute_external=False)
-config.suffixes = [".mlir"]
-config.test_source_root = os.path.dirname(os.path.abspath(__file__))
-config.test_exec_root = config.test_source_root
-# Where this was written; another machine falls back to what it has.
-PYTHON = {python!r} if os.access({python!r}, os.X_OK) else sys.executable
-ROOT = {root!r}
-lowering = lit_config.params.get("lowering", os.environ.get("GPU_ALLOC_VERIFY_LOWERING",
-                                                            {default!r}))
-filecheck = os.environ.get("GPU_ALLOC_VERIFY_FILECHECK", {filecheck!r})
-if not os.access(filecheck, os.X_OK):
-    filecheck = shutil.which("FileCheck") or next(
-        iter(sorted(glob.glob("/usr/lib/llvm-*/bin/FileCheck"), reverse=True)), "FileCheck")
-
-
-def _mlir_opt(spec):
-    if spec.startswith("xdsl:"):
-        if os.path.isdir(ROOT):
-            config.environment["PYTHONPATH"] = ROOT
-        return f"{{PYTHON}} -m gpu_alloc_verify.repro.lower_tool --lowering {{spec}}"
-    m = re.fullmatch(r"mlir-opt(?:-(\\d+))?", spec)
-    if m:
-        versions = [m.group(1)] if m.group(1) else ["22", "21", "20", "19", "18", "17", "16"]
-        for v in versions:
-            for cand in (shutil.which(f"mlir-opt-{{v}}"), f"/usr/lib/llvm-{{v}}/bin/mlir-opt"):
-                if cand and os.access(cand, os.X_OK):
-                    return cand
-        found = shutil.which("mlir-opt")
-        if found:
-            return found
-        lit_config.fatal(f"no {{spec}} found (apt-get install mlir-N-tools)")
-    return spec.split(":", 1)[1] if spec.startswith("mlir-opt:") else spec
-
-
-config.substitutions.append((r"(?<![\\w./-])mlir-opt(?![\\w./-])", _mlir_opt(lowering)))
-config.substitutions.append((r"(?<![\\w./-])FileCheck(?![\\w./-])", filecheck))
-'''
-
-
-def write_lit_config(directory: str | Path, default_lowering: str,
-                     filecheck: str | None = None) -> Path:
-    """directory/lit.cfg.py: `lit -v directory` runs the tests on `default_lowering`;
-    `--param lowering=SPEC` (or GPU_ALLOC_VERIFY_LOWERING) on another."""
-    filecheck = filecheck or find_filecheck()
-    if filecheck is None:
-        raise EnvironmentProblem("no FileCheck found: install LLVM's (apt-get install "
-                                 "llvm-19-tools) or the Python port (pip install filecheck)")
-    d = Path(directory)
-    d.mkdir(parents=True, exist_ok=True)
-    default = default_lowering
-    if not default.startswith(("xdsl:", "mlir-opt")):
-        default = f"mlir-opt:{default}"
-    path = d / "lit.cfg.py"
-    path.write_text(_LIT_CFG.format(dir=d, python=sys.executable, default=default,
-                                    root=str(Path(__file__).resolve().parent.parent),
-                                    filecheck=filecheck), encoding="utf-8")
-    return path
 
 
 __all__ = ["DEFAULT_FIXED", "LitTest", "export_bucket", "export_buckets", "find_filecheck",
