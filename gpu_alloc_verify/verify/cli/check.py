@@ -1,4 +1,6 @@
-"""`check FILE...`: each file lowered and judged on its own, in order."""
+"""`check FILE...`: each file lowered and judged on its own, in order (a
+directory: every `.mlir` file under it); with --baseline, what the lowering
+adds over the baseline; with --lit DIR, a proven lit test per violation."""
 
 from __future__ import annotations
 

@@ -1,6 +1,7 @@
 """What `check` says about one file: its JSON summary (the shape of fuzz's,
-verify/schema/summary.schema.json), its text, the command that reproduces a
-violation."""
+verify/schema/summary.schema.json), what --baseline leaves of it, its text
+(each violation first as a compiler's diagnostic, `reports.diagnostics`),
+the command that reproduces a violation."""
 
 from __future__ import annotations
 
