@@ -297,8 +297,9 @@ class _Driver:
         return ClusterProgress(
             "search", ledger.tally.examples, ledger.tally.examples,
             ledger.written / max(1e-9, elapsed), ledger.violated, elapsed,
-            min(1.0, max(parts)), final, len(ledger.done), len(self.shards),
-            len(self.active), self.workers)
+            min(1.0, max(parts)), final, shards_done=len(ledger.done),
+            shards_total=len(self.shards), shards_active=len(self.active),
+            workers=self.workers)
 
     def tick(self, final: bool = False) -> None:
         if self.opts.progress is None:

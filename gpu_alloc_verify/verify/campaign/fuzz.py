@@ -43,6 +43,7 @@ from hypothesis.database import ExampleDatabase, ReadOnlyDatabase
 from gpu_alloc_verify.generators.features import features
 from gpu_alloc_verify.generators.hypothesis_private import current_choices
 from gpu_alloc_verify.generators.programs import GenConfig
+from gpu_alloc_verify.verify.campaign.eta import guessed_program_s, shrink_left
 from gpu_alloc_verify.verify.campaign.example_db import open_database
 from gpu_alloc_verify.verify.campaign.progress import Progress
 from gpu_alloc_verify.verify.campaign.resume import ResumeState, add_to_tally, found_keys
@@ -220,6 +221,15 @@ class _Campaign:
         self.stopped_by = "max-examples"
         self.phase = "search"
         self._last_tick = 0.0
+        # The shrink phase, for its ETA (verify.campaign.eta): when it began, the
+        # guessed cost of one program before it timed its own, programs judged,
+        # violated (lowering, invariant) pairs not shrunk yet.
+        self.shrink_start = 0.0
+        self.shrink_guess: float | None = None
+        self.shrink_judged = 0
+        self.unshrunk = 0
+        self.external = any(lw.external_tool() for lw in [*opts.lowerings, *(
+            [opts.baseline] if opts.baseline else [])])
         resume = opts.resume
         self.id = resume.campaign if resume else new_campaign_id()
         self.resumed = resume.recorded if resume else 0
@@ -381,9 +391,29 @@ class _Campaign:
         parts = [self.generated / max(1, self.opts.max_examples)]
         if self.opts.time_budget:
             parts.append(elapsed / self.opts.time_budget)
+        left, shrunk, pairs = self._shrinking(elapsed)
         return Progress(self.phase, self.tally.examples, self.generated,
                         self.judged / max(1e-9, elapsed), self.violated, elapsed,
-                        min(1.0, max(parts)), final)
+                        min(1.0, max(parts)), final, left, shrunk, pairs)
+
+    def _shrinking(self, elapsed: float) -> tuple[float | None, int, int]:
+        """(seconds of shrinking left, pairs shrunk, pairs to shrink): in the
+        search, the whole phase's guess from the search's own pace."""
+        pairs = len(self.first)
+        if not self.opts.shrink or not pairs:
+            return None, 0, 0
+        if self.phase == "search":
+            guess = guessed_program_s(elapsed, self.judged, self.external)
+            return shrink_left(pairs, pairs, 0, guess), 0, pairs
+        judged = self.shrink_judged
+        program_s = ((time.monotonic() - self.shrink_start) / judged if judged
+                     else self.shrink_guess)
+        return (shrink_left(pairs, self.unshrunk, judged, program_s),
+                pairs - self.unshrunk, pairs)
+
+    def _shrink_step(self, judged: int, unshrunk: int) -> None:
+        self.shrink_judged, self.unshrunk = judged, unshrunk
+        self.tick()
 
     def tick(self, force: bool = False, final: bool = False) -> None:
         if self.opts.progress is None:
@@ -415,11 +445,17 @@ class _Campaign:
         except _Stop:
             pass
         self.flush()
-        self.tick(final=True)
+        # The search's last line; not the campaign's when shrinking follows (its ETA counts it).
+        shrinking = opts.shrink and bool(self.first)
+        self.tick(force=True, final=not shrinking)
 
         found: dict[Key, Found] = {}
         if opts.shrink and self.first:
-            self.phase = "shrink"
+            self.shrink_guess = guessed_program_s(time.monotonic() - self.start, self.judged,
+                                                  self.external)
+            self.phase, self.shrink_start = "shrink", time.monotonic()
+            self.unshrunk = len(self.first)
+            self.tick(force=True)
             # Replay no further than the search went (all of it when it ran to
             # max_examples): a time budget bounds the replay too.
             replay = (max(1, self.generated) if self.stopped_by == "time-budget"
@@ -427,7 +463,7 @@ class _Campaign:
             seeds = {k: self.choices[f.text] for k, f in self.first.items()
                      if f.text in self.choices}
             found = shrink(opts, set(self.first), self.key, db, replay,
-                            lambda: self.tick(force=True), seeds)
+                            self._shrink_step, seeds)
         for key, first in self.first.items():
             if key not in found:
                 f = self._unshrunk(key, first)

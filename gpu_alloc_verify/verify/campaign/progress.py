@@ -3,8 +3,9 @@
 seconds otherwise (CI logs, `nohup`).  The bar is cut to the terminal's width
 and never exceeds 80 columns; a campaign's log line fits 80 columns as
 written.  Both end with an ETA once a share of --max-examples or
---time-budget is done; the violated verdict count is red on a terminal unless
-NO_COLOR is set; a closed stderr silences them."""
+--time-budget is done, counting the shrinking to come (verify.campaign.eta),
+and shrinking shows as its own phase; the violated verdict count is red on a
+terminal unless NO_COLOR is set; a closed stderr silences them."""
 
 from __future__ import annotations
 
@@ -13,6 +14,7 @@ from typing import TextIO
 
 from gpu_alloc_verify.reports.console import RED, RESET, duration, use_colour
 from gpu_alloc_verify.reports.progress_line import ProgressLine
+from gpu_alloc_verify.verify.campaign.eta import search_left
 
 
 @dataclass
@@ -25,22 +27,42 @@ class Progress:
     elapsed: float
     fraction: float | None = None  # of max-examples or time budget, whichever is further
     final: bool = False
+    # Seconds of shrinking still to come (verify.campaign.eta): in the search,
+    # the whole shrink phase's estimate, counted in its ETA; in the shrink
+    # phase, its rest.  None: nothing to shrink, or not known yet.
+    shrink_left: float | None = None
+    shrunk: int = 0  # shrink phase: violated (lowering, invariant) pairs shrunk so far
+    to_shrink: int = 0  # of these pairs
 
     def message(self) -> str:
-        if self.phase == "shrink":
-            return (f"shrinking, after {self.examples} programs and "
-                    f"{violations(self.violations)}, {duration(self.elapsed)}")
         eta = self.eta()
+        tail = f", ETA {duration(eta)}" if eta is not None else ""
+        if self.phase == "shrink":
+            return (f"shrinking: {self.shrunk} of {self.to_shrink} programs shrunk, "
+                    f"{duration(self.elapsed)}{tail}")
         return (f"{self.examples} programs, {self.rate:.1f}/s, {violations(self.violations)}, "
-                f"{duration(self.elapsed)}" + (f", ETA {duration(eta)}" if eta is not None
-                                               else ""))
+                f"{duration(self.elapsed)}{tail}")
 
     def eta(self) -> float | None:
-        """Seconds left at this pace, once some share is done (not on the last line;
-        not in the first second, whose pace says nothing yet)."""
-        if self.final or not self.fraction or self.fraction <= 0 or self.elapsed < 1:
+        """Seconds left: the search's rest at its pace, once some share is
+        done (not in the first second, whose pace says nothing yet), and the
+        shrinking still to come; None on the last line or when unknown."""
+        if self.final:
             return None
-        return max(0.0, self.elapsed * (1 - min(1.0, self.fraction)) / self.fraction)
+        if self.phase == "shrink":
+            return self.shrink_left
+        left = search_left(self.elapsed, self.fraction)
+        if left is None:
+            return None
+        return left + (self.shrink_left or 0.0)
+
+    def share(self) -> float | None:
+        """The share of the whole campaign done, shrinking included: elapsed
+        over elapsed plus ETA; the search's share while the ETA is unknown."""
+        eta = self.eta()
+        if eta is not None and self.elapsed + eta > 0:
+            return self.elapsed / (self.elapsed + eta)
+        return self.fraction if self.phase == "search" else None
 
     def __str__(self) -> str:
         return self.message()
@@ -65,15 +87,15 @@ class ProgressPrinter:
     def __call__(self, p: Progress) -> None:
         if self.tty:
             if self.line.due(force=p.final):
-                self.line.redraw(f"{_bar(p.fraction)} {p.message()}",
+                self.line.redraw(f"{_bar(p.share())} {p.message()}",
                                  lambda line: self._paint(line, p.violations))
             return
         message = p.message()
         if message == self._said or not self.line.due(force=p.final):
             return
         self._said = message
-        share = f"{p.fraction * 100:.0f}%, " if p.fraction is not None and not (
-            p.phase == "shrink") else ""
+        done = p.share()
+        share = f"{done * 100:.0f}%, " if done is not None else ""
         # Not cut: a log line is appended, never rewritten, and a cut would
         # lose data (a cluster's shard counts); on one machine it fits 80.
         self.line.write(f"progress: {share}{message}\n")

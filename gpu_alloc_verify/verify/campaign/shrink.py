@@ -165,11 +165,13 @@ def _seed_database(db: ExampleDatabase, test: Any, wanted: list[Key],
 
 
 def shrink(opts: FuzzOptions, keys: set[Key], db_key: bytes, db: ExampleDatabase | None,
-           max_examples: int, on_round: Callable[[], None],
+           max_examples: int, on_progress: Callable[[int, int], None],
            seeds: dict[Key, tuple[Any, ...]] | None = None) -> dict[Key, Found]:
     """Each key's minimal program: Hypothesis shrinks from the example the
     search found (`seeds`), else replays the seeded search (at most
-    `max_examples` programs) one program at a time."""
+    `max_examples` programs) one program at a time.  `on_progress(judged,
+    unshrunk)`: at each round's start and after each program judged (what
+    the campaign's ETA counts, `verify.campaign.eta`)."""
     seeds = seeds or {}
     if db is None and seeds:
         db = InMemoryExampleDatabase()
@@ -187,6 +189,7 @@ def shrink(opts: FuzzOptions, keys: set[Key], db_key: bytes, db: ExampleDatabase
         if (spec, text) not in cache:
             outcome = by_spec[spec].lower_batch([program])[0]
             cache[(spec, text)] = judge(program, outcome, spec, check)
+            on_progress(len(cache), len(remaining))
         return cache[(spec, text)]
 
     remaining = set(keys)
@@ -201,7 +204,7 @@ def shrink(opts: FuzzOptions, keys: set[Key], db_key: bytes, db: ExampleDatabase
         if not remaining.intersection(wanted):
             continue
 
-        on_round()
+        on_progress(len(cache), len(remaining))
 
         def prop(program: Program, wanted: list[Key] = wanted) -> None:
             for spec, named in wanted:
