@@ -11,9 +11,12 @@ no script, no network) leads with the root causes of the results file
 (triage), then shows, for its campaign, the lowering x invariant matrix of
 verdict counts, every violation with its evidence (shrunk source, lowered IR
 in custom form with the calls on the offending handle marked, path or
-schedule, runtime traces, the lit test of its root cause), the unknown
-verdicts, the generator's feature coverage, and the trend over every
-campaign as an inline SVG chart.
+schedule, runtime traces, a differential counterexample as the two runs
+side by side with the first difference marked, a link to the lit test of its
+root cause), the unknown verdicts (each example program once, as plain
+text), the generator's feature coverage, and the trend over every campaign
+as an inline SVG chart.  Nothing is cut (cells wrap), and what grows with
+the campaign stays small: a 1,000-program campaign's page is about 1 MB.
 """
 
 from __future__ import annotations
@@ -128,7 +131,8 @@ def _unknown_from_summary(camp: Campaign) -> dict[tuple[str, str, str], int]:
 
 def _first_line(reason: Any) -> str:
     text = reason.strip() if isinstance(reason, str) else ""
-    return text.splitlines()[0][:300] if text else "solver gave up"
+    # whole: a reason cut short reads like another one (the cell wraps)
+    return text.splitlines()[0] if text else "solver gave up"
 
 
 def _unknown(camp: Campaign) -> list[dict[str, Any]]:
@@ -139,17 +143,49 @@ def _unknown(camp: Campaign) -> list[dict[str, Any]]:
              "program": programs.get((spec, inv, reason), "")}
             for (spec, inv, reason), n in seen.items()]
     rows.sort(key=lambda r: (-r["count"], r["lowering"], r["invariant"]))
-    for k, r in enumerate(rows):  # each row links to its first program, shown below it
-        r["anchor"] = f"u-{k}" if r["program"] else ""
-        r["lines"] = [highlight(ln) for ln in str(r["program"]).splitlines()]
+    anchors: dict[str, str] = {}
+    for r in rows:  # each row links to its first program, each program shown once
+        if r["program"]:
+            r["anchor"] = anchors.setdefault(r["program"], f"u-{len(anchors)}")
+        else:
+            r["anchor"] = ""
     return rows
 
 
-def _settings_text(config: Any) -> str:
-    """Generator settings as `key value` pairs, not a JSON dump."""
+def _unknown_programs(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The distinct example programs of the unknown reasons, in the rows'
+    order, as plain text: a program is often the first of several reasons,
+    and highlighting would make each several times its size (the report of
+    a large campaign must stay small)."""
+    out: dict[str, dict[str, Any]] = {}
+    for r in rows:
+        if r["anchor"]:
+            entry = out.setdefault(r["anchor"], {
+                "anchor": r["anchor"], "lines": str(r["program"]).splitlines(),
+                "invariants": [], "count": 0})
+            if r["invariant"] not in entry["invariants"]:
+                entry["invariants"].append(r["invariant"])
+            entry["count"] += 1
+    return list(out.values())
+
+
+def _setting_value(value: Any) -> str:
+    """A setting as its config file writes it: true/false, a, b, c."""
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, list | tuple):
+        return ", ".join(_setting_value(v) for v in value)
+    if isinstance(value, dict):
+        return "; ".join(f"{k} = {_setting_value(v)}" for k, v in sorted(value.items()))
+    return str(value)
+
+
+def _settings_rows(config: Any) -> list[tuple[str, str]]:
+    """Generator settings as (name, value) rows of a table, not a repr."""
     if not isinstance(config, dict):
-        return str(config) if config else ""
-    return ", ".join(f"{k} {v}" for k, v in sorted(config.items()) if v not in (None, ""))
+        return [("config", str(config))] if config else []
+    return [(str(k), _setting_value(v)) for k, v in sorted(config.items(), key=lambda kv:
+                                                           str(kv[0])) if v not in (None, "")]
 
 
 def _unknown_count(summary: dict[str, Any]) -> int:
@@ -161,7 +197,13 @@ def _cell_reasons(unknown: list[dict[str, Any]]) -> dict[tuple[str, str], str]:
     out: dict[tuple[str, str], list[str]] = {}
     for u in unknown:
         out.setdefault((u["lowering"], u["invariant"]), []).append(u["reason"])
-    return {k: "; ".join(v) for k, v in out.items()}
+    # a tooltip names the most frequent few, whole; the table below has them all
+    return {k: "; ".join(v[:_TITLE_REASONS]) + (
+        f"; and {len(v) - _TITLE_REASONS} more" if len(v) > _TITLE_REASONS else "")
+        for k, v in out.items()}
+
+
+_TITLE_REASONS = 3
 
 
 def _oracle_coverage(camp: Campaign) -> dict[tuple[str, str], list[tuple[str, int]]]:
@@ -302,7 +344,9 @@ def render_html(history: History, *, source_name: str = "",
                         for vid in b.violation_ids}
         views = []
         for k, v in enumerate(camp.violations()):
-            lit = (lit_tests or {}).get(by_violation.get(str(v.get("id")), ""))
+            key = by_violation.get(str(v.get("id")), "")
+            lit = (lit_tests or {}).get(key)
+            lit = dict(lit, key=key) if lit else None  # its text is shown once, by its key
             vid = str(v.get("id") or "")
             replay = f"gpu-alloc-verify replay {results_path} --id {vid}" \
                 if results_path and vid else ""
@@ -320,12 +364,13 @@ def render_html(history: History, *, source_name: str = "",
                 "examples": camp.summary()["examples"], "lowerings": camp.lowerings,
                 "seed": camp.setting("seed"), "runtime": camp.setting("runtime"),
                 "pipeline": camp.setting("pipeline"),
-                "config": _settings_text(camp.setting("config")),
+                "config": _settings_rows(camp.setting("config")),
                 "latest": camp is history.latest,
             },
             matrix=_matrix(camp, first, _cell_reasons(unknown)),
             violations=views,
             unknown=unknown,
+            unknown_programs=_unknown_programs(unknown),
             unknown_verdicts=_unknown_count(camp.summary()),
             coverage=_coverage(camp, known_features),
             trend=trend,
@@ -370,7 +415,7 @@ def _lit_views(lit: LitResults, out: Path) -> dict[str, dict[str, Any]]:
             "href": (Path("lit") / test.path.relative_to(directory)).as_posix()
             if test.path else "",
             "summary": test.proof.summary() if test.written and test.proof else "",
-            "text": test.text, "reason": " ".join(test.reason.split())[:600],
+            "text": test.text, "reason": " ".join(test.reason.split()),
             "html": Markup("\n").join(highlight(ln) for ln in test.text.splitlines()),
         }
     return views

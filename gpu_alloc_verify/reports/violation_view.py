@@ -6,12 +6,18 @@ calls of the offending handle only, the path, schedule and traces."""
 from __future__ import annotations
 
 import json
+import re
 from functools import lru_cache
 from itertools import zip_longest
 from typing import Any
 
 from markupsafe import Markup, escape
 
+from gpu_alloc_verify.reports.differential_view import (
+    DIFFERENTIAL_KEYS,
+    differential_view,
+    is_differential,
+)
 from gpu_alloc_verify.reports.irtext import loc_id, marked_ops
 from gpu_alloc_verify.reports.pretty_ir import shown_ir
 from gpu_alloc_verify.verify.model.verdicts import rule_of
@@ -39,6 +45,23 @@ def highlight_css() -> str:
     return str(found[1].get_style_defs("pre"))
 
 
+@lru_cache(maxsize=1)
+def _styled() -> frozenset[str]:
+    """The token classes the colours give a style; whitespace shows none."""
+    return frozenset(re.findall(r"\.(hl-[\w-]+)", highlight_css())) - {"hl-w"}
+
+
+_TOKEN = re.compile(r'<span class="([^"]*)">([^<]*)</span>')
+
+
+def _unstyled_out(html: str) -> str:
+    """Tokens without a style as plain text: a span per space and comma made
+    highlighted IR a dozen times the size of its text."""
+    styled = _styled()
+    return _TOKEN.sub(lambda m: m.group(0) if styled.intersection(m.group(1).split())
+                      else m.group(2), html)
+
+
 def highlight(text: str) -> Markup:
     """One line of MLIR as HTML, highlighted when the lexer is installed."""
     found = _lexer()
@@ -46,7 +69,7 @@ def highlight(text: str) -> Markup:
         return escape(text)
     from pygments import highlight as pyg_highlight
 
-    return Markup(pyg_highlight(text, found[0], found[1]).rstrip("\n"))
+    return Markup(_unstyled_out(pyg_highlight(text, found[0], found[1]).rstrip("\n")))
 
 
 def _text(value: Any) -> str:
@@ -95,7 +118,8 @@ def lowered_view(v: dict[str, Any]) -> tuple[list[dict[str, Any]], bool]:
         summary = ""
         if line.mark:
             stripped = line.text.strip()
-            summary = stripped.split(" : ")[0] if "llvm.call" in stripped else stripped[:60]
+            # whole: a cut op reads like another one (the cell wraps instead)
+            summary = stripped.split(" : ")[0] if "llvm.call" in stripped else stripped
         out.append({"n": line.n, "html": highlight(line.text), "mark": "call" if line.mark
                     else "", "where": line.where, "op": line.op or "", "summary": summary})
     flush()
@@ -115,6 +139,8 @@ def violation_view(v: dict[str, Any], index: int, lit: dict[str, Any] | None = N
     program = str(v.get("program") or "")
     lowered, custom = lowered_view(v) if v.get("lowered") else ([], False)
     vid = str(v.get("id") or f"violation-{index}")
+    differential = differential_view(cex) if is_differential(cex) else None
+    shown = _CEX_SHOWN + (DIFFERENTIAL_KEYS if differential else ())
     return {
         "id": vid,
         "anchor": "v-" + anchor(vid),
@@ -137,8 +163,9 @@ def violation_view(v: dict[str, Any], index: int, lit: dict[str, Any] | None = N
         "observables": [{k: _text(_as_dict(o).get(k)) for k in ("observable", "source", "lowered")}
                         for o in _as_list(cex.get("observables"))],
         "traces": traces,
+        "runs": differential,  # a differential counterexample: the two runs
         "extra": [(str(k), _text(val)) for k, val in cex.items()
-                  if k not in _CEX_SHOWN and val not in (None, "", [], {})],
+                  if k not in shown and val not in (None, "", [], {})],
         "lit": lit,
         "replay": str(v.get("replay") or ""),
     }
