@@ -1,5 +1,5 @@
-"""The public API (`verify.api`), `Program`'s repr, the README's pytest
-example and the plugin's hygiene (it loads no profile by itself)."""
+"""The public API (`verify.api`), `Program`'s repr, the pytest example of
+docs/pytest-plugin.md and the plugin's hygiene (it loads no profile by itself)."""
 
 from __future__ import annotations
 
@@ -36,10 +36,9 @@ def _example_module():  # type: ignore[no-untyped-def]
 LEAKY: str = _example_module().LEAKY  # the README example's program
 
 
-def test_readme_shows_the_example_file_verbatim() -> None:
-    readme = (ROOT / "README.md").read_text(encoding="utf-8")
-    section = readme.split("\n## Use from pytest\n", 1)[1].split("\n## ", 1)[0]
-    blocks = re.findall(r"^```python\n(.*?)^```$", section, re.S | re.M)
+def test_the_plugin_page_shows_the_example_file_verbatim() -> None:
+    page = (ROOT / "docs" / "pytest-plugin.md").read_text(encoding="utf-8")
+    blocks = re.findall(r"^```python\n(.*?)^```$", page, re.S | re.M)
     assert blocks == [EXAMPLE.read_text(encoding="utf-8")]
 
 
