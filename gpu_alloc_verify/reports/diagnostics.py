@@ -14,11 +14,11 @@ command that reproduces it.
 
 from __future__ import annotations
 
-import re
 from typing import Any
 
 from gpu_alloc_verify.reports.pretty_ir import shown_ir, source_position
 from gpu_alloc_verify.verify.invariants.common import describe_path
+from gpu_alloc_verify.verify.ir.ir_lines import parse_calls
 from gpu_alloc_verify.verify.ir.locations import split_file_key
 from gpu_alloc_verify.verify.model.roles import Roles
 from gpu_alloc_verify.verify.model.verdicts import rule_of
@@ -27,7 +27,6 @@ Record = dict[str, Any]
 # The roles naming the op a violation is about, most telling first.
 _ROLES = ("source_op", "error_at", "later", "use_from", "destroy_from", "handle_from",
           "earlier")
-_CALL = re.compile(r"llvm\.call @[\w$.]+\([^)]*\)")
 
 
 def _one_line(text: object) -> str:
@@ -78,9 +77,9 @@ def _call_notes(record: Record, file: str) -> list[str]:
     for line in shown_ir(record, file).lines:
         if not line.mark:
             continue
-        call = _CALL.search(line.text)
-        said = f"lowered to `{call.group(0)}`" if call else \
-            f"left unconverted: `{line.text.strip()}`"
+        calls = parse_calls(line.text)
+        said = (f"lowered to `llvm.call @{calls[0].callee}({', '.join(calls[0].operands)})`"
+                if calls else f"left unconverted: `{line.text.strip()}`")
         out.append(f"{line.where or file}: note: {said} by {record['lowering']}")
     return out
 
