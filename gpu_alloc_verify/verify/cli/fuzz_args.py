@@ -75,7 +75,9 @@ def _size_arguments(g: Group) -> None:
     g.add_argument("--resume", action="store_true",
                    help="continue the latest campaign of --results FILE that has no "
                    "campaign-end (killed or interrupted): same id, seed, lowerings, pipeline, "
-                   "runtime, generator settings and max-examples, recorded programs skipped")
+                   "runtime, generator settings and max-examples, recorded programs skipped; "
+                   "--report, --junitxml, --json, -j, --batch-size and the other options it "
+                   "was started with come back unless given again")
     g.add_argument("-j", "--jobs", type=jobs, default=0, metavar="N",
                    help="worker processes judging each batch, 0 for one per core this "
                    "process may use (generation and shrinking stay in the campaign process)")
