@@ -1,5 +1,5 @@
 """A `differential` counterexample as the report shows it: the source run and
-the lowered run side by side, what each observed in order (host accesses,
+the lowered run side by side, what each observed (host accesses in order,
 errors) and what each left at exit (handles, allocations), the first row
 where they differ marked; then the lowered run's runtime calls as calls
 (`s0 = mgpuStreamCreate()`), not JSON, the calls behind the difference marked.
@@ -78,24 +78,37 @@ def _allocation(entry: Any) -> str:
     return ", ".join(p for p in parts if p)
 
 
+_NONE = "none"  # the other run has no such event or allocation
+
+
+def _lowered_error(row: Any) -> str:
+    """`[kind, call, loc, detail]` -> `device-race at op4 (memset16): detail`."""
+    if not (isinstance(row, list) and len(row) == 4):
+        return _text(row)
+    kind, call, loc, detail = (_text(p) for p in row)
+    where = " ".join(p for p in (f"at {loc}" if loc else "", f"({call})" if call else "") if p)
+    return f"{kind} {where}".strip() + (f": {detail}" if detail else "")
+
+
 def _row(label: str, source: str, lowered: str, key: str) -> dict[str, Any]:
     return {"label": label, "source": source, "lowered": lowered, "key": key,
             "differs": source != lowered, "first": False}
 
 
 def _rows(source: dict[str, Any], lowered: dict[str, Any]) -> list[dict[str, Any]]:
-    """The runs side by side: events in the order they happened, then the
-    state at exit."""
+    """The runs side by side: host accesses in the order they happened, the
+    errors, then the state at exit (so the first row that differs is the
+    earliest observation that does)."""
     rows: list[dict[str, Any]] = []
     pairs = zip_longest(_as_list(source.get("host_accesses")),
                         _as_list(lowered.get("host_accesses")))
     for k, (a, b) in enumerate(pairs, 1):
-        rows.append(_row(f"host access {k}", "" if a is None else _access(a),
-                         "" if b is None else _access(b), "host_accesses"))
+        rows.append(_row(f"host access {k}", _NONE if a is None else _access(a),
+                         _NONE if b is None else _access(b), "host_accesses"))
     pairs = zip_longest(_as_list(source.get("errors")), _as_list(lowered.get("errors")))
     for k, (a, b) in enumerate(pairs, 1):
-        rows.append(_row(f"error {k}", "" if a is None else _error(a),
-                         "" if b is None else _error(b), "errors"))
+        rows.append(_row(f"error {k}", _NONE if a is None else _error(a),
+                         _NONE if b is None else _error(b), "errors"))
     for key, label in (("live_streams", "live streams at exit"),
                        ("live_events", "live events at exit")):
         if key in source or key in lowered:
@@ -104,8 +117,8 @@ def _rows(source: dict[str, Any], lowered: dict[str, Any]) -> list[dict[str, Any
         lowered.get("allocations"))
     for name in sorted(set(src_alloc) | set(low_alloc), key=str):
         rows.append(_row(f"allocation {name}",
-                         _allocation(src_alloc[name]) if name in src_alloc else "none",
-                         _allocation(low_alloc[name]) if name in low_alloc else "none",
+                         _allocation(src_alloc[name]) if name in src_alloc else _NONE,
+                         _allocation(low_alloc[name]) if name in low_alloc else _NONE,
                          "allocations"))
     known = {"host_accesses", "errors", "live_streams", "live_events", "allocations"}
     for key in sorted((set(source) | set(lowered)) - known, key=str):
@@ -164,7 +177,6 @@ def differential_view(cex: dict[str, Any]) -> dict[str, Any]:
         "first": first["label"] if first else "",
         "calls": _calls(_as_list(cex.get("lowered_trace")), differences,
                         _as_list(cex.get("lowered_errors"))),
-        "errors": [" ".join(_text(p) for p in e if p) if isinstance(e, list) else _text(e)
-                   for e in _as_list(cex.get("lowered_errors"))],
+        "errors": [_lowered_error(e) for e in _as_list(cex.get("lowered_errors"))],
         "unawaited": [_text(t) for t in _as_list(cex.get("unawaited_tokens"))],
     }

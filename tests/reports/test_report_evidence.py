@@ -201,3 +201,25 @@ def test_no_cell_is_clipped_in_chromium(page: tuple[str, Dom], tmp_path: Path) -
     assert proc.returncode == 0, proc.stderr[-2000:]
     [body] = parse(proc.stdout).find("body")
     assert body["attrs"]["data-overflowing"] == ""
+
+
+def test_an_error_only_the_lowered_run_has_is_the_first_difference() -> None:
+    from gpu_alloc_verify.reports.differential_view import differential_view
+
+    cex = _differential()
+    cex["lowered"]["errors"] = [["device-race", "op4"]]
+    cex["lowered_errors"] = [["device-race", "mgpuMemset32", "op4",
+                              "op1#0: unordered with a launch from op2"]]
+    cex["lowered_trace"].insert(2, ["mgpuMemset32", ["m0", "0", "16", "s0"]])
+    view = differential_view(cex)
+    first = next(r for r in view["rows"] if r["first"])
+    assert (first["label"], first["source"], first["lowered"]) == (
+        "host access 2", "read buf0 at op5: 1*16", "read buf0 at op5: ?*16")  # in run order
+    error = next(r for r in view["rows"] if r["label"] == "error 1")
+    assert (error["source"], error["lowered"], error["differs"]) == (
+        "none", "device-race at op4", True)
+    assert view["errors"] == ["device-race at op4 (mgpuMemset32): "
+                              "op1#0: unordered with a launch from op2"]
+    marked = [(c["text"], c["why"]) for c in view["calls"] if c["mark"]]
+    assert marked == [("s0 = mgpuStreamCreate()", "never destroyed"),
+                      ("mgpuMemset32(m0, 0, 16, s0)", "the lowered run's error")]
