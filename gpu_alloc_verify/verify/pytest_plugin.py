@@ -152,8 +152,19 @@ def pytest_configure(config: pytest.Config) -> None:
 def pytest_collection_finish(session: pytest.Session) -> None:
     # A test module that imported Hypothesis may look a profile of ours up by
     # name while it runs; registering costs nothing once Hypothesis is loaded.
-    if "hypothesis" in sys.modules:
+    if "hypothesis" in sys.modules and not _registered():
         register_profiles()
+
+
+def _registered() -> bool:
+    from hypothesis import settings
+    from hypothesis.errors import InvalidArgument
+
+    try:
+        settings.get_profile(profile_name("dev"))
+    except InvalidArgument:
+        return False
+    return True
 
 
 def _check_lowerings(specs: list[str]) -> None:

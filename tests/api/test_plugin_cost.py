@@ -70,3 +70,23 @@ def test_a_project_that_does_not_use_it_imports_nothing_of_ours(tmp_path: Path) 
                           "-p", "no:randomly"], cwd=tmp_path, env=env,
                          capture_output=True, text=True, timeout=120)
     assert res.returncode == 0, res.stdout + res.stderr
+
+
+LOOKS_UP_OURS = '''
+from hypothesis import settings
+
+
+def test_a_profile_of_ours_is_there_once_hypothesis_is():
+    assert settings.get_profile("gpu-alloc-verify-ci").max_examples == 30
+    assert settings.get_current_profile_name() != "gpu-alloc-verify-ci"  # none loaded
+'''
+
+
+def test_a_test_module_that_imports_hypothesis_finds_our_profiles(tmp_path: Path) -> None:
+    (tmp_path / "test_lookup.py").write_text(LOOKS_UP_OURS, encoding="utf-8")
+    env = {k: v for k, v in os.environ.items()
+           if not k.startswith(("PYTEST_", "HYPOTHESIS")) and k != "PYTHONPATH"}
+    res = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider",
+                          "-p", "no:randomly"], cwd=tmp_path, env=env,
+                         capture_output=True, text=True, timeout=120)
+    assert res.returncode == 0, res.stdout + res.stderr
