@@ -4,12 +4,12 @@ options, the `lowering` and `runtime_profile` fixtures, Hypothesis profiles.
 It loads in every project of an environment where gpu-alloc-verify is
 installed, so it changes nothing and costs nothing unless asked: loading it
 imports neither Hypothesis nor the harness (as Hypothesis' own plugin does);
-they are imported by the hook or fixture that needs them. its options are all prefixed
-(`--gav-lowering SPEC`, repeatable; `--gav-pipeline`, `--gav-runtime`,
-`--gav-profile`; dests `gav_*`), so a project's own `--runtime` is its own; a
-`--gav-lowering` that names no lowering is a usage error (exit status 4).  It
-registers three Hypothesis profiles and loads none of them by itself, and
-suppresses no health check.
+they are imported by the hook or fixture that needs them.  Its options are
+all prefixed (`--gav-lowering SPEC`, repeatable; `--gav-pipeline`,
+`--gav-runtime`, `--gav-profile`; dests `gav_*`), so a project's own
+`--runtime` is its own; a `--gav-lowering` that names no lowering is a usage
+error (exit status 4).  It has three Hypothesis profiles, loads none of them
+by itself, and suppresses no health check.
 
 - `gpu-alloc-verify-dev`: 60 examples, no deadline;
 - `gpu-alloc-verify-ci`: derandomized, no database, 30 examples, no deadline;
