@@ -72,7 +72,7 @@ def test_check_of_a_directory_checks_every_mlir_file_under_it_sorted(
     empty = tmp_path / "empty"
     empty.mkdir()
     assert main(["check", str(empty), "--lowering", LOWERING]) == 2
-    assert "no .mlir file under this directory" in capsys.readouterr().err
+    assert "is a directory with no .mlir file under it" in capsys.readouterr().err
 
 
 @pytest.mark.slow  # ~7 s: the export reduces the file and proves the test

@@ -56,7 +56,7 @@ def expand_files(paths: Sequence[str]) -> list[str]:
             part.startswith(".") for part in f.relative_to(root).parts)),
             key=lambda f: f.relative_to(root).parts)
         if not found:
-            raise UsageError(f"{path}: no .mlir file under this directory")
+            raise UsageError(f"{path}: is a directory with no .mlir file under it")
         out += [str(f) for f in found]
     return out
 
