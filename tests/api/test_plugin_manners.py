@@ -154,7 +154,8 @@ def test_a_failing_assert_holds_shows_the_test_not_the_library(
     res = _pytest(project, f"--tb={tb}")
     out = res.stdout + res.stderr
     assert res.returncode == 1, out
-    library = (ROOT / "gpu_alloc_verify" / "verify" / "api.py").read_text(encoding="utf-8").splitlines()
+    api = ROOT / "gpu_alloc_verify" / "verify" / "api.py"
+    library = api.read_text(encoding="utf-8").splitlines()
     code = {ln.strip() for ln in library if len(ln.strip()) > 12}
     for test, line in (("test_leaky_text", 'api.assert_holds(LEAKY, "xdsl:pr69969"'),
                        ("test_leaky_program", "api.assert_holds(program, ")):
