@@ -10,6 +10,7 @@ from typing import Any
 
 from gpu_alloc_verify.reports.explain import render
 from gpu_alloc_verify.verify.model.errors import GpuAllocVerifyError
+from gpu_alloc_verify.verify.model.verdicts import Verdict
 
 
 def print_summary(summary: dict[str, Any], elapsed: float | None = None,
@@ -34,7 +35,7 @@ def print_summary(summary: dict[str, Any], elapsed: float | None = None,
                             counts.baseline),
         st.counterexample_lines(summary["violations"], results, width),
         # With --baseline, unknowns all the baseline's are on its line already.
-        [] if verbose or (counts.baseline and not counts.verdicts.get("unknown"))
+        [] if verbose or (counts.baseline and not counts.verdicts.get(Verdict.UNKNOWN))
         else st.unknown_lines(summary.get("unknown") or [], width,
                               len(summary["lowerings"]) > 1)
         + st.coverage_line(summary.get("oracle_coverage") or [], width),
