@@ -114,10 +114,19 @@ def _shared(summary: dict[str, Any], spec: str, inv: str, verdict: str) -> bool:
 def print_check(row: dict[str, Judgement], summary: dict[str, Any],
                 args: argparse.Namespace | None = None,
                 shared: list[dict[str, Any]] | None = None) -> None:
-    """The verdict table, the violations as diagnostics, the verdict line;
-    `shared`: the violations the --baseline has too, named on its line."""
+    """Each violation first, as a compiler's diagnostic (file:line:col:
+    error: ..., then notes) followed by its listings; then the verdict table
+    per lowering, the --baseline line (`shared`: the violations the baseline
+    has too, named there), and the verdict line last (scripts read it)."""
     base = summary.get("baseline")
     name = args.file if args is not None else "program"
+    for k, record in enumerate(summary["violations"]):
+        repro = _check_repro(args, record) if args is not None else None
+        print(("\n" if k else "") + render(record, repro=repro, program_name=name,
+                                           head=diagnostic_lines(record, name, repro)),
+              end="")
+    if summary["violations"]:
+        print()
     for spec, j in row.items():
         print(f"{spec}: lowering {j.status}")
         for note in j.notes:
@@ -146,11 +155,6 @@ def print_check(row: dict[str, Judgement], summary: dict[str, Any],
     for d in summary["analysis_defects"]:
         print(f"\nANALYSIS DEFECT ({d['kind']}) on {d['lowering']}, {d['invariant']}: the "
               f"analysis said {d['analysis']}; execution: {d['execution']}")
-    for record in summary["violations"]:
-        repro = _check_repro(args, record) if args is not None else None
-        # First as a compiler's diagnostic (file:line:col: error: ...), then the listings.
-        print("\n" + render(record, repro=repro, program_name=name,
-                            head=diagnostic_lines(record, name, repro)), end="")
     print_unknown(summary["unknown"])
     from gpu_alloc_verify.verify.campaign.nothing_checked import nothing_checked
 
