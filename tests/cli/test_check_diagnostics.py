@@ -122,3 +122,14 @@ def test_check_lit_under_json_keeps_stdout_one_json_value(
     assert json.loads(captured.out)["violations"] == []
     assert "lit: 0 test(s) written" in captured.err
     assert not (tmp_path / "lit" / "lit.cfg.py").exists()
+
+
+def test_a_tools_own_error_quoted_in_the_table_reads_as_no_diagnostic(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    need_mlir_opt(19)
+    src = tmp_path / "launch.mlir"
+    shutil.copy(CORPUS / "launch_two_deps.mlir", src)  # mlir-opt-19 rejects it at 41:11
+    main(["check", str(src), "--lowering", "mlir-opt-19"])
+    out = capsys.readouterr().out
+    assert f"rejected: {src}:41:11: error: failed to legalize" in out
+    assert not [ln for ln in out.splitlines() if DIAGNOSTIC.match(ln)], out

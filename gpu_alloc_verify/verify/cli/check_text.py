@@ -132,7 +132,9 @@ def print_check(row: dict[str, Judgement], summary: dict[str, Any],
         for note in j.notes:
             print(f"  ({note})")
         for inv, r in j.results.items():
-            extra = f"  ({r.reason.splitlines()[0][:100]})" if r.reason and r.verdict in (
+            # After a colon, whole: a tool's own `file:line:col: error:` quoted
+            # here reads as no diagnostic of ours to a problem matcher.
+            extra = f": {r.reason.splitlines()[0]}" if r.reason and r.verdict in (
                 Verdict.UNKNOWN, Verdict.REJECTED, Verdict.NOT_APPLICABLE) else ""
             if r.verdict == Verdict.HOLDS and r.coverage:
                 extra = f" ({r.coverage})"
