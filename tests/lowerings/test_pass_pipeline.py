@@ -243,7 +243,7 @@ def test_pass_one_version_lacks_is_not_applicable_there(tmp_path: Path, capsys) 
     rc = main(["check", str(f), "--pipeline", pipeline, "--lowering", "mlir-opt-16",
                "--lowering", "mlir-opt-22"])
     text = capsys.readouterr().out
-    assert f"(mlir-opt-16 has no pass {NEWER_PASS})" in text
+    assert f"not-applicable: mlir-opt-16 has no pass {NEWER_PASS}" in text
 
 
 def test_a_pass_no_installed_version_has_is_still_a_usage_error(tmp_path: Path,
