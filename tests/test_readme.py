@@ -86,6 +86,8 @@ def test_the_first_command_runs(tmp_path: Path) -> None:
     assert proc.returncode == 1, proc.stdout[-2000:] + proc.stderr[-2000:]
     assert (report / "index.html").is_file() and (report / "results.jsonl").is_file()
     assert list((report / "lit").glob("*.mlir"))
+    # "a one-screen summary (at most 40 lines)", as the README promises
+    assert len(proc.stdout.splitlines()) <= 40, proc.stdout
 
 
 def _other_blocks(langs: tuple[str, ...]) -> list[str]:

@@ -21,7 +21,7 @@ from typing import Any
 from gpu_alloc_verify.reports.counts import RunCounts, added_by_lowering, plural
 
 ROOT_CAUSES_SHOWN = 4
-UNKNOWN_GROUPS_SHOWN = 3  # each may take three lines: reasons are wrapped, never cut
+UNKNOWN_GROUPS_SHOWN = 2  # each may take three lines: reasons are wrapped, never cut
 
 # What differs between near-duplicate reasons: op ids, source locations,
 # SSA names, numbers.
