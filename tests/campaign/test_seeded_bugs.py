@@ -90,6 +90,12 @@ class MutatedLowering:
     def describe(self) -> str:
         return f"{self.inner.describe()} with {self.mode}"
 
+    def external_tool(self) -> str | None:
+        return self.inner.external_tool()
+
+    def reading_tool(self) -> str | None:
+        return self.inner.reading_tool()
+
     def lower_batch(self, programs, **kw):  # noqa: ANN001, ANN003, ANN201 - the protocol's
         return [replace(o, lowered="\n".join(self._edit(o.lowered.split("\n"))), module=None)
                 if o.status == "ok" and o.lowered else o

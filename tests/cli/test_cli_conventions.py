@@ -324,7 +324,7 @@ def progress_on_a_terminal(**env: str) -> str:
 @pytest.mark.slow
 def test_progress_bar_fits_80_columns_with_an_eta_and_colour() -> None:
     raw = progress_on_a_terminal(COLUMNS="200")  # a wide terminal: still 80 at most
-    bars = [ANSI.sub("", seg).rstrip() for seg in re.split(r"[\r\n]", raw) if "examples" in seg]
+    bars = [ANSI.sub("", seg).rstrip() for seg in re.split(r"[\r\n]", raw) if "programs" in seg]
     assert bars
     assert max(len(b) for b in bars) <= 80, max(bars, key=len)
     assert any(", ETA " in b for b in bars)
@@ -335,5 +335,5 @@ def test_progress_bar_fits_80_columns_with_an_eta_and_colour() -> None:
 def test_no_color_turns_colour_off() -> None:
     raw = progress_on_a_terminal(NO_COLOR="1", COLUMNS="40")
     assert "\x1b" not in raw
-    bars = [seg.rstrip() for seg in re.split(r"[\r\n]", raw) if "examples" in seg]
+    bars = [seg.rstrip() for seg in re.split(r"[\r\n]", raw) if "programs" in seg]
     assert bars and max(len(b) for b in bars) <= 40  # a narrow terminal: its width
