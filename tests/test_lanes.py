@@ -56,7 +56,7 @@ def test_no_side_list_decides_a_lane() -> None:
     assert "slow_tests" not in conftest and ".txt" not in conftest
 
 
-@pytest.mark.slow
+@pytest.mark.nightly  # collects the whole suite twice (13 s): CI's time goes to the product
 def test_the_development_lane_leaves_out_every_marked_test() -> None:
     fast = _collected("not slow")
     nightly = _collected("nightly")
