@@ -20,6 +20,7 @@ from gpu_alloc_verify.verify.cli.status import SCHEMA_VERSION
 from gpu_alloc_verify.verify.cli.summary import print_unknown
 from gpu_alloc_verify.verify.invariants.pipeline import Judgement, Tally
 from gpu_alloc_verify.verify.lowerings.mlir_opt import DEFAULT_PIPELINE
+from gpu_alloc_verify.verify.model.baseline import Counts, worse
 from gpu_alloc_verify.verify.model.roles import Roles
 from gpu_alloc_verify.verify.model.verdicts import Verdict
 
@@ -71,8 +72,6 @@ def apply_baseline(summary: dict[str, Any], row: dict[str, Judgement], spec: str
     keep what is added; `baseline` counts added and shared verdicts in fuzz's
     shape (`base` None: the baseline could not read the file, every one is
     added).  Returns the violations the baseline shares."""
-    from gpu_alloc_verify.verify.model.baseline import worse
-
     theirs = {str(i): str(v) for i, v in base.verdicts().items()} if base is not None else {}
     seen = {(str(v.invariant), _identity(v.detail, v.counterexample))
             for v in (base.violations() if base is not None else [])}
@@ -83,8 +82,8 @@ def apply_baseline(summary: dict[str, Any], row: dict[str, Judgement], spec: str
     summary["unknown"] = [u for u in summary["unknown"]
                           if worse(Verdict.UNKNOWN, theirs.get(str(u["invariant"])))]
     new = {(str(v["lowering"]), str(v["invariant"])) for v in summary["violations"]}
-    added: dict[str, dict[str, dict[str, int]]] = {}
-    shared: dict[str, dict[str, dict[str, int]]] = {}
+    added: Counts = {}
+    shared: Counts = {}
     for lowering, j in row.items():
         for inv, r in j.results.items():
             if r.verdict == Verdict.VIOLATED:
