@@ -2,11 +2,11 @@
 // EXPECT mlir-opt-19: lowering-no-crash=holds sync-alloc-no-stream=not-applicable stream-no-leak=violated stream-no-use-after-destroy=holds event-no-leak=holds host-shared-flag=holds async-order=violated runtime-contract=violated lowering-complete=violated
 // EXPECT mlir-opt-22: lowering-no-crash=holds sync-alloc-no-stream=not-applicable stream-no-leak=violated stream-no-use-after-destroy=holds event-no-leak=holds host-shared-flag=holds async-order=violated runtime-contract=violated lowering-complete=violated
 // POINTS mlir-opt-19 stream-no-leak: 51:10
-// POINTS mlir-opt-19 async-order: 67:7
+// POINTS mlir-opt-19 async-order: 53:11 61:13
 // POINTS mlir-opt-19 runtime-contract: 67:7
 // POINTS mlir-opt-19 lowering-complete: 55:16
 // POINTS mlir-opt-22 stream-no-leak: 51:10
-// POINTS mlir-opt-22 async-order: 67:7
+// POINTS mlir-opt-22 async-order: 53:11 61:13
 // POINTS mlir-opt-22 runtime-contract: 67:7
 // POINTS mlir-opt-22 lowering-complete: 55:16
 // WHY: Token iter_args of scf.for are not converted (casts left); the host wait in the body lowers to

@@ -20,7 +20,7 @@ the earlier one's work is done.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
 from gpu_alloc_verify.verify import smt
@@ -368,6 +368,10 @@ def _pair(f: Findings, sch: Schedule, e: _Edge, a: Item, b: Item) -> list[_Pair]
     return out
 
 
+# A schedule's constraints, or what builds them on first use.
+_Base = list[smt.BoolRef] | Callable[[], list[smt.BoolRef]]
+
+
 def _decide(f: Findings, sch: Schedule, pairs: list[_Pair], hidden: list[smt.ExprRef]) -> bool:
     """One solver question for all of a function's open edges; only a "yes"
     is looked at pair by pair.  True when a violation was recorded."""
@@ -395,8 +399,12 @@ def _decide(f: Findings, sch: Schedule, pairs: list[_Pair], hidden: list[smt.Exp
             f.hidden.append((pair.detail, pair.bad, hidden))
             return False
         model = shown.model
+        assert strong is not None
+        base: _Base = strong
+    else:
+        base = sch.encoding
     assert model is not None
-    pair = _true_in(model, pairs)
+    pair, model = _first_broken(base, pairs, model, ctx)
     f.last_model = model
     path = solver.bool_assignment(model, pair.bad)
     f.violations.append(Violation(
@@ -405,6 +413,24 @@ def _decide(f: Findings, sch: Schedule, pairs: list[_Pair], hidden: list[smt.Exp
          **pair.roles.entries()},
         sorted({m for m in pair.marked if m})))
     return True
+
+
+def _first_broken(base: _Base, pairs: list[_Pair], model: smt.ModelRef,
+                  ctx: CheckContext) -> tuple[_Pair, smt.ModelRef]:
+    """The first pair (in the order the edges are listed) that some schedule
+    breaks, with a model showing it.  Which pair one model of the joint
+    query shows depends on the solver's state, not on the program; the
+    pairs before it are asked one by one, so the edge reported is the same
+    on every run."""
+    shown = _true_in(model, pairs)
+    with solver.Session(base, ctx.timeout_ms, own=True) as session:
+        for p in pairs:
+            if p is shown:
+                break
+            answer = session.check(fold.conj(p.bad, ctx.lowered.explored))
+            if answer.status == "sat" and answer.model is not None:
+                return p, answer.model
+    return shown, model
 
 
 def _true_in(model: smt.ModelRef, pairs: list[_Pair]) -> _Pair:
