@@ -363,10 +363,12 @@ def tag_locations(text: str) -> str:
             continue
         base = (loc.position if loc is not None else None) or key or "loc"
         tag = _fresh_tag(base, serial, taken)
-        inner = lines[n][start:end]
-        inner = inner[inner.index("(") + 1:inner.rindex(")")].strip()
-        plain = loc is None or loc.kind == "unknown"
-        new = f"loc({_quote(tag)})" if plain else f"loc({_quote(tag)}({inner}))"
+        if loc is None or loc.kind == "unknown":
+            new = f"loc({quote_string(tag)})"
+        else:  # a location read whole: `loc(` ... `)` around what it says
+            inner = lines[n][start:end]
+            inner = inner[inner.index("(") + 1:inner.rindex(")")].strip()
+            new = f"loc({quote_string(tag)}({inner}))"
         edits.setdefault(n, []).append((start, end, new))
     for n, spans in edits.items():
         line = lines[n]
@@ -409,5 +411,16 @@ def _fresh_tag(base: str, serial: dict[str, int], taken: set[str]) -> str:
             return tag
 
 
-def _quote(text: str) -> str:
-    return '"' + text.replace("\\", "\\\\").replace('"', '\\"') + '"'
+def quote_string(text: str) -> str:
+    """`text` as an MLIR string literal: `\\` and `"` escaped, and control
+    characters (a newline in a file name, say) as `\\XX`, so the literal
+    stays on one line; other characters, non-ASCII ones too, as they are."""
+    return '"' + _NEEDS_ESCAPE.sub(_escaped, text) + '"'
+
+
+_NEEDS_ESCAPE = re.compile(r'[\\"\x00-\x1f\x7f]')
+
+
+def _escaped(m: re.Match[str]) -> str:
+    c = m.group(0)
+    return "\\" + c if c in '\\"' else f"\\{ord(c):02X}"

@@ -29,6 +29,7 @@ from xdsl.parser import Parser
 from xdsl.utils.exceptions import ParseError
 
 from gpu_alloc_verify.verify.ir import fastparse
+from gpu_alloc_verify.verify.ir.strings import utf8_unescaped
 from gpu_alloc_verify.verify.ir.xdsl_context import all_dialects, gpu_unregistered
 from gpu_alloc_verify.verify.model.errors import ReaderDeclined
 
@@ -84,7 +85,10 @@ def parse(text: str, *, side: Side = "source", name: str | None = None,
     text (reader "any" or "fast"), else xDSL's.  `name` is the file xDSL's
     messages name; `opaque` makes typed pointers opaque for xDSL (the fast
     reader keeps types as text).  Raises `ReaderDeclined` (reader "fast")
-    or `NotParsed` (xDSL rejects the text)."""
+    or `NotParsed` (xDSL rejects the text).  Non-ASCII text that mlir-opt
+    printed as escapes (`@"\\C6\\92..."`) is read as that text by both
+    readers (`verify.ir.strings`), not as xDSL's bytes."""
+    text = utf8_unescaped(text)
     if reader != "xdsl":
         try:
             return fastparse.parse_module(text)

@@ -8,7 +8,9 @@ import re
 from functools import lru_cache
 from pathlib import Path
 
+from gpu_alloc_verify.verify.ir.locations import quote_string
 from gpu_alloc_verify.verify.ir.parse import NotParsed, ParsedModule, parse
+from gpu_alloc_verify.verify.ir.strings import utf8_unescaped
 from gpu_alloc_verify.verify.model.errors import SourceParseError
 from gpu_alloc_verify.verify.tools.blame import tool_failure
 from gpu_alloc_verify.verify.tools.commands import mlir_opt_argv
@@ -46,11 +48,7 @@ def normalize(text: str, name: str, tool: str) -> str:
         raise SourceParseError(f"{name}: not valid MLIR for {Path(tool).name}: "
                                f"{first.replace('<stdin>', name)}")
     # Locations of the input name the file as the user did.
-    return proc.stdout.replace('loc("<stdin>":', f'loc({_quote(name)}:')
-
-
-def _quote(name: str) -> str:
-    return '"' + name.replace("\\", "\\\\").replace('"', '\\"') + '"'
+    return utf8_unescaped(proc.stdout).replace('loc("<stdin>":', f'loc({quote_string(name)}:')
 
 
 def parse_text(text: str, name: str) -> ParsedModule:

@@ -39,11 +39,52 @@ def read_text(path: str | Path) -> str:
     if path.is_dir():
         raise SourceParseError(f"{path}: is a directory; give a .mlir file inside it")
     try:
-        data = path.read_bytes()
+        data = path.read_bytes() if path.is_file() else _read_stream(path)
     except OSError as e:
         raise SourceParseError(f"{path}: cannot read it ({e.strerror or e}); check its "
                                "permissions") from e
     return _decoded(data, str(path))
+
+
+# A FIFO, a device or a socket given by path (`<(cmd)` is a pipe): read
+# while data comes, and refused when none comes for this long (a FIFO
+# nobody writes to would block forever, as `cat` does) or when it does not
+# end (`/dev/zero`).
+STREAM_SILENCE_S = 10.0
+STREAM_MAX_BYTES = 256 << 20
+
+
+def _read_stream(path: Path) -> bytes:
+    import os
+    import select
+
+    silence_s = STREAM_SILENCE_S
+    fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK)
+    try:
+        poller = select.poll()
+        poller.register(fd, select.POLLIN)
+        chunks: list[bytes] = []
+        size = 0
+        while True:
+            if not poller.poll(int(silence_s * 1000)):
+                raise SourceParseError(
+                    f"{path}: not a regular file, and nothing was written to it in "
+                    f"{silence_s:g} s (a FIFO with no writer?); give a regular .mlir file, "
+                    "or - to read standard input")
+            try:
+                chunk = os.read(fd, 1 << 16)
+            except BlockingIOError:  # woken with nothing to read yet
+                continue
+            if not chunk:  # the writer closed it
+                return b"".join(chunks)
+            chunks.append(chunk)
+            size += len(chunk)
+            if size > STREAM_MAX_BYTES:
+                raise SourceParseError(
+                    f"{path}: not a regular file, and it did not end within "
+                    f"{STREAM_MAX_BYTES >> 20} MiB; give a regular .mlir file")
+    finally:
+        os.close(fd)
 
 
 def _decoded(data: bytes, path: str) -> str:
