@@ -68,6 +68,7 @@ from gpu_alloc_verify.verify.invariants.pipeline import Judgement, Tally, check_
 from gpu_alloc_verify.verify.invariants.witness import TruthPolicy
 from gpu_alloc_verify.verify.lowerings.base import Lowering
 from gpu_alloc_verify.verify.lowerings.mlir_opt import DEFAULT_PIPELINE
+from gpu_alloc_verify.verify.lowerings.portfolio import PORTFOLIO, PortfolioLowering
 from gpu_alloc_verify.verify.model.baseline import BaselineTally, baseline_entry
 from gpu_alloc_verify.verify.model.program import Program
 from gpu_alloc_verify.verify.model.results import ResultsWriter
@@ -369,6 +370,9 @@ class _Campaign:
                     entry["coverage"] = covered
                 if j.status in ("crash", "timeout", "invalid-ir") and j.diagnostics:
                     entry["detail"] = j.diagnostics.strip()[:500]
+                pipeline = self.pipeline_of(spec, program)
+                if pipeline is not None:  # a portfolio's: triage and replay read it back
+                    entry["pipeline"] = pipeline
                 results[spec] = entry
             record = {
                 "kind": "program", "campaign": self.id,
@@ -476,7 +480,7 @@ class _Campaign:
         done = {(r.get("lowering"), r.get("invariant")) for r in written}
         for k, f in enumerate(f for key, f in found.items() if key not in done):
             self._write({"kind": "violation", "campaign": self.id,
-                         "id": f"{self.id}-v{k + len(written)}", **self._replay_settings(),
+                         "id": f"{self.id}-v{k + len(written)}", **self._replay_settings(f),
                          **f.to_json()})
         report = FuzzReport(self.tally, found, self.coverage, time.monotonic() - self.start,
                             {k: v.index for k, v in self.first.items()}, self.id,
@@ -504,11 +508,23 @@ class _Campaign:
         for v in found.judgement.results[found.invariant].violations:
             v.confirmation = again.get(v.detail, v.confirmation)
 
-    def _replay_settings(self) -> dict[str, Any]:
+    def _replay_settings(self, found: Found) -> dict[str, Any]:
         """What `replay` needs, besides lowering and invariant, to judge a
-        violation as this campaign did."""
-        return {"pipeline": self.opts.pipeline, "runtime": self.opts.check.runtime,
+        violation as this campaign did: with a portfolio, the one pipeline
+        its program went through."""
+        pipeline = self.pipeline_of(found.spec, found.program)
+        if pipeline is None:
+            pipeline = DEFAULT_PIPELINE if self.opts.pipeline == PORTFOLIO else self.opts.pipeline
+        return {"pipeline": pipeline, "runtime": self.opts.check.runtime,
                 "solver_timeout_ms": self.opts.check.timeout_ms}
+
+    def pipeline_of(self, spec: str, program: Program) -> str | None:
+        """The pipeline a portfolio lowering `spec` gave `program`; None for
+        a lowering with one pipeline."""
+        lowering = next((lw for lw in self.opts.lowerings if lw.spec == spec), None)
+        if isinstance(lowering, PortfolioLowering):
+            return lowering.pipeline_for(program)
+        return None
 
     def _unshrunk(self, key: Key, first: _First) -> Found | None:
         """The first program that showed `key`, judged (again, if it came from

@@ -136,8 +136,9 @@ def new_options(args: argparse.Namespace, results: str | None) -> Any:
         db = os.environ.get("GPU_ALLOC_VERIFY_DB", ".hypothesis/nightly")
     check = check_options(selected_invariants(args.invariant), args.runtime,
                           args.solver_timeout, campaign_truth(args.crosscheck_share))
+    chosen = portfolio_lowerings(args)
     return FuzzOptions(
-        check=check, lowerings=lowerings(args),
+        check=check, lowerings=chosen,
         max_examples=args.max_examples, time_budget=args.time_budget, seed=seed,
         db=db, pipeline=args.pipeline, gen=gen,
         shrink=not args.no_shrink, results=results, batch_size=args.batch_size,
@@ -145,6 +146,22 @@ def new_options(args: argparse.Namespace, results: str | None) -> Any:
         baseline=resolve_lowering(args.baseline, args) if args.baseline else None,
         command_options=recorded_options(args),
     )
+
+
+def portfolio_lowerings(args: argparse.Namespace) -> list[Any]:
+    """The campaign's lowerings; without --pipeline each mlir-opt one runs the
+    portfolio (`args.pipeline` becomes PORTFOLIO, what campaign-start
+    records), unless no lowering is an mlir-opt (then the default pipeline)."""
+    from gpu_alloc_verify.verify.lowerings.mlir_opt import DEFAULT_PIPELINE
+    from gpu_alloc_verify.verify.lowerings.portfolio import PORTFOLIO, PortfolioLowering
+
+    if args.pipeline is not None:
+        return lowerings(args)
+    args.pipeline = PORTFOLIO
+    chosen = lowerings(args)
+    if not any(isinstance(lw, PortfolioLowering) for lw in chosen):
+        args.pipeline = DEFAULT_PIPELINE
+    return chosen
 
 
 def resumed_options(args: argparse.Namespace, results: str | None) -> Any:

@@ -31,10 +31,24 @@ def add_arguments(fz: argparse.ArgumentParser) -> None:
         help="share of programs (0 to 1) whose holds verdicts are cross-checked "
         "by running the lowered code on boundary inputs; every violation is "
         "always run (default: %(default)s)")
+    _portfolio_default(fz)
     _program_arguments(fz.add_argument_group(PROGRAMS))
     _size_arguments(fz.add_argument_group(SIZE))
     _output_arguments(output_group(fz))
     _cluster_arguments(fz.add_argument_group(CLUSTER))
+
+
+def _portfolio_default(fz: argparse.ArgumentParser) -> None:
+    """No --pipeline: the campaign spreads its programs over the portfolio
+    (verify.lowerings.portfolio); --pipeline P runs P alone."""
+    fz.set_defaults(pipeline=None)
+    for action in fz._actions:
+        if action.dest == "pipeline":
+            action.help = ("pass pipeline for mlir-opt lowerings, as inside builtin.module(...) "
+                           "(default: a portfolio: each program through one of gpu-to-llvm "
+                           "alone, after convert-scf-to-cf, after func.func(gpu-async-region), "
+                           "before the async runtime lowering, after gpu-kernel-outlining, "
+                           "and gpu-lower-to-nvvm-pipeline, those the tool has)")
 
 
 def _program_arguments(g: Group) -> None:

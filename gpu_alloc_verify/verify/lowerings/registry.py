@@ -7,6 +7,7 @@ import re
 from gpu_alloc_verify.verify.ir.tools import find_mlir_opt
 from gpu_alloc_verify.verify.lowerings.base import Lowering
 from gpu_alloc_verify.verify.lowerings.mlir_opt import DEFAULT_PIPELINE, resolve_mlir_opt
+from gpu_alloc_verify.verify.lowerings.portfolio import PORTFOLIO, PortfolioLowering
 from gpu_alloc_verify.verify.model.errors import EnvironmentProblem
 
 EMBEDDED_DEFAULT = "xdsl:pr69969"
@@ -28,7 +29,10 @@ def resolve(spec: str, pipeline: str = DEFAULT_PIPELINE) -> Lowering:
             raise EnvironmentProblem(f"{spec}: in-process lowerings unavailable ({e})") from e
         return resolve_xdsl(spec)
     if spec.startswith("mlir-opt"):
-        return resolve_mlir_opt(spec, pipeline)
+        lowering = resolve_mlir_opt(spec, pipeline if pipeline != PORTFOLIO else DEFAULT_PIPELINE)
+        if pipeline == PORTFOLIO:  # each program through one pipeline of the portfolio
+            return PortfolioLowering(spec, lowering.path, timeout_s=lowering.timeout_s)
+        return lowering
     raise EnvironmentProblem(
         f"unknown lowering '{spec}': use mlir-opt, mlir-opt-N, mlir-opt:/path or xdsl:NAME "
         "(see `gpu-alloc-verify lowerings`)"

@@ -367,7 +367,10 @@ def triage_records(records: list[Record], progress: Progress | None = None,
             if bad and isinstance(prog.get("program"), str):
                 programs += 1
                 for spec, invariants in bad.items():
-                    jobs.setdefault(camp.settings(spec), []).append((prog, invariants))
+                    # A portfolio campaign's result names the program's own pipeline.
+                    result = (prog.get("results") or {}).get(spec)
+                    jobs.setdefault(camp.settings(spec, result if isinstance(result, dict)
+                                                  else None), []).append((prog, invariants))
         for settings, items in jobs.items():
             if progress is not None:
                 progress(f"triage: judging {len(items)} program(s) of {camp.id} again "
