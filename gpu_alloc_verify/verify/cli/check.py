@@ -133,7 +133,12 @@ def cmd_check(args: argparse.Namespace) -> int:
 
     invariants = selected_invariants(args.invariant)
     options = check_options(invariants, args.runtime, args.solver_timeout, CHECK_TRUTH)
-    written, row = check_file(args.file, lowerings(args), options)
+    chosen = lowerings(args)
+    written, row = check_file(args.file, chosen, options)
+    if args.results:  # recorded as a campaign records a program: triage reads it the same
+        from gpu_alloc_verify.verify.campaign.check_record import record_check
+
+        record_check(args.results, args.file, written, row, chosen, options)
     summary = check_summary(written, row, args.file)
     shared = (apply_baseline(summary, row, args.baseline, _baseline(args, options))
               if args.baseline else None)

@@ -20,7 +20,13 @@ def add_arguments(ck: argparse.ArgumentParser) -> None:
         "mlir-opt-19); the verdicts, diagnostics and exit status count what the lowering "
         "under test adds over it, its own are one line apart (default: none)")
     checks_group(ck)
-    output_group(ck).add_argument(
+    out = output_group(ck)
+    out.add_argument(
+        "--results", metavar="FILE",
+        help="also append each file's verdicts to FILE as a one-program campaign, in the "
+        "records fuzz writes, so `triage FILE` puts it under the same root causes as a "
+        "campaign's programs (default: none)")
+    out.add_argument(
         "--lit", metavar="DIR",
         help="write an upstream-style lit test per violation into DIR (reduced, and proven "
         "to fail on the lowering under test and pass on xdsl:reference), with its "
