@@ -9,8 +9,11 @@ around them, as the (version, platform) entry of `verify/model/runtime_table.jso
         --version 19 --platform cuda --commit SHA [--repo llvm/llvm-project]
 
 `--absent REASON` records that the platform has no wrapper file at that
-version.  What the functions do is not read here: that is the hand-kept
-overlay `verify/model/runtime_effects.py`.
+version.  `--add PROTOTYPE --added-by PR` amends an entry already read with
+an export a later upstream change made whose text is not stored at that
+version (e.g. SYCL's `mgpuMemcpy`, llvm/llvm-project#141647, in LLVM 21 and
+22): the function is marked with the change that added it.  What the
+functions do is not read here: that is the hand-kept overlay `verify/model/runtime_effects.py`.
 """
 
 from __future__ import annotations
@@ -200,6 +203,25 @@ def write_entry(table_path: Path, entry: dict[str, Any]) -> None:
     table_path.write_text(_dump(table))
 
 
+def add_exports(table_path: Path, version: int, platform: str, prototypes: list[str],
+                added_by: str) -> dict[str, Any]:
+    """The (version, platform) entry with each C prototype added as an
+    export (replacing one of the same name), marked `added_by`."""
+    table: dict[str, Any] = json.loads(table_path.read_text())
+    entry = next((e for e in table["entries"]
+                  if (e["version"], e["platform"]) == (version, platform)), None)
+    if entry is None or "functions" not in entry:
+        raise SystemExit(f"no {platform} {version} entry with functions to amend: read it first")
+    for proto in prototypes:
+        fns = parse_wrappers(f'extern "C" {proto.rstrip(";")} {{}}')
+        if len(fns) != 1:
+            raise SystemExit(f"not one C prototype: {proto!r}")
+        fn = {**fns[0], "added_by": added_by}
+        entry["functions"] = [f for f in entry["functions"] if f["name"] != fn["name"]] + [fn]
+    write_entry(table_path, entry)
+    return entry
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--source", type=Path, help="the wrapper .cpp text")
@@ -211,8 +233,19 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--drop", action="append", default=[],
                     help="a function to leave out (a fork's own addition); repeatable")
     ap.add_argument("--absent", metavar="REASON", help="no wrapper file at this version")
+    ap.add_argument("--add", action="append", default=[], metavar="PROTOTYPE",
+                    help="amend the entry: a C prototype a later change exports; repeatable")
+    ap.add_argument("--added-by", default="", metavar="CHANGE",
+                    help="the upstream change that added --add's functions (needed with --add)")
     ap.add_argument("--table", type=Path, default=TABLE)
     args = ap.parse_args(argv)
+    if args.add:
+        if not args.added_by:
+            ap.error("--add needs --added-by")
+        entry = add_exports(args.table, args.version, args.platform, args.add, args.added_by)
+        print(f"{args.platform} {args.version}: {len(entry['functions'])} functions",
+              file=sys.stderr)
+        return 0
     entry: dict[str, Any] = {"version": args.version, "platform": args.platform}
     if args.absent:
         entry["absent"] = args.absent

@@ -126,7 +126,20 @@ def test_hip_table_has_its_own_functions() -> None:
     # HIP's mgpuMemAlloc ignores both stream and host_shared.
     alloc = next(f for f in runtime_table.exported(19, "hip") if f.name == "mgpuMemAlloc")
     assert [p.unused for p in alloc.params] == [False, True, True]
-    assert not {"mgpuEventCreate", "mgpuMemcpy"} & _names(22, "sycl")
+    assert not {"mgpuEventCreate", "mgpuMemcpy"} & _names(19, "sycl")
+
+
+def test_sycl_22_exports_the_memcpy_of_its_pr_and_19_does_not() -> None:
+    # llvm/llvm-project#141647 (LLVM 21, 22) added mgpuMemcpy(dst, src, bytes, queue).
+    memcpy = next(f for f in runtime_table.exported(22, "sycl") if f.name == "mgpuMemcpy")
+    assert "141647" in memcpy.added_by
+    assert runtime_api.roles_of(memcpy) == ("ptr", "ptr", "size", "stream")
+    assert runtime_api.knows("sycl", "mgpuMemcpy", 4, 22)
+    assert not runtime_api.knows("sycl", "mgpuMemcpy", 4, 19)
+    # No version read (an in-process lowering): any version's exports.
+    assert runtime_api.knows("sycl", "mgpuMemcpy", 4, None)
+    assert runtime_table.lowering_version("mlir-opt-22") == 22
+    assert runtime_table.lowering_version("xdsl:pr69969") is None
 
 
 # Real lowered IR: mlir-opt-19 lowers gpu.set_default_device and a cuSPARSE
@@ -162,10 +175,10 @@ def test_cusparse_calls_are_violations_where_the_wrapper_has_none() -> None:
     r = _real("hip")
     assert r.verdict == "violated"
     assert sorted(v.detail for v in r.violations) == [
-        "hip runtime has no mgpuCreateDnVec taking 4 argument(s)",
-        "hip runtime has no mgpuDestroyDnVec taking 2 argument(s)"]
+        "hip runtime at LLVM 19 has no mgpuCreateDnVec taking 4 argument(s)",
+        "hip runtime at LLVM 19 has no mgpuDestroyDnVec taking 2 argument(s)"]
     details = [v.detail for v in _real("sycl").violations]
-    assert "sycl runtime has no mgpuSetDefaultDevice taking 1 argument(s)" in details
+    assert "sycl runtime at LLVM 19 has no mgpuSetDefaultDevice taking 1 argument(s)" in details
 
 
 DN_VEC = ('    %n = llvm.mlir.constant(4 : i64) : i64 loc("op2")\n'

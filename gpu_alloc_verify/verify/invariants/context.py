@@ -28,6 +28,9 @@ class CheckContext:
     # The source as written (generic form, tagged locations), for a user's
     # module: `differential` interprets it where `program` is None.
     source_text: str | None = None
+    # The LLVM version whose runtime wrappers the lowered code links against
+    # (`runtime_table.lowering_version`); None: an in-process lowering.
+    llvm_version: int | None = None
 
     @property
     def lowering_input(self) -> SourceFacts:

@@ -1,8 +1,9 @@
 """`runtime-contract`: each call is one the chosen runtime's wrapper accepts.
 
 Checked per profile (`--runtime cuda|hip|sycl`): the callee and arity are ones
-the platform's upstream wrapper exports at some LLVM version of the runtime
-table (or the split API's proposals); each stream or event argument (by its
+the platform's upstream wrapper exports at the lowering's LLVM version (any
+version of the runtime table for an in-process lowering, or a version it did
+not read; or the split API's proposals); each stream or event argument (by its
 role in `runtime_api.SIGNATURES`, kernel launches included, the calls' other
 effects modelled or not) is a handle of that kind the runtime created: not a
 handle of the other kind, not null (but for a stream where the profile takes
@@ -24,6 +25,7 @@ from gpu_alloc_verify.verify.invariants.context import CheckContext
 from gpu_alloc_verify.verify.model.fold import conj, eq, neg, one_of
 from gpu_alloc_verify.verify.model.roles import Roles
 from gpu_alloc_verify.verify.model.runtime_api import LAUNCH, PROFILES, knows, roles
+from gpu_alloc_verify.verify.model.runtime_table import versions
 from gpu_alloc_verify.verify.model.values import HANDLE_BASE, leaves, literal, unknown_name
 from gpu_alloc_verify.verify.model.verdicts import CheckResult, InvariantId, Violation
 
@@ -38,10 +40,12 @@ def check_runtime_contract(ctx: CheckContext) -> CheckResult:
         if call.is_host_access or not (call.callee.startswith("mgpu") or call.callee == LAUNCH):
             continue
         sig = roles(call.callee, len(call.args))
-        if sig is None or not knows(ctx.runtime, call.callee, len(call.args)):
+        if sig is None or not knows(ctx.runtime, call.callee, len(call.args), ctx.llvm_version):
+            at = f" at LLVM {ctx.llvm_version}" if ctx.llvm_version in versions() else ""
             f.violations.append(Violation(
                 InvariantId.RUNTIME_CONTRACT,
-                f"{ctx.runtime} runtime has no {call.callee} taking {len(call.args)} argument(s)",
+                f"{ctx.runtime} runtime{at} has no {call.callee} taking {len(call.args)} "
+                "argument(s)",
                 Roles(source_op=call.source_op).entries(),
                 [call.source_op] if call.source_op else []))
             continue

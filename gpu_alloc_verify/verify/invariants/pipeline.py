@@ -21,6 +21,7 @@ from gpu_alloc_verify.verify.lowerings.failure_kind import CONFIRMED_BY_TOOL
 from gpu_alloc_verify.verify.model.errors import SourceParseError
 from gpu_alloc_verify.verify.model.program import Program
 from gpu_alloc_verify.verify.model.roles import Roles
+from gpu_alloc_verify.verify.model.runtime_table import lowering_version
 from gpu_alloc_verify.verify.model.verdicts import (
     VERDICTS,
     CheckResult,
@@ -122,6 +123,7 @@ def judge(program: Program | SourceModule, outcome: LoweringOutcome, spec: str,
     model = program if isinstance(program, Program) else program.program()
     ctx = CheckContext(model, src, facts, module, outcome.lowered, options.runtime,
                        options.timeout_ms)
+    ctx.llvm_version = lowering_version(spec)  # runtime-contract reads that version's wrappers
     if isinstance(program, SourceModule):  # what `differential` runs outside the model
         ctx.source_text = program.text
     notes: list[str] = []

@@ -79,14 +79,15 @@ def real_roles(callee: str, arity: int, version: int,
     return None
 
 
-def knows(runtime: str, callee: str, arity: int) -> bool:
+def knows(runtime: str, callee: str, arity: int, version: int | None = None) -> bool:
     """Is `callee(arity args)` a call `runtime`'s wrapper accepts: one it
-    exports at some LLVM version of the table, a split-API proposal, or a
-    lowered launch?"""
+    exports at LLVM `version` (`runtime_table.versions_for`: any version of
+    the table where None or not read), a split-API proposal, or a lowered
+    launch?"""
     if callee == LAUNCH:
         return (callee, arity) in SIGNATURES
     return (callee, arity) in PROPOSED_SIGNATURES or any(
-        is_real(callee, arity, v, runtime) for v in runtime_table.versions())
+        is_real(callee, arity, v, runtime) for v in runtime_table.versions_for(version))
 
 
 def is_work(callee: str, arity: int) -> bool:

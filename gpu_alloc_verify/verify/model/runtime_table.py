@@ -9,6 +9,7 @@ functions do is `runtime_effects`.
 from __future__ import annotations
 
 import json
+import re
 from dataclasses import dataclass
 from functools import cache
 from importlib import resources
@@ -43,6 +44,7 @@ class Function:
     returns: str
     params: tuple[Param, ...]
     guard: str | None = None  # the #if around it (a build option, a CUDA version)
+    added_by: str = ""  # a later upstream change whose export the stored text lacked
 
     @property
     def arity(self) -> int:
@@ -76,7 +78,7 @@ def platform_of(runtime: str) -> str:
 
 def _function(d: dict) -> Function:  # type: ignore[type-arg]
     params = tuple(Param(p["type"], p["name"], bool(p.get("unused"))) for p in d["params"])
-    return Function(d["name"], d["returns"], params, d.get("guard"))
+    return Function(d["name"], d["returns"], params, d.get("guard"), d.get("added_by", ""))
 
 
 @cache
@@ -102,3 +104,30 @@ def exported(version: int, platform: str) -> tuple[Function, ...]:
 
 def all_functions() -> tuple[Function, ...]:
     return tuple(f for e in entries() for f in e.functions)
+
+
+def lowering_version(spec: str) -> int | None:
+    """The LLVM major version whose wrappers a lowering's output links
+    against: N for `mlir-opt-N`, what a built `mlir-opt:PATH` says with
+    `--version`; None for an in-process re-creation (it stands for several
+    versions) or a tool that does not say."""
+    m = re.fullmatch(r"mlir-opt-(\d+)", spec)
+    if m:
+        return int(m.group(1))
+    if spec.startswith("mlir-opt:"):
+        return _tool_version(spec.removeprefix("mlir-opt:"))
+    return None
+
+
+@cache
+def _tool_version(path: str) -> int | None:
+    from gpu_alloc_verify.verify.tools.runner import tool_version
+
+    return tool_version(path)
+
+
+def versions_for(version: int | None) -> tuple[int, ...]:
+    """The table versions a call of a lowering at LLVM `version` is checked
+    against: that version's own entry where the table has it, else every
+    version (no claim about a release the table did not read)."""
+    return (version,) if version in versions() else versions()
