@@ -11,6 +11,9 @@ path leaves a token un-awaited (a lowering may then keep its stream).  A live
 allocation nothing ever wrote may be missing on one side: LLVM 22 erases an
 unused `gpu.alloc` as dead code, which no program can observe.  Likewise a
 host read whose value is unused may be missing on one side (a dead load).
+A launch with a zero grid or block dimension runs no thread: it changes no
+memory and prints nothing, so the runtime's record of it is no observable
+(LLVM 22's `gpu-to-llvm` erases such a `gpu.launch` with an empty body).
 
 Lowered text is run on `verify.ir.fastparse`'s reading of it, which costs a
 fraction of xDSL's parse; where that reader or the interpreter's model of
@@ -22,6 +25,7 @@ from __future__ import annotations
 
 import itertools
 import random
+import re
 from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, Protocol, TypeAlias, TypedDict, cast
@@ -34,7 +38,15 @@ from gpu_alloc_verify.oracles.lowered_interp import (
     run_function,
 )
 from gpu_alloc_verify.oracles.mismatch import observables
-from gpu_alloc_verify.oracles.runtime import DEVICE_RACE, HOST_RACE, MemoryKind, Outcome, Runtime
+from gpu_alloc_verify.oracles.runtime import (
+    BAD_LAUNCH,
+    DEVICE_RACE,
+    HOST_RACE,
+    MemoryKind,
+    Outcome,
+    Runtime,
+    RuntimeErrorRecord,
+)
 from gpu_alloc_verify.oracles.simulated import SimulatedRuntime
 from gpu_alloc_verify.oracles.source_interp import (
     ArgValue,
@@ -167,10 +179,19 @@ def normalize(outcome: Outcome, compare_handles: bool = True) -> Normalized:
         "host_accesses": [
             [h.loc, h.access, h.target, h.value] for h in outcome.host_accesses
         ],
-        "errors": sorted([e.kind, e.loc or "?"] for e in outcome.errors),
+        "errors": sorted([e.kind, e.loc or "?"] for e in outcome.errors if _observable(e)),
         "live_streams": len(outcome.live_streams) if compare_handles else "not compared",
         "live_events": len(outcome.live_events) if compare_handles else "not compared",
     }
+
+
+def _observable(error: RuntimeErrorRecord) -> bool:
+    """A runtime error a program could see: not a launch of no thread (some
+    dimension 0, none negative), which does nothing at all."""
+    if error.kind != BAD_LAUNCH:
+        return True
+    dims = [int(d) for d in re.findall(r"-?\d+", error.detail or "")]
+    return not dims or min(dims) < 0 or 0 not in dims
 
 
 def _unobservable(entry: NormalizedAllocation | None) -> bool:

@@ -10,6 +10,10 @@ kernels only; their bodies are the user's, so each launched one is first
 compared with the catalogue kernel of its name, and the verdict is `unknown`
 where one differs or cannot be read: running the catalogue's in its place
 would judge another program.
+
+A lowered module that keeps a `gpu.*` op in host code no lowered run takes
+(an un-outlined `gpu.launch`: `lowering-complete`'s matter) cannot run at
+all: `not-applicable`, naming the op.
 """
 
 from __future__ import annotations
@@ -22,6 +26,10 @@ from gpu_alloc_verify.verify.model.verdicts import CheckResult, InvariantId, Ver
 def check_differential(ctx: CheckContext) -> CheckResult:
     from gpu_alloc_verify.oracles.differential import check, simulated
     from gpu_alloc_verify.verify.ir.parse import opaque_pointers
+
+    left = _left_unrunnable(ctx)
+    if left:
+        return CheckResult(InvariantId.DIFFERENTIAL, Verdict.NOT_APPLICABLE, reason=left)
 
     different = kernels_not_catalogue(ctx.program) if ctx.program is not None else ""
     if ctx.program is None or different:
@@ -41,6 +49,22 @@ def check_differential(ctx: CheckContext) -> CheckResult:
     # fast reader's objects are cheaper to walk than an in-process lowering's
     # xDSL module, and the fallback then parses the same text as before.
     return check(ctx.program, opaque_pointers(ctx.lowered_text), simulated(ctx.runtime))
+
+
+def _left_unrunnable(ctx: CheckContext) -> str:
+    """Why the lowered program cannot run: the gpu ops the lowering left in
+    host code that no lowered run takes; "" when there are none."""
+    from gpu_alloc_verify.oracles.lowered_xdsl.gpu_ops import unrunnable_gpu_ops
+
+    if ctx.module is None:
+        return ""
+    left = unrunnable_gpu_ops(ctx.module)
+    if not left:
+        return ""
+    name, loc = left[0]
+    more = f" and {len(left) - 1} more gpu op(s)" if len(left) > 1 else ""
+    return (f"the lowering left {name}{f' (from {loc})' if loc else ''}{more} in host code: "
+            "the lowered program cannot run (lowering-complete judges that)")
 
 
 def kernels_not_catalogue(program: Program) -> str:
