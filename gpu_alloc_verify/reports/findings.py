@@ -29,6 +29,7 @@ from gpu_alloc_verify.verify.triage.kinds import (
     SEVERITY,
     SYNC,
 )
+from gpu_alloc_verify.verify.triage.signature import EVENT_AT_DEF, STREAM_ALIAS
 
 if TYPE_CHECKING:  # the tests are made by `repro`; this only renders them
     from gpu_alloc_verify.repro.export import LitTest
@@ -96,10 +97,14 @@ _PRECONDITION_FIX = {
           "instead of leaving the op while it reports success.",
     NOT_ONE_DEP: "Accept zero or several dependencies the way `gpu.wait async` does (a new "
                  "stream, or the first dependency's stream plus events for the others).",
-    ASYNC_SHARED: "Upstream refuses it by design; `mgpuMemAlloc(size, stream, 1)` exists "
-                  "and ignores the stream, so lowering it is possible, or keep the refusal "
-                  "with a diagnostic instead of a silent leftover.",
-    MEMSET64: "No runtime has a 64-bit memset: reject the op with a diagnostic.",
+    # Upstream declined async host_shared allocation (CUDA and HIP cannot
+    # allocate shared memory on a stream: the #65539 / #66401 reviews).
+    ASYNC_SHARED: "None in the lowering: upstream declined async host_shared allocation "
+                  "(the #65539 review: CUDA and HIP cannot allocate it on a stream).  The "
+                  "precondition is on the input: write a host_shared gpu.alloc synchronous.",
+    MEMSET64: "None in the lowering (no runtime wrapper has a 64-bit memset); the "
+              "precondition is on the input: memset 16- or 32-bit elements only.  The pass "
+              "could fail with a diagnostic instead of leaving the op while it succeeds.",
     REGION_SHARED: "gpu-async-region should leave a host_shared gpu.alloc synchronous "
                    "(PR #90876), which gpu-to-llvm lowers to mgpuMemAlloc(size, null, 1).",
 }
@@ -118,20 +123,17 @@ def likely_fix(bucket: Bucket) -> str:
         return ("`gpu.wait async [%t]` records an event on %t's stream and never destroys "
                 "that stream: destroy it (`mgpuStreamDestroy`) once the event is recorded "
                 "and no other op uses it, or reuse it as the new token's stream.")
-    if inv == InvariantId.EVENT_NO_LEAK:
-        return ("Create the event where it is waited on (inside the branch), or destroy it "
-                "on every path: today it is created where the token is defined and "
-                "destroyed only at the wait.")
-    if inv == InvariantId.STREAM_NO_USE_AFTER_DESTROY and calls.startswith("stream"):
-        return ("An async op's token is its dependency's stream, so host waits on both "
-                "tokens synchronize and destroy that one stream twice (a TODO in "
-                "GPUToLLVMConversion.cpp): destroy a stream once, at the last wait on it.")
-    if inv == InvariantId.STREAM_NO_USE_AFTER_DESTROY:
-        return ("An event must live as long as its uses: `gpu.wait async [%t]` creates and "
-                "records %t's event where %t is defined (before a loop it is used in) but "
-                "destroys it at the wait (in the loop body), and a token waited on twice "
-                "loses its event at the first wait: create the event where it is waited on, "
-                "or destroy it after its last use.")
+    if sig.focus == STREAM_ALIAS:
+        return ("An async op with one dependency returns that dependency's stream as its "
+                "token, and a sync `gpu.wait` destroys the stream of every token it waits on "
+                "(a TODO in GPUToLLVMConversion.cpp), so the second wait on an alias, or a "
+                "later op on it, meets a destroyed stream: destroy a stream once, after the "
+                "last use of any token that is it.")
+    if sig.focus == EVENT_AT_DEF:
+        return ("`gpu.wait async [%t]` creates and records %t's event right after %t's "
+                "definition but destroys it at the wait, so a wait that runs other than once "
+                "(in a loop, in a branch, or a token waited on twice) destroys it twice or "
+                "never: create and record the event at the wait, next to its destroy.")
     if inv == InvariantId.RUNTIME_CONTRACT and "stream given to an event call" in calls:
         return ("A token that crosses control flow (an scf.if / scf.for result, a block "
                 "argument) is a stream, yet it is synchronized and destroyed as an event: "

@@ -19,6 +19,7 @@ from gpu_alloc_verify.repro.order import order_plans, read_lines
 from gpu_alloc_verify.repro.proof import Lowered, find_filecheck, prove
 from gpu_alloc_verify.verify.ir.tools import find_mlir_opt
 from gpu_alloc_verify.verify.triage.buckets import triage_records
+from gpu_alloc_verify.verify.triage.signature import EVENT_AT_DEF
 
 FILECHECK = find_filecheck()
 needs_filecheck = pytest.mark.skipif(FILECHECK is None, reason="no FileCheck")
@@ -209,8 +210,8 @@ def test_order_and_branch_leak_tests_fail_on_19_and_pass_on_split_api(tmp_path: 
     pytest.importorskip("lit")
     triage = triage_records(_records([(DEALLOC_THEN_READ, ["async-order"]),
                                       (EVENT_IN_IF, ["event-no-leak"])]))
-    wanted = {b.key for b in triage.buckets if b.signature.invariant in
-              ("async-order", "event-no-leak")}
+    wanted = {b.key for b in triage.buckets if b.signature.invariant == "async-order"
+              or b.signature.focus == EVENT_AT_DEF}
     buckets = [b for b in triage.buckets if b.key in wanted]
     assert len(buckets) == 2, [b.signature.slug() for b in triage.buckets]
     out = tmp_path / "lit"
@@ -222,7 +223,7 @@ def test_order_and_branch_leak_tests_fail_on_19_and_pass_on_split_api(tmp_path: 
     # how far triage reduced the dependency list: it may drop %t1).
     assert re.search(r"// CHECK: llvm\.call @mgpuStreamSynchronize\(%\[\[\w+\]\]\)", order), order
     assert "must finish before `%v8 = memref.load" in order
-    leak = next(v for k, v in by_slug.items() if k.startswith("event-leak"))
+    leak = next(v for k, v in by_slug.items() if k.startswith("event-destroyed"))
     assert "// CHECK-NOT: llvm.call @mgpuEventCreate" in leak and "// CHECK: scf.if" in leak
     assert "not destroyed when %cond0=false" in leak
     script = "import sys; from lit.main import main; sys.argv[0] = 'lit'; main()"

@@ -138,7 +138,7 @@ def test_signatures_read_the_checkers_roles_not_their_wording() -> None:
         reworded = dict(v, detail="(reworded)")
         assert signature_of(reworded) == signature_of(v), v["invariant"]
         assert offense(reworded).lines() == offense(v).lines(), v["invariant"]
-    assert signature_of(uad).slug() == "stream-use-after-destroy"
+    assert signature_of(uad).slug() == "stream-destroyed-while-aliased"
 
 
 # -- buckets over a results file ----------------------------------------------------

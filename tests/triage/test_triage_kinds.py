@@ -25,15 +25,14 @@ from gpu_alloc_verify.verify.triage.kinds import (
     SYNC,
     precondition,
 )
-from gpu_alloc_verify.verify.triage.signature import Signature
+from gpu_alloc_verify.verify.triage.signature import STREAM_ALIAS, Signature, mechanism
 from gpu_alloc_verify.verify.triage.upstream import upstream_of
 
 FAM = "mlir-opt (gpu-to-llvm)"
 LEAK = Signature("stream-no-leak", "gpu.wait async [%t]",
                  "mgpuStreamCreate -> mgpuEventRecord; never destroyed", FAM,
                  "gpu.wait async [%t]")
-DOUBLE = Signature("stream-no-use-after-destroy", "any stream handle",
-                   "stream destroy -> destroyed again", FAM, "stream handle")
+DOUBLE = mechanism(STREAM_ALIAS, FAM)
 RACE = Signature("async-order", "gpu.memcpy -> host read", "mgpuMemcpy", FAM, "host read")
 DIFF = Signature("differential", "?", "lowered outcome differs in errors", FAM, "? errors")
 SYNC_OP = Signature("lowering-complete", "sync op", "left unconverted", FAM, SYNC)

@@ -9,9 +9,13 @@ host_shared, a 64-bit memset) and drops what they do not (names, sizes,
 element types, which function, whether the op sits in a branch).  A leak is
 named by the op where the handle was dropped.  One upstream cause is one
 signature however it shows: an op left unconverted is named by the
-precondition it fails (`verify.triage.kinds`), not its shape; a handle
-destroyed twice is a double destroy whether the leak or the use-after-destroy
-rule saw it, and which ops destroyed it does not matter.
+precondition it fails (`verify.triage.kinds`), not its shape; a handle is
+keyed on the mechanism that makes, records and destroys it and its kind,
+not on the rule that saw the symptom (`MECHANISMS`): every stream destroyed
+while its token (or an alias of it) is used again is one cause, and so is
+every event `gpu.wait async [%t]` makes at %t's definition and destroys at
+each wait, whether the rule saw it used after destroy, destroyed twice or
+never destroyed (a wait in a loop or a branch).
 """
 
 from __future__ import annotations
@@ -39,7 +43,7 @@ from gpu_alloc_verify.verify.triage.kinds import (
     memset_64bit,
     precondition,
 )
-from gpu_alloc_verify.verify.triage.offending import DESTROYS, Offense, offense, roles
+from gpu_alloc_verify.verify.triage.offending import Offense, offense, roles
 
 CAST = "builtin.unrealized_conversion_cast"
 
@@ -53,6 +57,26 @@ _SHORT: dict[str, str] = {
     InvariantId.SYNC_ALLOC_NO_STREAM: "sync-alloc-stream",
     InvariantId.LOWERING_COMPLETE: "unconverted",
     InvariantId.LOWERING_NO_CRASH: "crash",
+}
+
+
+# Handle mechanisms of upstream's gpu-to-llvm (GPUToLLVMConversion.cpp, 16 to
+# 22): focus -> (source pattern, call pattern, slug).  A sync `gpu.wait`
+# destroys the stream of each token it waits on, and an async op with one
+# dependency returns that dependency's stream as its own token, so a stream
+# is destroyed while a token that is it (the same or an alias) is still used.
+# `gpu.wait async [%t]` creates and records %t's event right after %t's
+# definition but destroys it at the wait, so a wait run other than once (in
+# a loop, in a branch, or a token waited on twice) breaks it.
+STREAM_ALIAS = "stream destroyed at a wait while a token that is it is used again"
+EVENT_AT_DEF = "event made at the token's definition, destroyed at each wait on it"
+MECHANISMS: dict[str, tuple[str, str, str]] = {
+    STREAM_ALIAS: ("async op [%t] whose token is %t's stream; gpu.wait on each token",
+                   "mgpuStreamDestroy at a wait -> the stream used or destroyed again",
+                   "stream-destroyed-while-aliased"),
+    EVENT_AT_DEF: ("gpu.wait async [%t] (event made where %t is defined)",
+                   "mgpuEventCreate, mgpuEventRecord at %t -> mgpuEventDestroy at each wait",
+                   "event-destroyed-at-each-wait"),
 }
 
 
@@ -73,18 +97,19 @@ class Signature:
     def slug(self) -> str:
         """A file name stem after the root cause, e.g. `stream-leak-wait-async-dep`."""
         head = _SHORT.get(self.invariant, self.invariant)
+        if self.focus in MECHANISMS:
+            return MECHANISMS[self.focus][2]
         if self.invariant == InvariantId.LOWERING_COMPLETE and self.focus in PRECONDITIONS:
             return self.focus if self.focus == REGION_SHARED else f"{head}-{self.focus}"
         if self.invariant == InvariantId.LOWERING_NO_CRASH and self.focus:
-            return "invalid-ir-" + op_words(self.focus.replace(" in memory space", "")
-                                            ).split("-")[0] + (
-                "-memory-space" if "memory space" in self.focus else "")
+            op = self.focus.replace(" in memory space", "")
+            # A gpu op by its name alone (`alloc`), another by dialect too.
+            name = op_words(op).split("-")[0] if op.startswith("gpu.") else \
+                op.replace(".", "-").replace("_", "-")
+            return "invalid-ir-" + name + ("-memory-space" if "memory space" in self.focus
+                                           else "")
         if self.invariant == InvariantId.RUNTIME_CONTRACT and self.focus == "stream handle":
             return "stream-as-event"
-        if self.invariant == InvariantId.STREAM_NO_USE_AFTER_DESTROY:
-            kind = "event" if self.calls.startswith("event") else "stream"
-            twice = self.calls.endswith("destroyed again")
-            return f"{kind}-{'double-destroy' if twice else head}"
         if self.invariant == InvariantId.DIFFERENTIAL:
             return head + "-" + re.sub(r"[^a-z0-9]+", "-", self.calls.rsplit(" in ", 1)[-1])
         words = op_words(self.focus or self.source.split(" -> ")[-1])
@@ -196,8 +221,10 @@ def signature_of(record: Record, pipeline: str | None = None) -> Signature:
         diffs = ", ".join(sorted(str(d) for d in cex["differences"]))
         return Signature(invariant, "?", f"lowered outcome differs in {diffs}", fam,
                          f"? {diffs}")
+    if invariant == InvariantId.EVENT_NO_LEAK:
+        return mechanism(EVENT_AT_DEF, fam)
     off = offense(record)
-    if invariant in (InvariantId.STREAM_NO_LEAK, InvariantId.EVENT_NO_LEAK) and off.handle:
+    if invariant == InvariantId.STREAM_NO_LEAK and off.handle:
         return _leak(invariant, src, off, cex, fam)
     if invariant == InvariantId.STREAM_NO_USE_AFTER_DESTROY:
         return _use_after_destroy(off, record, fam)
@@ -224,12 +251,14 @@ def _crash(record: Record, cex: Record, src: Source, fam: str) -> Signature:
         reason = mask_names(mask_types(said.error))[:120]
         at = said.error_at or ""
         op = src.by_id(at) if at else None
-        if (op is None or op.name != "gpu.alloc") and "ptr<" in said.error:
-            # A pointer of another address space in the complaint: the alloc
-            # whose descriptor it is (a location in a split batch may not map).
-            op = next((o for o in src.ops if o.name == "gpu.alloc" and has_memory_space(o.text)),
-                      op)
         line = op.text if op is not None else _line_of(str(record.get("program") or ""), at)
+        if not line and "insertvalue" in said.error and "ptr<" in said.error:
+            # A pointer of another address space inserted into a descriptor
+            # at no location that maps (a split batch): the alloc whose
+            # descriptor it is.  A `free` of one (memref.dealloc) is its own.
+            op = next((o for o in src.ops if o.name == "gpu.alloc" and has_memory_space(o.text)),
+                      None)
+            line = op.text if op is not None else ""
         form = op.name if op is not None else first_op_name(line) or "?"
         if has_memory_space(line):
             form += " in memory space"
@@ -242,8 +271,16 @@ def _crash(record: Record, cex: Record, src: Source, fam: str) -> Signature:
 def _line_of(text: str, loc: str) -> str:
     """The line of `text` carrying `loc("<loc>")` (the reader of gpu ops does
     not keep a host op such as memref.dealloc), or ""."""
+    if not loc:
+        return ""
     tag = f'loc("{loc}")'
-    return next((ln for ln in text.splitlines() if tag in ln), "") if loc else ""
+    found = next((ln for ln in text.splitlines() if tag in ln), "")
+    # A text without names: the location is `<file>[...]:LINE:COL`.
+    m = re.search(r":(\d+):\d+$", loc)
+    lines = text.splitlines()
+    if not found and m and 0 < int(m.group(1)) <= len(lines):
+        found = lines[int(m.group(1)) - 1]
+    return found
 
 
 def _unconverted(src: Source, off: Offense, pipeline: str, fam: str) -> Signature:
@@ -256,13 +293,13 @@ def _unconverted(src: Source, off: Offense, pipeline: str, fam: str) -> Signatur
 
 
 def _leak(invariant: str, src: Source, off: Offense, cex: Record, fam: str) -> Signature:
-    """Named after the op where the handle was last used (dropped); where it
-    sits (in a branch or not) does not matter.  Destroyed twice is a double
-    destroy, the same cause the use-after-destroy rule names."""
-    kind = "event" if invariant == InvariantId.EVENT_NO_LEAK else "stream"
+    """A stream leak, named after the op where the handle was last used
+    (dropped); where it sits (in a branch or not) does not matter.  Destroyed
+    twice is the destroyed-while-aliased stream the use-after-destroy rule
+    names."""
     count = Roles.from_counterexample(cex).destroy_count
     if count is not None and count > 1:
-        return _double_destroy(kind, fam)
+        return mechanism(STREAM_ALIAS, fam)
     creator = src.by_id(off.creator) if off.creator else None
     last = off.calls[-1] if off.calls else None
     dropper = src.by_id(last.loc) if last is not None and last.loc else None
@@ -274,23 +311,16 @@ def _leak(invariant: str, src: Source, off: Offense, cex: Record, fam: str) -> S
     return Signature(invariant, form, f"{' -> '.join(calls)}; {fate}", fam, form)
 
 
-def _double_destroy(kind: str, fam: str) -> Signature:
-    return Signature(InvariantId.STREAM_NO_USE_AFTER_DESTROY, f"any {kind} handle",
-                     f"{kind} destroy -> destroyed again", fam, f"{kind} handle")
+def mechanism(focus: str, fam: str) -> Signature:
+    """The one signature of a handle mechanism (`MECHANISMS`), whichever rule
+    saw it: keyed as a use after destroy, its most severe symptom."""
+    source, calls, _ = MECHANISMS[focus]
+    return Signature(InvariantId.STREAM_NO_USE_AFTER_DESTROY, source, calls, fam, focus)
 
 
 def _use_after_destroy(off: Offense, record: Record, fam: str) -> Signature:
-    """Named after the handle kind and what follows the destroy (destroyed again,
-    or used again); which ops destroy and use it, and where, varies with the
-    program, not with the cause."""
-    said = roles(record)
-    destroy_from, use_from = said.destroy_from, said.use_from
-    destroy = next((c for c in off.calls if c.callee in DESTROYS.values()
-                    and (destroy_from is None or c.loc == destroy_from)), None)
-    use = next((c for c in off.calls if destroy is not None and c.index > destroy.index
-                and (use_from is None or c.loc == use_from)), None)
-    kind = said.kind or off.kind or "stream"
-    if use is not None and use.callee in DESTROYS.values():
-        return _double_destroy(kind, fam)
-    return Signature(InvariantId.STREAM_NO_USE_AFTER_DESTROY, f"any {kind} handle",
-                     f"{kind} destroy -> used again", fam, f"{kind} handle")
+    """Named after the handle kind's mechanism: what follows the destroy
+    (destroyed again, or used again), which ops destroy and use it, and where,
+    vary with the program, not with the cause."""
+    kind = roles(record).kind or off.kind or "stream"
+    return mechanism(EVENT_AT_DEF if kind == "event" else STREAM_ALIAS, fam)

@@ -1,0 +1,116 @@
+"""One root cause per mechanism (issue 42): every symptom a handle mechanism
+shows, under whichever rule saw it, gets one signature and one slug, and no
+two mechanisms share one; invalid IR a non-GPU conversion gives alone is that
+conversion's.  Each program is lowered and judged by the real mlir-opt-19."""
+
+from __future__ import annotations
+
+import pytest
+
+from gpu_alloc_verify.verify.ir.tools import find_mlir_opt
+from gpu_alloc_verify.verify.triage.attribution import attribute
+from gpu_alloc_verify.verify.triage.rejudge import Settings, rejudge
+from gpu_alloc_verify.verify.triage.signature import Signature, signature_of
+
+needs_19 = pytest.mark.skipif(find_mlir_opt(19) is None, reason="needs mlir-opt-19")
+HANDLE_RULES = ["stream-no-use-after-destroy", "stream-no-leak", "event-no-leak"]
+
+# The memset's token is %t1's stream: the two waits destroy it twice.
+ALIAS_WAITED_TWICE = """\
+func.func @alias_waited_twice(%buf: memref<16xf32>, %v: f32) {
+  %t1 = gpu.wait async
+  %t2 = gpu.memset async [%t1] %buf, %v : memref<16xf32>, f32
+  gpu.wait [%t2]
+  gpu.wait [%t1]
+  return
+}
+"""
+# The first wait destroys the stream the second memset then runs on.
+ALIAS_USED_AFTER_WAIT = """\
+func.func @alias_used_after_wait(%buf: memref<16xf32>, %v: f32) {
+  %t1 = gpu.wait async
+  %t2 = gpu.memset async [%t1] %buf, %v : memref<16xf32>, f32
+  gpu.wait [%t2]
+  %t3 = gpu.memset async [%t1] %buf, %v : memref<16xf32>, f32
+  gpu.wait [%t3]
+  return
+}
+"""
+# %t0's event is made before the loop and destroyed in it: zero trips leak
+# it, two destroy it twice.
+EVENT_IN_LOOP = """\
+func.func @event_in_loop(%n: index) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %t0 = gpu.wait async
+  scf.for %i = %c0 to %n step %c1 {
+    %t1 = gpu.wait async [%t0]
+    gpu.wait [%t1]
+  }
+  gpu.wait [%t0]
+  return
+}
+"""
+# The same event made before a branch and destroyed in one arm only.
+EVENT_IN_BRANCH = """\
+func.func @event_in_branch(%c: i1) {
+  %t0 = gpu.wait async
+  scf.if %c {
+    %t1 = gpu.wait async [%t0]
+    gpu.wait [%t1]
+  }
+  gpu.wait [%t0]
+  return
+}
+"""
+
+
+def _signatures(text: str) -> list[tuple[str, Signature]]:
+    """(rule, signature) of every handle violation mlir-opt-19's lowering shows."""
+    found = rejudge([text], ["p"], Settings("mlir-opt-19", "gpu-to-llvm"), [HANDLE_RULES])[0]
+    assert found is not None
+    return [(v["invariant"], signature_of(v, "gpu-to-llvm")) for v in found]
+
+
+@needs_19
+def test_each_mechanism_is_one_slug_whatever_rule_sees_it() -> None:
+    alias = _signatures(ALIAS_WAITED_TWICE) + _signatures(ALIAS_USED_AFTER_WAIT)
+    event = _signatures(EVENT_IN_LOOP) + _signatures(EVENT_IN_BRANCH)
+    # Each symptom pair is there (use after destroy and a leak rule's double
+    # destroy; use after destroy and the event leak)...
+    assert {"stream-no-use-after-destroy", "stream-no-leak"} <= {r for r, _ in alias}
+    assert {"stream-no-use-after-destroy", "event-no-leak"} <= {r for r, _ in event}
+    # ...and each mechanism is one signature, the two different.
+    alias_stream = {s for r, s in alias if s.focus.startswith("stream destroyed")}
+    assert {s.slug() for s in alias_stream} == {"stream-destroyed-while-aliased"}
+    assert len({s.key for s in alias_stream}) == 1
+    assert [r for r, s in alias if s in alias_stream].count("stream-no-use-after-destroy") >= 2
+    event_sigs = {s for r, s in event if s.focus.startswith("event made")}
+    assert {r for r, s in event if s in event_sigs} >= {"stream-no-use-after-destroy",
+                                                       "event-no-leak"}
+    assert {s.slug() for s in event_sigs} == {"event-destroyed-at-each-wait"}
+    assert len({s.key for s in event_sigs}) == 1
+    assert not alias_stream & event_sigs
+
+
+SPACE1_DEALLOC = """\
+func.func @dealloc_in_space_1() {
+  %m = memref.alloc() : memref<4xf32, 1>
+  memref.dealloc %m : memref<4xf32, 1>
+  return
+}
+"""
+
+
+@needs_19
+def test_memref_dealloc_in_space_1_is_memref_to_llvms_by_experiment() -> None:
+    found = rejudge([SPACE1_DEALLOC], ["p"], Settings("mlir-opt-19", "gpu-to-llvm"),
+                    [["lowering-no-crash"]])[0]
+    assert found
+    sig = signature_of(found[0], "gpu-to-llvm")
+    assert sig.slug() == "invalid-ir-memref-dealloc-memory-space"
+    a = attribute(SPACE1_DEALLOC, sig, "gpu-to-llvm", "mlir-opt-19", ["mlir-opt-19"])
+    assert a.reproduces_on() == ["mlir-opt-19"]
+    assert a.first_pass == "gpu-to-llvm"
+    # No GPU pass needed: finalize-memref-to-llvm alone gives the same complaint.
+    assert a.component == "finalize-memref-to-llvm"
