@@ -1,10 +1,16 @@
-"""The campaigns behind the findings catalogue: every installed `mlir-opt`
-version with each pipeline people use, into one results file.
+"""The campaigns behind the findings catalogue (the nightly job): every
+installed `mlir-opt` version with the pipelines people use, into one results
+file, within a time budget.
 
-Each (version, pipeline) is one `fuzz` campaign of the same size and seed,
-so the triage of the file sees which versions and pipelines share a root
-cause.  Campaigns run through the command line's own code path (`fuzz
---results FILE --json`), their summaries kept quiet.  The generator draws
+By default each version is one `fuzz` campaign over the pipeline portfolio
+(`verify.lowerings.portfolio`: each program through one of the pipelines,
+recorded with it); `--pipeline` makes one campaign per (version, pipeline)
+instead.  Every campaign has the same seed, so the triage of the file sees
+which versions and pipelines share a root cause.  The budget is spread over
+the campaigns not run yet; an interrupted run keeps every finished program,
+and the next run resumes its campaign (`fuzz --resume`).  Campaigns run
+through the command line's own code path (`fuzz --results FILE --json`),
+their summaries kept quiet, their progress shown.  The generator draws
 every shape it knows (`GENERATOR_FLAGS`): tokens that cross control flow
 (`scf.if` / `scf.for` results, `iter_args`, events made outside a loop and
 destroyed in it) and allocs in memory space 1, so the catalogue covers the
@@ -16,6 +22,7 @@ from __future__ import annotations
 import contextlib
 import dataclasses
 import io
+import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -24,9 +31,12 @@ from gpu_alloc_verify.reports.findings import Finding
 from gpu_alloc_verify.repro.export import LitTest
 from gpu_alloc_verify.verify.ir.text import has_gpu_runtime_op
 from gpu_alloc_verify.verify.ir.tools import KNOWN_VERSIONS, find_mlir_opt
+from gpu_alloc_verify.verify.lowerings.portfolio import PORTFOLIO
 from gpu_alloc_verify.verify.model.verdicts import InvariantId
 from gpu_alloc_verify.verify.triage.buckets import Bucket
 
+# `findings --pipeline` names these one by one; by default each campaign
+# runs the portfolio (verify.lowerings.portfolio), which holds them all.
 PIPELINES = (
     "gpu-to-llvm",
     "func.func(gpu-async-region),gpu-to-llvm",
@@ -63,8 +73,13 @@ def generator_text(results: str | Path) -> str:
 @dataclass(frozen=True)
 class Run:
     lowering: str
-    pipeline: str
-    status: int  # the campaign's exit status (1: violations found)
+    pipeline: str  # PORTFOLIO: the campaign spread its programs over the portfolio
+    status: int  # the campaign's exit status (1: violations found; 130: interrupted)
+
+
+class Interrupted(Exception):
+    """A campaign was interrupted (Ctrl-C): every program it finished is in
+    the results file, which `fuzz --resume` continues."""
 
 
 def installed_versions() -> list[str]:
@@ -72,28 +87,96 @@ def installed_versions() -> list[str]:
     return [f"mlir-opt-{v}" for v in sorted(KNOWN_VERSIONS) if find_mlir_opt(v)]
 
 
+# Of the whole budget, the share the campaigns' searches get; the rest is for
+# their shrinking, the triage and the lit tests (measured on 2 cores: triage
+# and lit export of a 15-minute run take about a third of it).
+SEARCH_SHARE = 0.6
+# Programs per campaign when only a time budget bounds it.
+UNBOUNDED_EXAMPLES = 100_000
+
+
+@dataclass
+class Budget:
+    """The campaigns' share of a time budget, spread over the campaigns not
+    run yet, so that one that stops early leaves its time to the rest."""
+
+    seconds: float | None  # None: no time budget
+    start: float = dataclasses.field(default_factory=time.monotonic)
+
+    def share(self, campaigns_left: int) -> float | None:
+        if self.seconds is None:
+            return None
+        left = self.seconds * SEARCH_SHARE - (time.monotonic() - self.start)
+        return max(1.0, left / max(1, campaigns_left))
+
+
+def _unfinished(results: str | Path) -> tuple[str, str] | None:
+    """(lowering, pipeline) of the campaign of `results` that was stopped
+    before its end (killed or interrupted), or None."""
+    from gpu_alloc_verify.verify.model.results import read_records, unfinished_campaign
+
+    if not Path(results).is_file():
+        return None
+    records = read_records(results)
+    cid = unfinished_campaign(records)
+    start = next((r for r in records if r.get("campaign") == cid
+                  and r.get("kind") == "campaign-start"), None)
+    if cid is None or start is None or not start.get("lowerings"):
+        return None
+    return str(start["lowerings"][0]), str(start.get("pipeline") or PORTFOLIO)
+
+
 def run_campaigns(cli_main: Callable[[list[str]], int],
                   results: str | Path, lowerings: Sequence[str], pipelines: Sequence[str],
-                  max_examples: int, seed: int = 0, jobs: int = 1,
-                  progress: Callable[[str], None] | None = None) -> list[Run]:
+                  max_examples: int | None, seed: int = 0, jobs: int = 1,
+                  progress: Callable[[str], None] | None = None,
+                  time_budget: float | None = None) -> list[Run]:
     """One campaign per (lowering, pipeline), all appended to `results`, each
-    run by `cli_main` (the CLI's `main`, passed in: this module sits below it)."""
-
+    run by `cli_main` (the CLI's `main`, passed in: this module sits below it).
+    A pipeline PORTFOLIO runs `fuzz` without --pipeline.  A campaign of
+    `results` left unfinished by an earlier run is resumed first, in place of
+    its (lowering, pipeline).  Interrupted when a campaign is."""
+    budget = Budget(time_budget)
+    todo = [(lw, p) for lw in lowerings for p in pipelines]
+    stopped = _unfinished(results)
     runs = []
-    for lowering in lowerings:
-        for pipeline in pipelines:
-            if progress is not None:
-                progress(f"findings: {lowering}, pipeline '{pipeline}', "
-                         f"{max_examples} programs")
-            argv = ["fuzz", "--lowering", lowering, "--pipeline", pipeline,
-                    "--max-examples", str(max_examples), "--seed", str(seed),
-                    "-j", str(jobs), "--results", str(results), "--json", "--allow-unknown",
-                    *GENERATOR_FLAGS]
-            with contextlib.redirect_stdout(io.StringIO()), \
-                    contextlib.redirect_stderr(io.StringIO()):
-                status = cli_main(argv)
-            runs.append(Run(lowering, pipeline, status))
+    if stopped is not None:
+        todo = [t for t in todo if t != stopped]
+        share = budget.share(len(todo) + 1)
+        if progress is not None:
+            progress(f"findings: resuming the unfinished campaign of {results} "
+                     f"({stopped[0]}, pipeline {stopped[1]})")
+        argv = ["fuzz", "--resume", "--results", str(results), "-j", str(jobs), "--json",
+                "--allow-unknown", *(["--time-budget", f"{share:.0f}"] if share else [])]
+        runs.append(Run(*stopped, _quiet(cli_main, argv)))
+        if runs[-1].status == 130:
+            raise Interrupted(str(results))
+    n = max_examples if max_examples is not None else (
+        UNBOUNDED_EXAMPLES if time_budget is not None else 300)
+    for k, (lowering, pipeline) in enumerate(todo):
+        share = budget.share(len(todo) - k)
+        if progress is not None:
+            bound = f"{share:.0f}s" if share is not None else f"{n} programs"
+            progress(f"findings: campaign {k + 1}/{len(todo)}: {lowering}, "
+                     f"{'the pipeline portfolio' if pipeline == PORTFOLIO else repr(pipeline)}"
+                     f", {bound}")
+        argv = ["fuzz", "--lowering", lowering, "--max-examples", str(n), "--seed", str(seed),
+                "-j", str(jobs), "--results", str(results), "--json", "--allow-unknown",
+                *GENERATOR_FLAGS, *(["--pipeline", pipeline] if pipeline != PORTFOLIO else []),
+                *(["--time-budget", f"{share:.0f}"] if share is not None else [])]
+        runs.append(Run(lowering, pipeline, _quiet(cli_main, argv)))
+        if runs[-1].status == 130:
+            raise Interrupted(str(results))
+        if runs[-1].status == 2 and progress is not None:  # its own message is above
+            progress(f"findings: the campaign on {lowering} failed (exit 2); the others go on")
     return runs
+
+
+def _quiet(cli_main: Callable[[list[str]], int], argv: list[str]) -> int:
+    """The campaign's exit status; its JSON summary kept off the terminal
+    (its progress lines, on stderr, shown)."""
+    with contextlib.redirect_stdout(io.StringIO()):
+        return cli_main(argv)
 
 
 def _from_reduced(bucket: Bucket) -> Bucket | None:
@@ -147,13 +230,15 @@ def _leaves_unconverted(test: LitTest) -> bool:
 
 def build_findings(cli_main: Callable[[list[str]], int],
                    out_file: str | Path, results: str | Path, lowerings: list[str],
-                   pipelines: list[str], examples: int, seed: int = 0, jobs: int = 1,
+                   pipelines: list[str], examples: int | None, seed: int = 0, jobs: int = 1,
                    lit_dir: str | Path | None = None, fixed: str | None = "xdsl:reference",
                    progress: Callable[[str], None] | None = None,
-                   run: bool = True) -> list[Finding]:
+                   run: bool = True, time_budget: float | None = None,
+                   failed: list[Run] | None = None) -> list[Finding]:
     """Run the campaigns with `cli_main` (the CLI's `main`; unless `run` is
     false: `results` holds them already), triage them, write a lit test per
-    finding and the catalogue (`reports.findings`)."""
+    finding and the catalogue (`reports.findings`).  `failed` gets the
+    campaigns that ended in an error (exit 2)."""
     from gpu_alloc_verify.reports.findings import catalogue, findings_of
     from gpu_alloc_verify.repro.export import (
         reproduced_on,
@@ -164,8 +249,12 @@ def build_findings(cli_main: Callable[[list[str]], int],
     from gpu_alloc_verify.repro.proof import find_filecheck
     from gpu_alloc_verify.verify.triage.buckets import triage_file
 
+    deadline = None if time_budget is None else time.monotonic() + time_budget
     if run:
-        run_campaigns(cli_main, results, lowerings, pipelines, examples, seed, jobs, progress)
+        runs = run_campaigns(cli_main, results, lowerings, pipelines, examples, seed, jobs,
+                             progress, time_budget)
+        if failed is not None:  # exit 2: an error, not a verdict
+            failed += [r for r in runs if r.status == 2]
     if progress is not None:
         progress(f"findings: triage of {results}")
     triage = triage_file(results)
@@ -176,6 +265,10 @@ def build_findings(cli_main: Callable[[list[str]], int],
     for f in found:
         if f.lead.kind != "defect":
             continue  # a limitation is upstream's intent: no test pretending otherwise
+        if deadline is not None and time.monotonic() > deadline:
+            if progress is not None:
+                progress(f"findings: time budget spent: no lit test for {names[f.lead.key]}")
+            continue
         if progress is not None:
             progress(f"findings: lit test for {names[f.lead.key]}")
         tests[f.lead.key] = _export_defect(f.lead, lit, fixed, names[f.lead.key])
@@ -190,6 +283,19 @@ def build_findings(cli_main: Callable[[list[str]], int],
             test = tests.get(f.lead.key)
             if test is not None and test.written:
                 reproduced[test.key] = reproduced_on(test, f.lowerings(), filecheck)
-    catalogue(triage, tests, out_file, lowerings, pipelines, examples, lit, reproduced,
-              generator=generator_text(results))
+    catalogue(triage, tests, out_file, lowerings, pipelines,
+              examples if examples is not None else programs_per_campaign(results), lit,
+              reproduced, generator=generator_text(results))
     return found
+
+
+def programs_per_campaign(results: str | Path) -> int:
+    """Programs judged per campaign of `results`, on average (what a campaign
+    bounded by time alone reached)."""
+    from gpu_alloc_verify.verify.model.results import read_records
+
+    campaigns: dict[str, int] = {}
+    for rec in read_records(results):
+        if rec.get("kind") == "program" and isinstance(rec.get("campaign"), str):
+            campaigns[rec["campaign"]] = campaigns.get(rec["campaign"], 0) + 1
+    return round(sum(campaigns.values()) / len(campaigns)) if campaigns else 0

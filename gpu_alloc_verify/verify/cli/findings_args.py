@@ -13,11 +13,16 @@ def add_arguments(fd: argparse.ArgumentParser) -> None:
     low.add_argument("--lowering", action="append", metavar="SPEC",
                      help="repeatable (default: every installed mlir-opt-N)")
     low.add_argument("--pipeline", action="append", metavar="P",
-                     help="repeatable (default: gpu-to-llvm, with gpu-async-region, with "
-                     "convert-scf-to-cf, with kernels converted)")
+                     help="repeatable: one campaign per (version, pipeline) (default: one "
+                     "campaign per version over fuzz's pipeline portfolio)")
     size = fd.add_argument_group(SIZE)
-    size.add_argument("--max-examples", type=int, default=300, metavar="N",
-                      help="programs per (version, pipeline) (default: %(default)s)")
+    size.add_argument("--time-budget", type=float, default=900.0, metavar="SEC",
+                      help="the whole run's wall-clock budget in seconds, spread over the "
+                      "campaigns (60%%) with the rest left to shrinking, triage and lit tests; "
+                      "0 for none (default: %(default)g, the nightly job on 2 cores)")
+    size.add_argument("--max-examples", type=int, default=None, metavar="N",
+                      help="programs per campaign, at most (default: as many as the time "
+                      "budget allows; 300 with --time-budget 0)")
     # Fixed, unlike fuzz's: the catalogue is regenerated and diffed.
     size.add_argument("--seed", type=int, default=0, metavar="S", help="Hypothesis seed")
     size.add_argument("-j", "--jobs", type=jobs, default=0, metavar="N",
