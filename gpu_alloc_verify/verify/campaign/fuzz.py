@@ -171,13 +171,18 @@ def campaign_start(campaign: str, opts: FuzzOptions, gen: dict[str, Any]) -> dic
         "kind": "campaign-start", "campaign": campaign,
         "lowerings": [lw.spec for lw in opts.lowerings], "seed": opts.seed,
         "runtime": opts.check.runtime, "pipeline": opts.pipeline,
-        "config": gen | {"max_examples": opts.max_examples},
+        "config": _json_safe(gen) | {"max_examples": opts.max_examples},
         "invariants": list(opts.check.invariants),
         "baseline": opts.baseline.spec if opts.baseline else None,
         "solver_timeout_ms": opts.check.timeout_ms, "time_budget": opts.time_budget,
         "shrink": opts.shrink, "db": opts.db, "shard_count": opts.shards,
         "options": opts.command_options,
     }
+
+
+def _json_safe(gen: dict[str, Any]) -> dict[str, Any]:
+    """Generator settings as JSON holds them: a set as its sorted list."""
+    return {k: sorted(v) if isinstance(v, (set, frozenset)) else v for k, v in gen.items()}
 
 
 def run_fuzz(opts: FuzzOptions) -> FuzzReport:
