@@ -95,7 +95,12 @@ def view_of(desc: object, rank: int, elem: str) -> MemRefView:
 
 def kernel_args(params: Sequence[Param], values: Sequence[LLVMValue]) -> list[KernelArg]:
     """Kernel arguments from launch operands: a memref parameter takes one
-    descriptor, or its 3 + 2 * rank expanded fields; a scalar one value."""
+    descriptor, or its 3 + 2 * rank expanded fields, or (the bare-pointer
+    convention, `use-bare-pointers-for-kernels`) its aligned pointer alone;
+    a scalar one value."""
+    expanded = sum(1 if p.kind == "scalar" else 3 + 2 * p.rank for p in params)
+    if len(values) == len(params) != expanded and not any(isinstance(v, Agg) for v in values):
+        return [_bare(p, v) for p, v in zip(params, values, strict=True)]
     out: list[KernelArg] = []
     it = iter(values)
     for p in params:
@@ -118,6 +123,19 @@ def kernel_args(params: Sequence[Param], values: Sequence[LLVMValue]) -> list[Ke
     if next(it, None) is not None:
         raise Unsupported("more launch operands than kernel parameters")
     return out
+
+
+def _bare(p: Param, value: LLVMValue) -> KernelArg:
+    """A kernel argument under the bare-pointer convention: a memref is its
+    aligned pointer, its static shape row-major from offset 0 (the only
+    memrefs the convention admits)."""
+    if p.kind == "scalar":
+        return cast(KernelArg, value)
+    dims, elem = memref_shape(p.type)
+    if any(d is None for d in dims):
+        raise Unsupported(f"a bare pointer for the dynamically shaped {p.type}")
+    sizes = tuple(cast("int", d) for d in dims)
+    return MemRefView(int(cast("int", value)), 0, sizes, row_major_strides(sizes), elem)
 
 
 def _launch_parts(op: IROp) -> LaunchOperands:

@@ -14,9 +14,12 @@ from math import prod
 
 from gpu_alloc_verify.oracles.llvm_values import Unsupported
 
-# Printer -> element bytes (`mlir/lib/ExecutionEngine/RunnerUtils.cpp`).
-PRINTERS = {"printMemrefF32": 4, "printMemrefF64": 8, "printMemrefI32": 4,
-            "printMemrefI64": 8}
+# Printer -> element bytes: every element type of the runner utils'
+# `printMemref*(rank, ptr)` (`mlir/lib/ExecutionEngine/RunnerUtils.cpp`; F16
+# and BF16 also in Intel's IMEX runner utils), complex ones but.
+PRINTERS = {"printMemrefI8": 1, "printMemrefI16": 2, "printMemrefI32": 4,
+            "printMemrefI64": 8, "printMemrefF16": 2, "printMemrefBF16": 2,
+            "printMemrefF32": 4, "printMemrefF64": 8, "printMemrefInd": 8}
 
 # ROCm's `mgpuMemGetDeviceMemRef1d*(allocated, aligned, offset, size,
 # stride)` (RocmRuntimeWrappers.cpp) returns {dev, dev, offset, {size},

@@ -10,6 +10,7 @@ externals read the whole buffer on the host and keep the text as output.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from math import prod
 
 from xdsl.dialects import memref
@@ -28,6 +29,7 @@ from gpu_alloc_verify.oracles.dense_init import dense_bytes
 from gpu_alloc_verify.oracles.kernel_api import ELEM_BYTES, MemRefView
 from gpu_alloc_verify.oracles.kernel_interp import decode_element, encode_element
 from gpu_alloc_verify.oracles.lowered_host import DEVICE_MEMREF
+from gpu_alloc_verify.oracles.lowered_host import PRINTERS as LOWERED_PRINTERS
 from gpu_alloc_verify.oracles.source_interp import row_major_strides
 from gpu_alloc_verify.oracles.source_xdsl.state import MAX_BYTES, state
 from gpu_alloc_verify.oracles.source_xdsl.values import (
@@ -44,7 +46,8 @@ from gpu_alloc_verify.oracles.source_xdsl.values import (
 
 # The printers of MLIR's runner utils (`mlir/lib/ExecutionEngine/RunnerUtils.cpp`).
 # (the declaration is the op the external gets: its own location keys the reads)
-PRINTERS = frozenset({"printMemrefF32", "printMemrefF64", "printMemrefI32", "printMemrefI64"})
+# Every element type the lowered side's `lowered_host.PRINTERS` reads.
+PRINTERS = frozenset(LOWERED_PRINTERS)
 # The externals modelled here: the printers and ROCm's device-pointer helpers.
 MODELLED = PRINTERS | frozenset(DEVICE_MEMREF)
 
@@ -194,26 +197,6 @@ class HostFunctions(InterpreterFunctions):
         st.prints.append(f"{v.sizes}: {data.hex() if data is not None else 'refused'}")
         return ()
 
-    @impl_external("printMemrefF32")
-    def print_f32(self, interpreter: Interpreter, op: Operation,
-                  args: PythonValues) -> PythonValues:
-        return self._print(interpreter, op, args)
-
-    @impl_external("printMemrefF64")
-    def print_f64(self, interpreter: Interpreter, op: Operation,
-                  args: PythonValues) -> PythonValues:
-        return self._print(interpreter, op, args)
-
-    @impl_external("printMemrefI32")
-    def print_i32(self, interpreter: Interpreter, op: Operation,
-                  args: PythonValues) -> PythonValues:
-        return self._print(interpreter, op, args)
-
-    @impl_external("printMemrefI64")
-    def print_i64(self, interpreter: Interpreter, op: Operation,
-                  args: PythonValues) -> PythonValues:
-        return self._print(interpreter, op, args)
-
     def _device_memref(self, name: str, args: PythonValues) -> PythonValues:
         # The same memory under the device's name (`lowered_host.DEVICE_MEMREF`).
         v = view(args[0])
@@ -230,3 +213,17 @@ class HostFunctions(InterpreterFunctions):
     def device_memref_i32(self, interpreter: Interpreter, op: Operation,
                           args: PythonValues) -> PythonValues:
         return self._device_memref("mgpuMemGetDeviceMemRef1dInt32", args)
+
+
+def _printer() -> Callable[[HostFunctions, Interpreter, Operation, PythonValues],
+                           PythonValues]:
+    # One function object per name: `impl_external` marks the function itself.
+    def run(self: HostFunctions, interpreter: Interpreter, op: Operation,
+            args: PythonValues) -> PythonValues:
+        return self._print(interpreter, op, args)
+    return run
+
+
+for _name in sorted(PRINTERS):
+    setattr(HostFunctions, _name, impl_external(_name)(_printer()))
+register_impls(HostFunctions)  # again: the printers are part of it now

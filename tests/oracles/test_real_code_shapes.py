@@ -1,0 +1,40 @@
+"""Shapes real GPU host code has (issue 45): kernels launched under the
+bare-pointer convention, and the runner utils' printers of every element
+type, on both sides of `differential`."""
+
+from __future__ import annotations
+
+import pytest
+
+from gpu_alloc_verify.oracles.kernel_api import MemRefView, Param
+from gpu_alloc_verify.oracles.llvm_values import Unsupported
+from gpu_alloc_verify.oracles.lowered_gpu import kernel_args
+from gpu_alloc_verify.oracles.lowered_host import PRINTERS
+from gpu_alloc_verify.oracles.lowered_xdsl.host_calls import HOST_CALLS
+from gpu_alloc_verify.oracles.source_xdsl.host_ops import HostFunctions
+
+BUF = Param("memref", "memref<4x5xf32>", "f32", 2)
+N = Param("scalar", "index", "index")
+
+
+def test_a_bare_pointer_is_the_static_shape_row_major() -> None:
+    got = kernel_args([BUF, N], [0x1000, 7])
+    assert got == [MemRefView(0x1000, 0, (4, 5), (5, 1), "f32"), 7]
+
+
+def test_expanded_descriptor_fields_still_read_as_before() -> None:
+    got = kernel_args([BUF], [0x1000, 0x1000, 2, 4, 5, 5, 1])
+    assert got == [MemRefView(0x1000, 2, (4, 5), (5, 1), "f32")]
+
+
+def test_a_bare_pointer_of_dynamic_shape_is_refused_by_name() -> None:
+    dyn = Param("memref", "memref<?xf32>", "f32", 1)
+    with pytest.raises(Unsupported, match=r"dynamically shaped memref<\?xf32>"):
+        kernel_args([dyn, N], [0x1000, 7])
+
+
+def test_every_printer_runs_on_both_sides() -> None:
+    assert {"printMemrefBF16", "printMemrefF16", "printMemrefI8", "printMemrefI16",
+            "printMemrefInd"} <= set(PRINTERS)
+    source = {name for name, _ in HostFunctions._ext_impls()}
+    assert set(PRINTERS) <= source and set(PRINTERS) <= HOST_CALLS
