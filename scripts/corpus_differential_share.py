@@ -4,7 +4,9 @@
 
 Runs `check FILE --invariant differential --json` on every corpus file
 valid for the lowering (with the file's own pipeline), two at a time, and
-prints the verdict counts, then each undecided file with its reason, then
+prints the verdict counts and the undecided runs' share per construct
+(`oracles.undecided`: the constructs the README lists; "NOT LISTED" for a
+reason naming none), then each undecided file with its reason, then
 each violation with the file's `// DIFFERENTIAL mlir-opt-N: violated ...`
 line that explains it (at the end of the file, so that the header's POINTS
 line numbers stay; "NOT EXPLAINED" where there is none).
@@ -22,6 +24,9 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from gpu_alloc_verify.oracles.undecided import construct_of  # noqa: E402
 
 
 def judge(path: Path, spec: str) -> tuple[str, str, str]:
@@ -41,13 +46,16 @@ def judge(path: Path, spec: str) -> tuple[str, str, str]:
     except (ValueError, KeyError):
         return path.name, "error", proc.stderr.strip()[-200:]
     verdict = next((v for v, n in counts.items() if n), "none")
+    if verdict == "not-applicable":
+        why = next((line for line in proc.stdout.splitlines() if "not-applicable" in line), "")
+        return path.name, verdict, why.split("not-applicable", 1)[-1].strip(": ")[:160]
     if verdict == "violated":
         why = re.search(rf"^// DIFFERENTIAL {re.escape(spec)}: violated(.*)$", text, re.M)
         detail = next((v["detail"] for v in json.loads(proc.stdout).get("violations", [])
                        if v.get("invariant") == "differential"), "")
         return path.name, verdict, (f"explained:{why.group(1)}" if why else
                                     f"NOT EXPLAINED: {detail[:160]}")
-    return path.name, verdict, (unknown[0]["reason"][:160] if unknown else "")
+    return path.name, verdict, (unknown[0]["reason"] if unknown else "")
 
 
 def main() -> int:
@@ -62,9 +70,14 @@ def main() -> int:
     decided = counts["holds"] + counts["violated"]
     print(f"{args.lowering}: differential decided on {decided} of {runs} runs "
           f"({100 * decided / max(runs, 1):.0f}%): {dict(counts)}")
+    undecided = [(n, v, w) for n, v, w in rows if v == "unknown"]
+    by_construct = collections.Counter(
+        (c.readme if (c := construct_of(w)) else "NOT LISTED") for _, _, w in undecided)
+    for readme, n in by_construct.most_common():
+        print(f"  unknown {n:3} ({100 * n / max(runs, 1):4.1f}% of runs): {readme}")
     for name, verdict, why in rows:
         if verdict not in ("holds", "violated", "invalid"):
-            print(f"  {verdict:15} {name}: {why}")
+            print(f"  {verdict:15} {name}: {why[:160]}")
     for name, verdict, why in rows:
         if verdict == "violated":
             print(f"  violated        {name}: {why}")
