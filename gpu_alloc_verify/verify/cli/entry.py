@@ -10,6 +10,7 @@ from collections.abc import Callable, Sequence
 
 from gpu_alloc_verify.reports.console import output_closed, quiet_exit_on_closed_pipe
 from gpu_alloc_verify.verify.cli.bench import cmd_bench
+from gpu_alloc_verify.verify.cli.certify import cmd_certify
 from gpu_alloc_verify.verify.cli.check import check_files
 from gpu_alloc_verify.verify.cli.defaults import apply_config
 from gpu_alloc_verify.verify.cli.findings import cmd_findings
@@ -34,7 +35,7 @@ COMMANDS: dict[str, Callable[[argparse.Namespace], int]] = {
     "fuzz": cmd_fuzz, "check": check_files, "replay": cmd_replay, "report": cmd_report,
     "triage": cmd_triage, "findings": _findings,
     "lowerings": cmd_lowerings, "invariants": cmd_invariants, "bench": cmd_bench,
-    "selfcheck": cmd_selfcheck,
+    "selfcheck": cmd_selfcheck, "certify": cmd_certify,
 }
 
 

@@ -9,6 +9,7 @@ from collections.abc import Callable
 
 from gpu_alloc_verify.verify.cli import (
     bench_args,
+    certify_args,
     check_args,
     findings_args,
     fuzz_args,
@@ -40,6 +41,8 @@ SUBCOMMANDS: dict[str, tuple[str, Callable[[argparse.ArgumentParser], None]]] = 
     "bench": ("measure per-stage cost and throughput", bench_args.add_arguments),
     "selfcheck": ("fuzz the analysis against execution on mutated lowered code",
                   selfcheck_args.add_arguments),
+    "certify": ("check every valid program up to N ops and write a certificate",
+                certify_args.add_arguments),
 }
 
 
