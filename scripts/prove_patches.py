@@ -42,6 +42,7 @@ import shutil
 import subprocess
 import sys
 import tempfile
+import urllib.request
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from datetime import date
@@ -140,6 +141,8 @@ def source_dir(version: int, fetch: bool) -> Path:
                              cwd=download, capture_output=True, text=True)
         tarballs = sorted(download.glob(f"llvm-toolchain-{version}_*.orig.tar.xz"))
         if not tarballs:
+            tarballs = _orig_from_main_pool(version, download)
+        if not tarballs:
             errors = [ln for ln in got.stderr.splitlines() if ln.startswith("E:")]
             why = errors[0][3:].strip() if errors else "no orig tarball came back"
             raise Unavailable(f"Debian's source package llvm-toolchain-{version} could not be "
@@ -154,6 +157,37 @@ def source_dir(version: int, fetch: bool) -> Path:
         raise Unavailable(f"{tarballs[-1].name} could not be unpacked: {untar.stderr.strip()}")
     staging.rename(root)
     return root
+
+
+def _orig_from_main_pool(version: int, download: Path) -> list[Path]:
+    """The orig tarball from Debian's main pool, checked against apt's Sources index.
+
+    A security upload's .dsc names the orig tarball of the same upstream
+    release, which the mirror may keep in the main pool only.
+    """
+    package = f"llvm-toolchain-{version}"
+    shown = subprocess.run(["apt-cache", "showsrc", package], capture_output=True, text=True)
+    m = re.search(r"^ ([0-9a-f]{64}) \d+ (" + re.escape(package) + r"_[^ ]+\.orig\.tar\.xz)$",
+                  shown.stdout, re.M)
+    if m is None:
+        return []
+    digest, name = m.groups()
+    url = f"http://deb.debian.org/debian/pool/main/l/{package}/{name}"
+    part = download / f"{name}.part"
+    try:
+        with urllib.request.urlopen(url, timeout=60) as response, part.open("wb") as out:
+            shutil.copyfileobj(response, out)
+    except OSError:
+        part.unlink(missing_ok=True)
+        return []
+    sha = hashlib.sha256()
+    with part.open("rb") as f:
+        for chunk in iter(lambda: f.read(1 << 20), b""):
+            sha.update(chunk)
+    if sha.hexdigest() != digest:
+        part.unlink()
+        return []
+    return [part.rename(download / name)]
 
 
 def include_dir(version: int, fetch: bool) -> Path:
@@ -197,7 +231,11 @@ def patched_files(patch: Path) -> list[str]:
 
 
 def build_plugin(version: int, patch: Path | None, fetch: bool) -> Path:
-    """The plugin of `patch` applied to upstream's source (None: the stock source)."""
+    """The plugin of `patch` applied to upstream's source (None: the stock source).
+
+    Builds are cached by the text they compile, so a patch whose hunks are
+    unchanged is not rebuilt.
+    """
     src = source_dir(version, fetch)
     inc = include_dir(version, fetch)
     build = CACHE / f"build-{version}"
@@ -208,35 +246,32 @@ def build_plugin(version: int, patch: Path | None, fetch: bool) -> Path:
         renamed.write_text(text.replace('"gpu-to-llvm"', f'"{PATCHED_PASS}"'))
     files = patched_files(patch) if patch else ["mlir/lib/Conversion/GPUCommon/"
                                                 "GPUToLLVMConversion.cpp"]
-    key = hashlib.sha256()
-    for part in (" ".join(COMPILE_FLAGS), patch.read_text() if patch else "stock",
-                 *((src / f).read_text() for f in files)):
-        key.update(part.encode())
-    out = build / f"{patch.stem if patch else 'stock'}-{key.hexdigest()[:12]}"
-    plugin = out / "plugin.so"
-    if plugin.is_file():
-        return plugin
     work = Path(tempfile.mkdtemp(dir=build, prefix="work."))
     try:
-        for member in SOURCE_MEMBERS[:1]:
-            shutil.copytree(src / member, work / member)
+        shutil.copytree(src / SOURCE_MEMBERS[0], work / SOURCE_MEMBERS[0])
         if patch:
             _run(["patch", "-p1", "--no-backup-if-mismatch", "-s", "-i", str(patch)], cwd=work)
+        (work / "plugin.cpp").write_text(PLUGIN_SOURCE)
+        sources = [*files, "plugin.cpp"]
+        key = hashlib.sha256(" ".join([*COMPILE_FLAGS, str(inc)]).encode())
+        for rel in sources:
+            key.update((work / rel).read_bytes())
+        plugin = build / f"{patch.stem if patch else 'stock'}-{key.hexdigest()[:12]}/plugin.so"
+        if plugin.is_file():
+            return plugin
         flags = [*COMPILE_FLAGS, "-I", str(build / "inc"), "-I", str(inc)]
         objects = []
-        for i, rel in enumerate([*files, "plugin.cpp"]):
-            if rel == "plugin.cpp":
-                (work / rel).write_text(PLUGIN_SOURCE)
+        for i, rel in enumerate(sources):
             obj = work / f"{i}.o"
             _run(["nice", "g++", *flags, "-I", str((work / rel).parent), "-c", str(work / rel),
                   "-o", str(obj)])
             objects.append(str(obj))
         _run(["g++", "-shared", "-Wl,-Bsymbolic", "-o", str(work / "plugin.so"), *objects])
-        out.mkdir(parents=True, exist_ok=True)
+        plugin.parent.mkdir(parents=True, exist_ok=True)
         shutil.move(str(work / "plugin.so"), plugin)
+        return plugin
     finally:
         shutil.rmtree(work, ignore_errors=True)
-    return plugin
 
 
 # --- running RUN lines -------------------------------------------------------
