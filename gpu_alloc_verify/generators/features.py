@@ -8,7 +8,7 @@ from typing import Any
 
 from gpu_alloc_verify.verify.model import program as prog
 from gpu_alloc_verify.verify.model.kernels import SHAPE_NAMES
-from gpu_alloc_verify.verify.model.op_specs import ASYNC_FEATURES
+from gpu_alloc_verify.verify.model.op_specs import ASYNC_FEATURES, BY_KIND
 
 # The tag stem of each async op kind (`alloc.sync`, `alloc.deps=1`, ...).
 _KIND = ASYNC_FEATURES
@@ -16,6 +16,11 @@ _KIND = ASYNC_FEATURES
 
 def _signature(fn: prog.Function) -> set[str]:
     out: set[str] = set()
+    if fn.private:
+        out.add("func.callee")
+    for arg in (*fn.args, *fn.results):
+        if arg.type == prog.TOKEN_TYPE:
+            out.add("func.token-across-call")
     for arg in fn.args:
         if isinstance(arg.type, prog.MemRefType):
             out.add("arg.memref")
@@ -49,12 +54,25 @@ def _outer_tokens_used(loop: prog.For) -> bool:
     return False
 
 
+def _types_features(types: tuple[prog.MemRefType, ...], out: set[str]) -> None:
+    """Memory spaces and views among the buffer types an op works on."""
+    for t in types:
+        if t.space is not None:
+            out.add("memref.space")
+        if t.layout:
+            out.add("memref.strided")
+
+
 def _async_features(op: prog.AsyncOp, out: set[str], uses: Counter[str]) -> None:
     kind = _KIND[type(op)]
     mode = "async" if op.token is not None else "sync"
     out.add(f"{kind}.{mode}")
     out.add(f"{kind}.deps={min(len(op.deps), 3)}")
     uses.update(op.deps)
+    if isinstance(op, prog.Memcpy):
+        _types_features((op.type, op.source_type), out)
+    elif not isinstance(op, (prog.Wait, prog.Launch)):
+        _types_features((op.type,), out)
     if len(op.deps) > 1:
         # Many tokens into an async op; a host wait on many is ordinary.
         out.add("token.fan-in" if op.token is not None else "wait.sync.many")
@@ -93,17 +111,63 @@ def _host_load_features(op: prog.HostLoad, out: set[str], uses: Counter[str]) ->
 
 
 def _if_features(op: prog.If, out: set[str], uses: Counter[str]) -> None:
+    if op.form == "cf":
+        out.add("cf.cond_br")
+        if op.results:
+            out.add("cf.block-arg-token")
+        return
     out.add("scf.if.else" if op.orelse else "scf.if")
     if op.results:
         out.add("scf.if.yield-token")
 
 
 def _for_features(op: prog.For, out: set[str], uses: Counter[str]) -> None:
-    out.add("scf.for")
+    out.add({"scf": "scf.for", "while": "scf.while", "cf": "cf.loop"}[op.form])
+    if op.trip_arg is not None:
+        out.add("loop.trips-from-arg")
     if op.iter_args:
-        out.add("scf.for.iter-token")
+        out.add({"scf": "scf.for.iter-token", "while": "scf.while.token",
+                 "cf": "cf.block-arg-token"}[op.form])
     if _outer_tokens_used(op):
         out.add("token.into-loop")
+
+
+def _view_features(op: prog.View, out: set[str], uses: Counter[str]) -> None:
+    out.add(f"memref.{op.kind}")
+
+
+def _execute_features(op: prog.Execute, out: set[str], uses: Counter[str]) -> None:
+    out.add("async.execute")
+    if op.deps:
+        out.add("async.execute.token-deps")
+    if op.operands:
+        out.add("async.execute.value-operands")
+    if op.results:
+        out.add("async.execute.yield-token")
+
+
+def _await_features(op: prog.Await, out: set[str], uses: Counter[str]) -> None:
+    out.add("async.await.value" if op.result is not None else "async.await.token")
+
+
+def _call_features(op: prog.Call, out: set[str], uses: Counter[str]) -> None:
+    out.add("func.call")
+    uses.update(a for a, t in zip(op.args, op.arg_types, strict=True) if t == prog.TOKEN_TYPE)
+    if any(isinstance(t, prog.MemRefType) for t in op.result_types):
+        out.add("func.call.returns-memref")
+
+
+def _host_register_features(op: prog.HostRegister, out: set[str], uses: Counter[str]) -> None:
+    out.add(BY_KIND["host_register"].feature or "host_register")
+
+
+def _set_device_features(op: prog.SetDevice, out: set[str], uses: Counter[str]) -> None:
+    out.add(BY_KIND["set_default_device"].feature or "set_default_device")
+
+
+def _gpu_launch_features(op: prog.GpuLaunch, out: set[str], uses: Counter[str]) -> None:
+    out.add("gpu.launch.async" if op.token is not None else "gpu.launch.sync")
+    uses.update(op.deps)
 
 
 # The feature tags of each kind of op (`OP_KINDS`; tests/model/test_op_dispatch.py);
@@ -114,6 +178,9 @@ _OP_FEATURES: dict[type, Callable[[Any, set[str], Counter[str]], None]] = {
     prog.HostAlloc: _host_alloc_features, prog.HostDealloc: _host_dealloc_features,
     prog.Dim: _dim_features, prog.HostStore: _host_store_features,
     prog.HostLoad: _host_load_features, prog.If: _if_features, prog.For: _for_features,
+    prog.View: _view_features, prog.Execute: _execute_features, prog.Await: _await_features,
+    prog.Call: _call_features, prog.HostRegister: _host_register_features,
+    prog.SetDevice: _set_device_features, prog.GpuLaunch: _gpu_launch_features,
 }
 
 
@@ -147,3 +214,14 @@ KNOWN_FEATURES = sorted(
 )
 # Reached with `GenConfig(cf_tokens=True)` only.
 CF_TOKEN_FEATURES = ["scf.if.yield-token", "scf.for.iter-token", "token.into-loop"]
+# Reached by the swarm campaign's generator (`GenConfig.swarm_default()`) only:
+# the host code of issue 40, judged from its text.
+HOST_CODE_FEATURES = sorted(
+    ["memref.space", "memref.strided", "cf.cond_br", "cf.block-arg-token", "scf.while",
+     "scf.while.token", "cf.loop", "loop.trips-from-arg", "async.execute",
+     "async.execute.token-deps", "async.execute.value-operands", "async.execute.yield-token",
+     "async.await.value", "async.await.token", "func.call", "func.callee",
+     "func.token-across-call", "func.call.returns-memref", "gpu.launch.async",
+     "gpu.launch.sync"]
+    + [BY_KIND[k].feature or k for k in ("host_register", "set_default_device")]
+    + [f"memref.{kind}" for kind in prog.VIEW_KINDS])

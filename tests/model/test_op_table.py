@@ -54,22 +54,26 @@ class Consumer:
 
 
 _ALL_CLASSES = _classes()
+# Kinds the in-process consumers leave to the text path (`OpSpec.text_only`).
+_TEXT = "judged from its text (verify.model.program.in_process_gap)"
+_TEXT_CLASSES = dict.fromkeys(_classes(lambda s: s.text_only), _TEXT)
+_TEXT_NAMES: dict[object, str] = dict.fromkeys(_mlir(lambda s: s.text_only), _TEXT)
 CONSUMERS: dict[str, Consumer] = {
     # Keyed by model class (`verify.model.program.op_handler`).
     "verify.model.printer (text)": Consumer(lambda: printer._OP_PRINTERS, _ALL_CLASSES),
     "verify.model.printer.constants_of (hoisted constants)": Consumer(
         lambda: printer._OP_CONSTANTS, _ALL_CLASSES),
     "verify.source.light (the fast reader's objects)": Consumer(
-        lambda: light._OP_BUILDERS, _ALL_CLASSES),
+        lambda: light._OP_BUILDERS, _ALL_CLASSES, _TEXT_CLASSES),
     "verify.lowerings.xdsl_build (xDSL module)": Consumer(
-        lambda: xdsl_build._OP_BUILDERS, _ALL_CLASSES),
+        lambda: xdsl_build._OP_BUILDERS, _ALL_CLASSES, _TEXT_CLASSES),
     "oracles.source_interp (the source interpreter)": Consumer(
-        lambda: source_interp._OP_RUNNERS, _ALL_CLASSES),
+        lambda: source_interp._OP_RUNNERS, _ALL_CLASSES, _TEXT_CLASSES),
     "generators.features (feature tags)": Consumer(
         lambda: features_mod._OP_FEATURES, _ALL_CLASSES),
     # Keyed by MLIR name.
     "verify.source.to_program (the model of a user's file)": Consumer(
-        lambda: to_program._HANDLERS, _mlir(lambda s: s.model is not None)),
+        lambda: to_program._HANDLERS, _mlir(lambda s: s.model is not None), _TEXT_NAMES),
     "verify.source.facts (source facts of any file)": Consumer(
         lambda: facts.GPU_OPS, frozenset(op_specs.ORDERED_GPU_OPS)),
     "oracles.source_xdsl.gpu_ops (the source runner)": Consumer(

@@ -33,7 +33,10 @@ class OpSpec:
     a lowered module it is unconverted (`lowering-complete`).  `inert`: no
     stream, event or buffer effect a checker or a run observes.  `in_kernels`:
     it also occurs in a kernel body (`oracles.kernel_interp`).  `words`: how
-    reports name it, where not by its MLIR name.
+    reports name it, where not by its MLIR name.  `text_only`: the model
+    prints it, but the in-process consumers (light reader, xDSL builder,
+    source interpreter, reader of a user's file) do not build it: a program
+    holding it is judged from its text (`program.in_process_gap`).
     """
 
     kind: str
@@ -49,6 +52,7 @@ class OpSpec:
     inert: bool = False
     in_kernels: bool = False
     words: str | None = None
+    text_only: bool = False
 
     @property
     def dialect(self) -> str:
@@ -92,15 +96,42 @@ SPECS: tuple[OpSpec, ...] = (
            in_kernels=True),
     OpSpec("for", "scf.for", prog.For, operands=("lower", "upper", "step", "iter_args"),
            feature="scf.for", gen_kind="for", in_kernels=True),
-    # gpu ops of users' files outside the model.
-    OpSpec("gpu.launch", "gpu.launch", is_async=True,
-           operands=(_DEPS, "grid", "block", "dynamic_shared_memory"), leftover=True),
-    OpSpec("host_register", "gpu.host_register", operands=("memref",),
-           runtime=("mgpuMemHostRegisterMemRef",), leftover=True, inert=True),
+    # Host code upstream pipelines see (issue 40): the model prints these,
+    # and a program holding one is judged from its text (`text_only`).
+    OpSpec("view", "memref.subview", prog.View, operands=("source", "offsets", "sizes",
+                                                           "strides"),
+           feature="memref.view", gen_kind="view", text_only=True, words="memref view"),
+    OpSpec("execute", "async.execute", prog.Execute,
+           operands=("dependencies", "body_operands"), feature="async.execute",
+           gen_kind="execute", text_only=True),
+    OpSpec("await", "async.await", prog.Await, operands=("operand",), feature="async.await",
+           text_only=True),
+    OpSpec("call", "func.call", prog.Call, operands=("callee_operands",), feature="func.call",
+           gen_kind="call", text_only=True),
+    # gpu ops of users' files, which the generator also draws (text only).
+    OpSpec("gpu.launch", "gpu.launch", prog.GpuLaunch, is_async=True,
+           operands=(_DEPS, "grid", "block", "dynamic_shared_memory"), feature="gpu.launch",
+           gen_kind="gpu.launch", leftover=True, text_only=True),
+    OpSpec("host_register", "gpu.host_register", prog.HostRegister, operands=("memref",),
+           runtime=("mgpuMemHostRegisterMemRef",), feature="gpu.host_register",
+           gen_kind="host_register", leftover=True, inert=True, text_only=True),
     OpSpec("host_unregister", "gpu.host_unregister", operands=("memref",),
            runtime=("mgpuMemHostUnregisterMemRef",), leftover=True, inert=True),
-    OpSpec("set_default_device", "gpu.set_default_device", operands=("device",),
-           runtime=("mgpuSetDefaultDevice",), inert=True),
+    OpSpec("set_default_device", "gpu.set_default_device", prog.SetDevice,
+           operands=("device",), runtime=("mgpuSetDefaultDevice",),
+           feature="gpu.set_default_device", gen_kind="set_default_device", inert=True,
+           text_only=True),
+    # Parts of the model's ops in other forms (`View.kind`, `If.form`,
+    # `For.form`, `Execute`'s terminator), no kind of their own.
+    OpSpec("memref.cast", "memref.cast", operands=("source",)),
+    OpSpec("memref.reinterpret_cast", "memref.reinterpret_cast",
+           operands=("source", "offsets", "sizes", "strides")),
+    OpSpec("memref.collapse_shape", "memref.collapse_shape", operands=("src",)),
+    OpSpec("async.yield", "async.yield", operands=("operands",)),
+    OpSpec("while", "scf.while", operands=("inits",)),
+    OpSpec("cf.br", "cf.br", operands=("dest_operands",)),
+    OpSpec("cf.cond_br", "cf.cond_br",
+           operands=("condition", "true_dest_operands", "false_dest_operands")),
 )
 
 
@@ -113,10 +144,13 @@ BY_KIND: dict[str, OpSpec] = {s.kind: s for s in SPECS}
 BY_MLIR_NAME: dict[str, OpSpec] = {s.mlir: s for s in SPECS}
 BY_CLASS: dict[type, OpSpec] = {s.model: s for s in SPECS if s.model is not None}
 MODEL_SPECS: tuple[OpSpec, ...] = tuple(s for s in SPECS if s.model is not None)
+# The model's kinds the in-process consumers build (not `text_only`).
+IN_PROCESS_SPECS: tuple[OpSpec, ...] = tuple(s for s in MODEL_SPECS if not s.text_only)
 ALL_OP_NAMES: frozenset[str] = frozenset(BY_MLIR_NAME)
 
 # The gpu ops the model holds (source facts' `GPU_KINDS`: ops on streams).
-GPU_MODEL_KINDS: tuple[str, ...] = tuple(s.kind for s in MODEL_SPECS if s.dialect == "gpu")
+GPU_MODEL_KINDS: tuple[str, ...] = tuple(s.kind for s in IN_PROCESS_SPECS
+                                         if s.dialect == "gpu")
 # What upstream gpu-to-llvm's runtime-call patterns convert, and nothing else.
 CALL_PATTERN_OPS: tuple[str, ...] = names(lambda s: s.call_pattern)
 # Gpu ops that, left in a lowered module, are unconverted.
@@ -129,8 +163,11 @@ ORDERED_GPU_OPS: tuple[str, ...] = names(lambda s: s.dialect == "gpu" and not s.
 KERNEL_BODY_OPS: tuple[str, ...] = names(lambda s: s.in_kernels)
 # The generator's kinds, in drawing order (`generators.core.OP_KINDS`).
 GEN_KINDS: tuple[str, ...] = tuple(dict.fromkeys(s.gen_kind for s in SPECS if s.gen_kind))
+# The kinds a program judged in process is drawn from (`GenConfig()`'s).
+IN_PROCESS_GEN_KINDS: tuple[str, ...] = tuple(dict.fromkeys(
+    s.gen_kind for s in SPECS if s.gen_kind and not s.text_only))
 # Feature-tag stems of the async model ops (`<stem>.sync`, `<stem>.deps=N`).
-ASYNC_FEATURES: dict[type, str] = {s.model: s.feature for s in MODEL_SPECS
+ASYNC_FEATURES: dict[type, str] = {s.model: s.feature for s in IN_PROCESS_SPECS
                                    if s.is_async and s.feature is not None
                                    and s.model is not None}
 
@@ -138,9 +175,9 @@ ASYNC_FEATURES: dict[type, str] = {s.model: s.feature for s in MODEL_SPECS
 def supported_text() -> str:
     """The model's ops as the source reader lists them: gpu ops by name,
     memref ops as one group, then the others."""
-    gpu = [s.mlir for s in MODEL_SPECS if s.dialect == "gpu"]
-    memref = [s.mlir.split(".", 1)[1] for s in MODEL_SPECS if s.dialect == "memref"]
-    other = [s.mlir for s in MODEL_SPECS if s.dialect not in ("gpu", "memref")]
+    gpu = [s.mlir for s in IN_PROCESS_SPECS if s.dialect == "gpu"]
+    memref = [s.mlir.split(".", 1)[1] for s in IN_PROCESS_SPECS if s.dialect == "memref"]
+    other = [s.mlir for s in IN_PROCESS_SPECS if s.dialect not in ("gpu", "memref")]
     return ", ".join([*gpu, "memref." + "/".join(memref), *other])
 
 
@@ -152,5 +189,6 @@ def words(mlir_name: str) -> str:
 
 __all__ = ["ALL_OP_NAMES", "ASYNC_FEATURES", "BY_CLASS", "BY_KIND", "BY_MLIR_NAME",
            "CALL_PATTERN_OPS", "GEN_KINDS", "GPU_MODEL_KINDS", "GPU_OPS", "INERT_OPS",
-           "KERNEL_BODY_OPS", "LEFTOVER_OPS", "MODEL_SPECS", "ORDERED_GPU_OPS", "SPECS",
+           "IN_PROCESS_GEN_KINDS", "IN_PROCESS_SPECS", "KERNEL_BODY_OPS", "LEFTOVER_OPS",
+           "MODEL_SPECS", "ORDERED_GPU_OPS", "SPECS",
            "OpSpec", "names", "supported_text", "words"]

@@ -45,7 +45,7 @@ class _Printer:
             parts.append("[" + ", ".join(deps) + "]")
         return (" " + " ".join(parts)) if parts else ""
 
-    def gpu_op(self, op: prog.AsyncOp, name: str) -> str:
+    def gpu_op(self, op: prog.AsyncOp | prog.GpuLaunch, name: str) -> str:
         """`%t = gpu.<name> async [deps]`: the op up to its operands (no
         `%t = ` nor `async` when synchronous)."""
         lhs = f"{op.token} = " if op.token else ""
@@ -53,7 +53,8 @@ class _Printer:
 
     def function(self, fn: prog.Function) -> None:
         args = ", ".join(f"{a.name}: {a.type}" for a in fn.args)
-        self.emit(1, f"func.func @{fn.name}({args}){_result_types(fn.results)} {{")
+        private = "private " if fn.private else ""
+        self.emit(1, f"func.func {private}@{fn.name}({args}){_result_types(fn.results)} {{")
         self.constants(fn)
         self.body(fn.body, 2)
         if fn.results:
@@ -105,7 +106,7 @@ class _Printer:
 
     def op_memcpy(self, op: prog.Memcpy, depth: int, loc: str) -> None:
         self.emit(depth, f"{self.gpu_op(op, 'memcpy')} {op.dst}, {op.src} : "
-                         f"{op.type}, {op.type} {loc}")
+                         f"{op.type}, {op.source_type} {loc}")
 
     def op_host_store(self, op: prog.HostStore, depth: int, loc: str) -> None:
         idx = ", ".join("%c0" for _ in op.type.shape)
@@ -131,6 +132,9 @@ class _Printer:
                          f"{op.type} {loc}")
 
     def op_if(self, op: prog.If, depth: int, loc: str) -> None:
+        if op.form == "cf":
+            self.cf_if(op, depth, loc)
+            return
         self.emit(depth, f"{_lhs(op.results)}scf.if {op.cond}{_token_types(op.results)} {{")
         self.body(op.then, depth + 1)
         self.yield_(op.then_yield, depth + 1)
@@ -140,15 +144,140 @@ class _Printer:
             self.yield_(op.else_yield, depth + 1)
         self.emit(depth, f"}} {loc}")
 
+    def cf_if(self, op: prog.If, depth: int, loc: str) -> None:
+        """`cf.cond_br` to two blocks that branch to a join block, which
+        takes the yielded tokens as its arguments (a function's top level)."""
+        b = f"^{op.id}_"
+        self.emit(depth, f"cf.cond_br {op.cond}, {b}then, {b}else {loc}")
+        for label, ops, yields in (("then", op.then, op.then_yield),
+                                   ("else", op.orelse, op.else_yield)):
+            self.emit(depth - 1, f"{b}{label}:")
+            self.body(ops, depth)
+            self.emit(depth, f"cf.br {b}join{_block_operands(yields)}")
+        self.emit(depth - 1, f"{b}join{_block_args(op.results)}:")
+
     def op_for(self, op: prog.For, depth: int, loc: str) -> None:
+        if op.form == "while":
+            self.while_loop(op, depth, loc)
+            return
+        if op.form == "cf":
+            self.cf_loop(op, depth, loc)
+            return
         carried = ""
         if op.iter_args:
             inits = ", ".join(f"{a} = {init}" for a, init in op.iter_args)
             carried = f" iter_args({inits}){_token_types(op.results)}"
-        self.emit(depth, f"{_lhs(op.results)}scf.for {op.iv} = %c0 to %c{op.trip_count} "
+        self.emit(depth, f"{_lhs(op.results)}scf.for {op.iv} = %c0 to {_trips(op)} "
                          f"step %c1{carried} {{")
         self.body(op.body, depth + 1)
         self.yield_(op.yields, depth + 1)
+        self.emit(depth, f"}} {loc}")
+
+    def while_loop(self, op: prog.For, depth: int, loc: str) -> None:
+        """`scf.while` counting from 0 to the trip count, tokens carried beside."""
+        n = f"%{op.id}_"
+        inits = [f"{n}i = %c0"] + [f"{n}b{k} = {init}" for k, (_, init) in
+                                   enumerate(op.iter_args)]
+        before = [f"{n}i"] + [f"{n}b{k}" for k in range(len(op.iter_args))]
+        after = [f"{op.iv}: index"] + [f"{a}: {prog.TOKEN_TYPE}" for a, _ in op.iter_args]
+        types = ", ".join(["index"] + [prog.TOKEN_TYPE] * len(op.iter_args))
+        self.emit(depth, f"{_lhs((f'{n}end', *op.results))}scf.while ({', '.join(inits)}) : "
+                         f"({types}) -> ({types}) {{")
+        self.emit(depth + 1, f"{n}go = arith.cmpi slt, {n}i, {_trips(op)} : index")
+        self.emit(depth + 1, f"scf.condition({n}go) {', '.join(before)} : {types}")
+        self.emit(depth, "} do {")
+        self.emit(depth, f"^bb0({', '.join(after)}):")
+        self.body(op.body, depth + 1)
+        self.emit(depth + 1, f"{n}next = arith.addi {op.iv}, %c1 : index")
+        self.emit(depth + 1, f"scf.yield {', '.join([f'{n}next', *op.yields])} : {types}")
+        self.emit(depth, f"}} {loc}")
+
+    def cf_loop(self, op: prog.For, depth: int, loc: str) -> None:
+        """A loop of blocks: a header taking the count and the tokens, a body
+        branching back, an exit taking the tokens (a function's top level)."""
+        b, n = f"^{op.id}_", f"%{op.id}_"
+        carried = [a for a, _ in op.iter_args]
+        inits = ["%c0"] + [init for _, init in op.iter_args]
+        head = [f"{op.iv}: index"] + [f"{a}: {prog.TOKEN_TYPE}" for a in carried]
+        self.emit(depth, f"cf.br {b}head{_block_operands(tuple(inits), ('index',))} {loc}")
+        self.emit(depth - 1, f"{b}head({', '.join(head)}):")
+        self.emit(depth, f"{n}go = arith.cmpi slt, {op.iv}, {_trips(op)} : index")
+        self.emit(depth, f"cf.cond_br {n}go, {b}body, {b}exit{_block_operands(tuple(carried))}")
+        self.emit(depth - 1, f"{b}body:")
+        self.body(op.body, depth)
+        self.emit(depth, f"{n}next = arith.addi {op.iv}, %c1 : index")
+        self.emit(depth, f"cf.br {b}head{_block_operands((f'{n}next', *op.yields), ('index',))}")
+        self.emit(depth - 1, f"{b}exit{_block_args(op.results)}:")
+
+    def op_view(self, op: prog.View, depth: int, loc: str) -> None:
+        src, dst = op.source_type, op.type
+        if op.kind == "subview":
+            offsets = ", ".join(map(str, op.offsets))
+            sizes = ", ".join(map(str, op.sizes))
+            ones = ", ".join("1" for _ in op.sizes)
+            text = f"memref.subview {op.source}[{offsets}] [{sizes}] [{ones}] : {src} to {dst}"
+        elif op.kind == "cast":
+            text = f"memref.cast {op.source} : {src} to {dst}"
+        elif op.kind == "reinterpret_cast":
+            text = (f"memref.reinterpret_cast {op.source} to offset: [0], sizes: "
+                    f"[{dst.shape[0]}], strides: [1] : {src} to {dst}")
+        else:
+            dims = ", ".join(str(d) for d in range(len(src.shape)))
+            text = f"memref.collapse_shape {op.source} [[{dims}]] : {src} into {dst}"
+        self.emit(depth, f"{op.result} = {text} {loc}")
+
+    def op_execute(self, op: prog.Execute, depth: int, loc: str) -> None:
+        deps = f" [{', '.join(op.deps)}]" if op.deps else ""
+        value = f"!async.value<{prog.TOKEN_TYPE}>"
+        operands = ""
+        if op.operands:
+            operands = " (" + ", ".join(f"{outer} as {inner}: {value}"
+                                        for outer, inner in op.operands) + ")"
+        results = ""
+        if op.results:
+            results = " -> (" + ", ".join(value for _ in op.results) + ")"
+        self.emit(depth, f"{_lhs((op.token, *op.results))}async.execute{deps}{operands}"
+                         f"{results} {{")
+        self.body(op.body, depth + 1)
+        yields = ""
+        if op.yields:
+            yields = f" {', '.join(op.yields)} : {', '.join(prog.TOKEN_TYPE for _ in op.yields)}"
+        self.emit(depth + 1, f"async.yield{yields} {self.loc(op.id + '.yield')}")
+        self.emit(depth, f"}} {loc}")
+
+    def op_await(self, op: prog.Await, depth: int, loc: str) -> None:
+        if op.result is None:
+            self.emit(depth, f"async.await {op.operand} : !async.token {loc}")
+        else:
+            self.emit(depth, f"{op.result} = async.await {op.operand} : "
+                             f"!async.value<{prog.TOKEN_TYPE}> {loc}")
+
+    def op_call(self, op: prog.Call, depth: int, loc: str) -> None:
+        args = ", ".join(str(t) for t in op.arg_types)
+        results = ", ".join(str(t) for t in op.result_types)
+        self.emit(depth, f"{_lhs(op.results)}func.call @{op.callee}({', '.join(op.args)}) : "
+                         f"({args}) -> ({results}) {loc}")
+
+    def op_host_register(self, op: prog.HostRegister, depth: int, loc: str) -> None:
+        unranked = f"memref<*x{op.type.elem}>"
+        self.emit(depth, f"{op.unranked} = memref.cast {op.memref} : {op.type} to {unranked} "
+                         f"{self.loc(op.id + '.cast')}")
+        self.emit(depth, f"gpu.host_register {op.unranked} : {unranked} {loc}")
+
+    def op_set_device(self, op: prog.SetDevice, depth: int, loc: str) -> None:
+        device = _const_name(op.device, "i32") if isinstance(op.device, int) else op.device
+        self.emit(depth, f"gpu.set_default_device {device} {loc}")
+
+    def op_gpu_launch(self, op: prog.GpuLaunch, depth: int, loc: str) -> None:
+        n = f"%{op.id}_"
+        grid = ", ".join(f"{n}g{d} = %c1" for d in "xyz")
+        block = ", ".join(f"{n}s{d} = %c1" for d in "xyz")
+        self.emit(depth, f"{self.gpu_op(op, 'launch')} blocks({n}bx, {n}by, {n}bz) in ({grid}) "
+                         f"threads({n}tx, {n}ty, {n}tz) in ({block}) {{")
+        idx = ", ".join("%c0" for _ in op.type.shape)
+        value = _const_name(op.value, op.type.elem)
+        self.emit(depth + 1, f"memref.store {value}, {op.memref}[{idx}] : {op.type}")
+        self.emit(depth + 1, "gpu.terminator")
         self.emit(depth, f"}} {loc}")
 
     def yield_(self, tokens: tuple[str, ...], depth: int) -> None:
@@ -181,7 +310,28 @@ _OP_PRINTERS: dict[type, Callable[[_Printer, Any, int, str], None]] = {
     prog.HostLoad: _Printer.op_host_load, prog.Launch: _Printer.op_launch,
     prog.HostAlloc: _Printer.op_host_alloc, prog.HostDealloc: _Printer.op_host_dealloc,
     prog.Dim: _Printer.op_dim, prog.If: _Printer.op_if, prog.For: _Printer.op_for,
+    prog.View: _Printer.op_view, prog.Execute: _Printer.op_execute,
+    prog.Await: _Printer.op_await, prog.Call: _Printer.op_call,
+    prog.HostRegister: _Printer.op_host_register, prog.SetDevice: _Printer.op_set_device,
+    prog.GpuLaunch: _Printer.op_gpu_launch,
 }
+
+
+def _trips(op: prog.For) -> str:
+    return f"%c{op.trip_count}" if op.trip_arg is None else op.trip_arg
+
+
+def _block_operands(values: tuple[str, ...], lead: tuple[str, ...] = ()) -> str:
+    """`(%a, %b : index, !gpu.async.token)`: the first `len(lead)` of the
+    types `lead`, the rest tokens; "" for none."""
+    if not values:
+        return ""
+    types = [*lead, *(prog.TOKEN_TYPE for _ in values[len(lead):])]
+    return f"({', '.join(values)} : {', '.join(types)})"
+
+
+def _block_args(names: tuple[str, ...]) -> str:
+    return f"({', '.join(f'{n}: {prog.TOKEN_TYPE}' for n in names)})" if names else ""
 
 
 def _lhs(results: tuple[str, ...]) -> str:
@@ -238,7 +388,19 @@ def _no_constants(op: prog.Op, index: set[int], values: _Values) -> None:
 
 
 def _for_constants(op: prog.For, index: set[int], values: _Values) -> None:
-    index.update({0, 1, op.trip_count})
+    index.update({0, 1})
+    if op.trip_arg is None:
+        index.add(op.trip_count)
+
+
+def _set_device_constants(op: prog.SetDevice, index: set[int], values: _Values) -> None:
+    if isinstance(op.device, int):
+        values.add((op.device, "i32"))
+
+
+def _gpu_launch_constants(op: prog.GpuLaunch, index: set[int], values: _Values) -> None:
+    index.update({0, 1})
+    values.add((op.value, op.type.elem))
 
 
 def _memset_constants(op: prog.Memset, index: set[int], values: _Values) -> None:
@@ -272,7 +434,9 @@ _OP_CONSTANTS: dict[type, Callable[[Any, set[int], _Values], None]] = {
     prog.HostStore: _host_store_constants, prog.HostLoad: _host_load_constants,
     prog.Launch: _launch_constants, prog.HostAlloc: _no_constants,
     prog.HostDealloc: _no_constants, prog.Dim: _dim_constants, prog.If: _no_constants,
-    prog.For: _for_constants,
+    prog.For: _for_constants, prog.View: _no_constants, prog.Execute: _no_constants,
+    prog.Await: _no_constants, prog.Call: _no_constants, prog.HostRegister: _no_constants,
+    prog.SetDevice: _set_device_constants, prog.GpuLaunch: _gpu_launch_constants,
 }
 
 

@@ -26,11 +26,15 @@ class MemRefType:
     shape: tuple[int | None, ...]  # None is a dynamic dimension
     elem: str = "f32"
     space: int | None = None  # memory space, as in `memref<4xf32, 1>`
+    # A layout other than the identity (a view's), as in
+    # `memref<2xf32, strided<[1], offset: 2>>`; "" is the identity.
+    layout: str = ""
 
     def __str__(self) -> str:
         dims = "".join(("?" if d is None else str(d)) + "x" for d in self.shape)
+        layout = f", {self.layout}" if self.layout else ""
         space = "" if self.space is None else f", {self.space}"
-        return f"memref<{dims}{self.elem}{space}>"
+        return f"memref<{dims}{self.elem}{layout}{space}>"
 
     @property
     def num_dynamic(self) -> int:
@@ -87,7 +91,12 @@ class Memset(_AsyncFields):
 class Memcpy(_AsyncFields):
     dst: str
     src: str
-    type: MemRefType
+    type: MemRefType  # the destination's type
+    src_type: MemRefType | None = None  # the source's, where it differs (a view)
+
+    @property
+    def source_type(self) -> MemRefType:
+        return self.type if self.src_type is None else self.src_type
 
 
 @dataclass(frozen=True)
@@ -180,6 +189,9 @@ class If:
     results: tuple[str, ...] = ()
     then_yield: tuple[str, ...] = ()
     else_yield: tuple[str, ...] = ()
+    # "scf": `scf.if`; "cf": `cf.cond_br` to two blocks that `cf.br` to a
+    # join block, the tokens as block arguments (top level of a function only).
+    form: str = "scf"
 
 
 @dataclass(frozen=True)
@@ -193,10 +205,107 @@ class For:
     iter_args: tuple[tuple[str, str], ...] = ()
     yields: tuple[str, ...] = ()
     results: tuple[str, ...] = ()
+    # "scf": `scf.for`; "while": `scf.while` counting to the trip count; "cf":
+    # blocks and `cf.br`/`cf.cond_br`, the count and tokens as block arguments
+    # (top level of a function only).
+    form: str = "scf"
+    trip_arg: str | None = None  # the trip count is this index argument instead
+
+
+# The view kinds the generator draws (`View.kind`): each is `memref.<kind>`.
+# (`expand_shape` is not drawn: its custom form changed in LLVM 19, which
+# asks for `output_shape`, so no one text parses on 16 and on 19/22.)
+VIEW_KINDS = ("subview", "cast", "reinterpret_cast", "collapse_shape")
+
+
+@dataclass(frozen=True)
+class View:
+    """`memref.<kind>` of a buffer: the same memory, another type.  A subview
+    takes `sizes` elements from `offsets` (unit strides); a reinterpret_cast
+    and a collapse_shape see the buffer flat; a cast makes dimensions dynamic."""
+
+    id: str
+    result: str
+    kind: str  # one of VIEW_KINDS
+    source: str
+    source_type: MemRefType
+    type: MemRefType
+    offsets: tuple[int, ...] = ()
+    sizes: tuple[int, ...] = ()
+
+
+@dataclass(frozen=True)
+class Execute:
+    """`async.execute`: `body` runs concurrently with the host once the
+    `!async.token`s `deps` are ready; `operands` pass earlier executes'
+    values in ((outer `!async.value<!gpu.async.token>`, the token's name
+    inside)); `yields` leave as `results` (`!async.value<!gpu.async.token>`),
+    `token` (an `!async.token`) completes with the body."""
+
+    id: str
+    token: str
+    deps: tuple[str, ...]
+    operands: tuple[tuple[str, str], ...]
+    body: tuple[Op, ...]
+    yields: tuple[str, ...] = ()
+    results: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class Await:
+    """`async.await`: of an `!async.token` (`result` None), or of an
+    `!async.value<!gpu.async.token>`, whose token becomes `result`."""
+
+    id: str
+    operand: str
+    result: str | None = None
+
+
+@dataclass(frozen=True)
+class Call:
+    """`func.call @callee`: arguments and results of the types given
+    (tokens are `!gpu.async.token`)."""
+
+    id: str
+    callee: str
+    args: tuple[str, ...]
+    arg_types: tuple[str | MemRefType, ...]
+    results: tuple[str, ...] = ()
+    result_types: tuple[str | MemRefType, ...] = ()
+
+
+@dataclass(frozen=True)
+class HostRegister:
+    """`gpu.host_register` of a host buffer, seen unranked through a
+    `memref.cast` named `unranked` (located at `<id>.cast`)."""
+
+    id: str
+    memref: str
+    type: MemRefType
+    unranked: str
+
+
+@dataclass(frozen=True)
+class SetDevice:
+    """`gpu.set_default_device` of an i32 value (a constant or an argument)."""
+
+    id: str
+    device: int | str
+
+
+@dataclass(frozen=True)
+class GpuLaunch(_AsyncFields):
+    """An un-outlined `gpu.launch` (one block of one thread) whose body
+    stores `value` at element 0 of `memref`."""
+
+    memref: str
+    type: MemRefType
+    value: int
 
 
 Op = (Wait | Alloc | Dealloc | Memset | Memcpy | Launch | HostStore | HostLoad | HostAlloc
-      | HostDealloc | Dim | If | For)
+      | HostDealloc | Dim | If | For | View | Execute | Await | Call | HostRegister | SetDevice
+      | GpuLaunch)
 # The op classes a function body may hold, in the order of `Op`.  Each consumer
 # of the model (printer, interpreters, builders, feature tags) dispatches on
 # `type(op)` through a table keyed by these (`op_handler`); `tests/model/test_op_table.py` checks
@@ -206,6 +315,13 @@ Op = (Wait | Alloc | Dealloc | Memset | Memcpy | Launch | HostStore | HostLoad |
 OP_KINDS: tuple[type, ...] = get_args(Op)
 AsyncOp = Wait | Alloc | Dealloc | Memset | Memcpy | Launch  # returns a token when async
 ASYNC_OPS = (Wait, Alloc, Dealloc, Memset, Memcpy, Launch)
+# Op kinds the model prints but the in-process consumers (the light source
+# reader, the xDSL module builder, the source interpreter, the reader of a
+# user's file) do not build: a program holding one is judged from its text,
+# as a user's file is (`in_process_gap`).
+TEXT_ONLY_OPS: tuple[type, ...] = (View, Execute, Await, Call, HostRegister, SetDevice,
+                                   GpuLaunch)
+TOKEN_TYPE = "!gpu.async.token"
 
 
 @dataclass(frozen=True)
@@ -222,6 +338,7 @@ class Function:
     args: tuple[Arg, ...]
     body: tuple[Op, ...]
     results: tuple[Arg, ...] = ()  # values returned, top-level ones of `body`
+    private: bool = False  # a callee (`func.call`), not run on its own
 
 
 @dataclass(frozen=True)
@@ -281,7 +398,7 @@ def walk_ops(ops: tuple[Op, ...]) -> Iterator[Op]:
         if isinstance(op, If):
             yield from walk_ops(op.then)
             yield from walk_ops(op.orelse)
-        elif isinstance(op, For):
+        elif isinstance(op, (For, Execute)):
             yield from walk_ops(op.body)
 
 
@@ -290,6 +407,29 @@ def crosses_control_flow(program: Program) -> bool:
     runner (`oracles.source_interp`) does not run such programs."""
     return any((isinstance(op, If) and op.results) or (isinstance(op, For) and op.iter_args)
                for op in program.walk())
+
+
+def in_process_gap(program: Program) -> str:
+    """Why the in-process consumers cannot take `program` (it is then judged
+    from its printed text, as a user's file is); "" when they can."""
+    for fn in program.functions:
+        if fn.private or any(a.type == TOKEN_TYPE for a in (*fn.args, *fn.results)):
+            return f"@{fn.name} passes a !gpu.async.token across a call"
+    for op in program.walk():
+        if isinstance(op, TEXT_ONLY_OPS):
+            return f"it holds {_TEXT_ONLY_WORDS[type(op)]}"
+        if isinstance(op, (If, For)) and op.form != "scf":
+            return f"it holds {'scf.while' if op.form == 'while' else 'cf branches'}"
+        if isinstance(op, For) and op.trip_arg is not None:
+            return "it holds a loop whose trip count is an argument"
+        if isinstance(op, Memcpy) and op.src_type is not None:
+            return "it holds a copy between buffers of different types"
+    return ""
+
+
+_TEXT_ONLY_WORDS = {View: "a memref view", Execute: "async.execute", Await: "async.await",
+                    Call: "func.call", HostRegister: "gpu.host_register",
+                    SetDevice: "gpu.set_default_device", GpuLaunch: "an un-outlined gpu.launch"}
 
 
 def is_sync(op: Op) -> bool:
