@@ -30,7 +30,7 @@ from gpu_alloc_verify.verify.model.verdicts import (
     Violation,
 )
 from gpu_alloc_verify.verify.source.facts import read_source
-from gpu_alloc_verify.verify.source.of_program import source_facts
+from gpu_alloc_verify.verify.source.of_program import judged_as, source_facts
 from gpu_alloc_verify.verify.source.text import parse_text
 from gpu_alloc_verify.verify.source.user_file import SourceModule
 
@@ -101,6 +101,9 @@ def judge(program: Program | SourceModule, outcome: LoweringOutcome, spec: str,
                          diagnostics=outcome.diagnostics)
     clock = time.perf_counter()
     try:
+        # A generated program holding host code the in-process consumers do
+        # not build is read as its text, as a user's file is.
+        program = judged_as(program)
         src = source_facts(program)
     except SourceParseError as e:  # valid for the tool, unreadable to the harness
         for i in rest:

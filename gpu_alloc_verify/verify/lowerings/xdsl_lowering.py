@@ -41,7 +41,7 @@ from gpu_alloc_verify.verify.lowerings.xdsl_split_api import reference_patterns,
 from gpu_alloc_verify.verify.lowerings.xdsl_std import std_patterns
 from gpu_alloc_verify.verify.model.errors import EnvironmentProblem
 from gpu_alloc_verify.verify.model.op_specs import CALL_PATTERN_OPS
-from gpu_alloc_verify.verify.model.program import Program
+from gpu_alloc_verify.verify.model.program import Program, in_process_gap
 from gpu_alloc_verify.verify.source.user_file import SourceModule
 from gpu_alloc_verify.verify.tools.commands import default_reader
 
@@ -108,6 +108,11 @@ class XdslLowering:
     def lower(self, source: Program | SourceModule) -> LoweringOutcome:
         if isinstance(source, Program):
             program = source
+            gap = in_process_gap(program)
+            if gap:
+                return LoweringOutcome(
+                    "rejected", not_applicable=f"{self.spec} lowers only programs in the "
+                    f"generator's in-process model: {gap}")
         else:
             model = source.program()
             if model is None:

@@ -17,19 +17,47 @@ from __future__ import annotations
 from functools import lru_cache
 from typing import TYPE_CHECKING
 
-from gpu_alloc_verify.verify.model.program import Program
+from gpu_alloc_verify.verify.model.program import Program, in_process_gap
 from gpu_alloc_verify.verify.source.facts import SourceFacts, read_source
 from gpu_alloc_verify.verify.source.light import light_module
 
 if TYPE_CHECKING:
     from gpu_alloc_verify.verify.source.user_file import SourceModule
 
+# The name a generated program's text is read under (its diagnostics and
+# the locations of ops printed without one say it).
+PROGRAM_NAME = "<generated>"
+
 
 def source_facts(source: Program | SourceModule) -> SourceFacts:
     """Facts of a `Program` or a `verify.source.user_file.SourceModule`."""
     if isinstance(source, Program):
+        if in_process_gap(source):
+            return as_text(source).facts()
         return _program_facts(source)
     return source.facts()
+
+
+def judged_as(source: Program | SourceModule) -> Program | SourceModule:
+    """What the checks read for `source`: a `Program` the in-process
+    consumers build as it is; one holding host code they do not build
+    (`verify.model.program.in_process_gap`), as its printed text read as a
+    user's file is (`as_text`).  SourceParseError when no tool reads it."""
+    if isinstance(source, Program) and in_process_gap(source):
+        return as_text(source)
+    return source
+
+
+@lru_cache(maxsize=64)
+def as_text(program: Program) -> SourceModule:
+    """The program's text as a user's file: read by the newest installed
+    mlir-opt (by xDSL where none is), its model whatever
+    `verify.source.to_program` makes of it.  Cached: a program is judged
+    once per lowering."""
+    from gpu_alloc_verify.verify.source.user_file import from_text
+    from gpu_alloc_verify.verify.tools.commands import default_reader
+
+    return from_text(program.to_mlir(), PROGRAM_NAME, default_reader())
 
 
 @lru_cache(maxsize=64)
