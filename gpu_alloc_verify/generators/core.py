@@ -17,7 +17,7 @@ from typing import TypeVar
 from hypothesis import strategies as st
 
 from gpu_alloc_verify.verify.model import program as prog
-from gpu_alloc_verify.verify.model.op_specs import GEN_KINDS
+from gpu_alloc_verify.verify.model.op_specs import GEN_KINDS, IN_PROCESS_GEN_KINDS
 
 T = TypeVar("T")
 
@@ -38,8 +38,10 @@ def _index(n: int) -> st.SearchStrategy[int]:
 
 
 # The kinds the generator draws (`verify.model.op_specs`), in drawing order:
-# the first is the shrink target, `gpu.wait`, the simplest op.
-OP_KINDS = GEN_KINDS
+# the first is the shrink target, `gpu.wait`, the simplest op.  `GenConfig()`
+# draws those judged in process; the swarm campaign's, all (`ALL_KINDS`).
+OP_KINDS = IN_PROCESS_GEN_KINDS
+ALL_KINDS = GEN_KINDS
 
 # The first LLVM version whose gpu-to-llvm lowers a module with kernels
 # (measured on 16, 19, 22: 16 wants a `gpu.binary`, "missing gpu.binary
@@ -72,7 +74,7 @@ class GenConfig:
     max_ops: int = 8
     max_functions: int = 1
     max_deps: int = 3
-    kinds: tuple[str, ...] = OP_KINDS
+    kinds: tuple[str, ...] = IN_PROCESS_GEN_KINDS
     fanout: bool = True
     fanin: bool = True
     unawaited: bool = True
@@ -100,22 +102,51 @@ class GenConfig:
     # Off by default (`fuzz --cf-tokens`): it adds draws, and the in-process
     # xDSL lowerings carry no token through `scf.yield`; the source runner does.
     cf_tokens: bool = False
+    # Host code of issue 40 (each judged from its text, `prog.in_process_gap`;
+    # the kinds `view`, `execute`, `call`, ... are in `kinds`): `cf_forms`,
+    # an `scf.if` or `scf.for` at a function's top level drawn as blocks and
+    # `cf.cond_br`/`cf.br` (tokens as block arguments); `while_loops`, a loop
+    # drawn as `scf.while`; `arg_trips`, a trip count passed in (0, 1, many).
+    cf_forms: bool = False
+    while_loops: bool = False
+    arg_trips: bool = False
+    # Swarm testing (Groce et al., ISSTA 2012): each program first draws a
+    # subset of the switches `generators.swarm.SWITCHES` this configuration
+    # allows (and of `kinds`), then draws under it; `forced` ones are always
+    # on.  The program's tags record the subset (`swarm.<switch>`).
+    swarm: bool = False
+    forced: frozenset[str] = frozenset()
+
+    @classmethod
+    def swarm_default(cls, max_ops: int = 8) -> GenConfig:
+        """What a default campaign draws: every construct, a swarm subset
+        per program."""
+        return cls(max_ops=max_ops, max_functions=2, kinds=ALL_KINDS, alloc_spaces=True,
+                   cf_tokens=True, cf_forms=True, while_loops=True, arg_trips=True,
+                   swarm=True)
+
+    def in_process(self) -> GenConfig:
+        """Without the constructs judged from text only."""
+        return replace(self, kinds=tuple(k for k in self.kinds if k in IN_PROCESS_GEN_KINDS),
+                       cf_forms=False, while_loops=False, arg_trips=False,
+                       forced=self.forced - {"cf_forms", "while_loops", "arg_trips"})
 
     def linear(self) -> GenConfig:
         """Token discipline that `gpu-async-region` produces: each token used once."""
         # A yielded token is used again after the region: not one use.
         return replace(self, fanout=False, fanin=False, max_deps=1, unawaited=False,
-                       cf_tokens=False)
+                       cf_tokens=False, forced=self.forced - {"cf_tokens"})
 
     def supported_by(self, version: int) -> GenConfig:
-        return replace(self.linear(), supported=version, launch_fanin=False)
+        return replace(self.linear().in_process(), supported=version, launch_fanin=False,
+                       alloc_spaces=False, forced=self.forced - {"alloc_spaces"})
 
     def runnable(self) -> GenConfig:
         """Only what the reference semantics runs (`oracles.source_interp`):
         no kernels, host buffers or buffers passed in, for which the
         `differential` verdict is `unknown` until kernels run there."""
-        return replace(self, kernels=False, host_buffers=False, memref_args=False,
-                       scalar_args=False)
+        return replace(self.in_process(), kernels=False, host_buffers=False,
+                       memref_args=False, scalar_args=False)
 
     @property
     def with_kernels(self) -> bool:
@@ -138,7 +169,8 @@ class _Buffer:
     host_shared: bool
     last_token: str | None  # token of the last async op on it, if not awaited yet
     # "device" / "shared" (gpu.alloc), "host" (memref.alloc), "arg" (passed
-    # in: unknown kind, so no host access and never freed here)
+    # in: unknown kind, so no host access and never freed here), "registered"
+    # (a host buffer after `gpu.host_register`: GPU ops may use it too)
     kind: str = "device"
 
     @property
@@ -148,7 +180,12 @@ class _Buffer:
 
     @property
     def host_visible(self) -> bool:
-        return self.kind in ("shared", "host")
+        return self.kind in ("shared", "host", "registered")
+
+    @property
+    def host_allocated(self) -> bool:
+        """`memref.alloc`ed: `memref.dealloc` frees it."""
+        return self.kind in ("host", "registered")
 
 
 @dataclass
@@ -165,6 +202,11 @@ class _Scope:
     # Tokens the region's `scf.yield` passes out (None: the region yields none).
     yields: list[str] | None = None
     carried: str | None = None  # the loop's token block argument, if any
+    # `async.execute` results usable here: its `!async.token`s, and its
+    # `!async.value<!gpu.async.token>`s with the gpu token each yields.
+    async_tokens: list[str] = field(default_factory=list)
+    async_values: list[tuple[str, str]] = field(default_factory=list)
+    own_async: set[str] = field(default_factory=set)  # made here: awaited here
 
 
 _ARG_PREFIX = {"i1": "cond", "index": "size"}
@@ -334,7 +376,7 @@ class BuilderCore:
             if self.cfg.alloc_spaces and self.draw(ints(0, 3)) == 0:
                 mtype = replace(mtype, space=1)
             return mtype, dyn
-        mtype = replace(like.type, space=None)
+        mtype = replace(like.type, space=None, layout="")
         return mtype, [self.arg("index") for _ in range(mtype.num_dynamic)]
 
     def add_buffer(self, scope: _Scope, buf: _Buffer) -> _Buffer:

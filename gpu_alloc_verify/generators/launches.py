@@ -79,11 +79,12 @@ class LaunchOps(BuilderCore):
         self.touch(scope, buf)
 
     # -- launches -------------------------------------------------------------
-    def gen_launch(self, scope: _Scope, out: list[prog.Op]) -> None:
+    def gen_launch(self, scope: _Scope, out: list[prog.Op], first: _Buffer | None = None) -> None:
+        """A launch of a catalogue kernel (on `first` first, if given)."""
         if not self.cfg.with_kernels:
             return
         shape = SHAPES[self.pick(SHAPE_NAMES)]
-        bufs = self.launch_buffers(scope, out, len(shape.buffers))
+        bufs = self.launch_buffers(scope, out, len(shape.buffers), first)
         kernel = prog.KernelRef(shape.name, bufs[0].type)
         scalar = self.launch_scalar(kernel.type.elem) if shape.scalar else None
         grid, block = self.launch_sizes(bufs[0], out)
@@ -92,11 +93,14 @@ class LaunchOps(BuilderCore):
             scope, bufs, out,
             lambda i, t, d: prog.Launch(i, t, d, kernel, names, scalar, grid, block), launch=True)
 
-    def launch_buffers(self, scope: _Scope, out: list[prog.Op], n: int) -> list[_Buffer]:
-        usable = [b for b in scope.buffers if b.on_device]
-        if not usable or self.draw(ints(0, 3)) == 0:
-            usable.append(self.device_buffer(scope, out))
-        first = self.pick(usable)
+    def launch_buffers(self, scope: _Scope, out: list[prog.Op], n: int,
+                       first: _Buffer | None = None) -> list[_Buffer]:
+        # A strided view is no kernel operand: the catalogue's take identity layouts.
+        usable = [b for b in scope.buffers if b.on_device and not b.type.layout]
+        if first is None:
+            if not usable or self.draw(ints(0, 3)) == 0:
+                usable.append(self.device_buffer(scope, out))
+            first = self.pick(usable)
         chosen = [first]
         for _ in range(n - 1):
             same = [b for b in usable if b.type == first.type and b not in chosen]

@@ -26,14 +26,18 @@ from hypothesis import event
 from hypothesis import strategies as st
 
 from gpu_alloc_verify.generators.core import OP_KINDS, GenConfig, _Buffer, _Scope, ints
+from gpu_alloc_verify.generators.host_code import HostCodeOps
 from gpu_alloc_verify.generators.hypothesis_private import HandOffStrategy
-from gpu_alloc_verify.generators.launches import LaunchOps
+from gpu_alloc_verify.generators.swarm import draw_swarm
 from gpu_alloc_verify.verify.model import program as prog
 
 __all__ = ["OP_KINDS", "GenConfig", "programs"]
 
+# Kinds that open a region, bounded by `GenConfig.max_depth`.
+_NESTING = ("if", "for", "execute")
 
-class _Builder(LaunchOps):
+
+class _Builder(HostCodeOps):
     def gen_wait(self, scope: _Scope, out: list[prog.Op]) -> None:
         if self.is_async():
             deps = self.take_deps(scope, [])
@@ -53,7 +57,7 @@ class _Builder(LaunchOps):
         if not candidates:
             return
         buf = self.pick(candidates)
-        if buf.kind == "host":
+        if buf.host_allocated:
             self.host_dealloc(scope, buf, out)
         else:
             self._buffer_op(
@@ -72,7 +76,8 @@ class _Builder(LaunchOps):
     def gen_memcpy(self, scope: _Scope, out: list[prog.Op]) -> None:
         by_type: dict[prog.MemRefType, list[_Buffer]] = {}
         for b in scope.buffers:
-            if b.type.num_dynamic == 0:
+            # A view with a layout is copied as it is made (`gen_view`).
+            if b.type.num_dynamic == 0 and not b.type.layout:
                 by_type.setdefault(b.type, []).append(b)
         # Host to host is no GPU copy: a pair needs a buffer GPU ops may use.
         pairs = [bs for bs in by_type.values()
@@ -142,6 +147,8 @@ class _Builder(LaunchOps):
             keep={b.name for b in outer} | scope.keep if loop else set(scope.keep),
             yields=[] if yields else None,
             carried=carried,
+            async_tokens=list(scope.async_tokens),
+            async_values=list(scope.async_values),
         )
         ops = self.gen_ops(inner, depth + 1)
         return ops, inner
@@ -179,8 +186,18 @@ class _Builder(LaunchOps):
             scope.tokens = [t for t in scope.tokens if t in inner.tokens]
             scope.pending = [t for t in scope.pending if t in inner.tokens]
 
+    def top_level_form(self, depth: int, forms: tuple[str, ...]) -> str:
+        """The form of an `scf.if`/`scf.for` (`prog.If.form`): blocks and
+        `cf` branches at a function's top level one time in three when
+        `cf_forms` (no draw unless asked: default programs stay as they were)."""
+        if self.cfg.cf_forms and depth == 0 and not self.in_execute \
+                and self.draw(ints(0, 2)) == 0:
+            return "cf"
+        return forms[0] if len(forms) == 1 else self.pick(forms)
+
     def gen_if(self, scope: _Scope, out: list[prog.Op], depth: int) -> None:
         cond = self.arg("i1")
+        form = self.top_level_form(depth, ("scf",))
         op_id = self.op_id()
         # One branch in three yields a token (no draw unless asked).
         yields = self.cfg.cf_tokens and self.draw(ints(0, 2)) == 2
@@ -198,13 +215,15 @@ class _Builder(LaunchOps):
             # Awaiting the result completes what both branches' tokens cover.
             self.add_token(scope, result, {result} | (self.covers(then_yield[0])
                                                       & self.covers(else_yield[0])))
-        out.append(prog.If(op_id, cond, then, orelse, results, then_yield, else_yield))
+        out.append(prog.If(op_id, cond, then, orelse, results, then_yield, else_yield, form))
         self.close_region(scope, t_scope)
         if e_scope is not None:
             self.close_region(scope, e_scope)
 
     def gen_for(self, scope: _Scope, out: list[prog.Op], depth: int) -> None:
         trip = self.draw(ints(0, 3))
+        trip_arg = self.arg("index") if self.cfg.arg_trips and self.coin() else None
+        form = self.top_level_form(depth, ("scf", "while") if self.cfg.while_loops else ("scf",))
         carry = self.cfg.cf_tokens and self.draw(ints(0, 2)) == 2
         init = arg = None
         if carry:
@@ -222,17 +241,18 @@ class _Builder(LaunchOps):
             yielded = tuple(inner.yields or ())
             # The yield is ordered after the carried token, so the result
             # covers the initial one (zero trips: it is the initial one).
-            out.append(prog.For(op_id, iv, trip, body, ((arg, init),), yielded, (result,)))
+            out.append(prog.For(op_id, iv, trip, body, ((arg, init),), yielded, (result,),
+                                form, trip_arg))
             self.close_region(scope, inner)
             self.add_token(scope, result, {result} | self.covers(init), (init,))
             return
-        out.append(prog.For(op_id, iv, trip, body))
+        out.append(prog.For(op_id, iv, trip, body, form=form, trip_arg=trip_arg))
         self.close_region(scope, inner)
 
     def gen_ops(self, scope: _Scope, depth: int) -> tuple[prog.Op, ...]:
         out: list[prog.Op] = []
         kinds = [k for k in self.cfg.kinds
-                 if (depth < self.cfg.max_depth or k not in ("if", "for"))
+                 if (depth < self.cfg.max_depth or k not in _NESTING)
                  and (k != "launch" or self.cfg.with_kernels)]
         first = depth == 0
         while self.budget > 0:
@@ -246,6 +266,7 @@ class _Builder(LaunchOps):
             # One span per op: the shrinker can then delete an op whole.
             _ONE_OP.next = lambda draw: self.gen_op_with(draw, scope, out, depth, kinds)
             self.draw(_ONE_OP)
+        self.await_own_async(scope, out)
         if scope.yields is not None:
             self.choose_yield(scope, out)
         self.finish_scope(scope, out)
@@ -286,6 +307,12 @@ _GENERATORS: dict[str, Callable[[_Builder, _Scope, list[prog.Op], int], object]]
     "host": lambda b, scope, out, depth: b.gen_host(scope, out),
     "if": _Builder.gen_if,
     "for": _Builder.gen_for,
+    "view": lambda b, scope, out, depth: b.gen_view(scope, out),
+    "execute": _Builder.gen_execute,
+    "call": lambda b, scope, out, depth: b.gen_call(scope, out),
+    "gpu.launch": lambda b, scope, out, depth: b.gen_gpu_launch(scope, out),
+    "host_register": lambda b, scope, out, depth: b.gen_host_register(scope, out),
+    "set_default_device": lambda b, scope, out, depth: b.gen_set_device(scope, out),
 }
 
 
@@ -304,8 +331,12 @@ _ONE_OP = _OneOp()
 def programs(draw: st.DrawFn, cfg: GenConfig | None = None) -> prog.Program:
     """A valid async GPU program (see module docstring)."""
     cfg = cfg or GenConfig()
+    swarm_tags: frozenset[str] = frozenset()
+    if cfg.swarm:
+        cfg, swarm_tags = draw_swarm(draw, cfg)
     n_funcs = draw(ints(1, cfg.max_functions))
     builder = _Builder(draw, cfg)
+    builder.callees = []
     functions = []
     for f in range(n_funcs):
         builder.args = []
@@ -314,7 +345,8 @@ def programs(draw: st.DrawFn, cfg: GenConfig | None = None) -> prog.Program:
         body = builder.gen_ops(scope, 0)
         results = builder.gen_results(body)
         functions.append(prog.Function(f"f{f}", tuple(builder.args), body, results))
-    program = prog.Program(tuple(functions), frozenset(builder.tags))
+    functions += builder.callees
+    program = prog.Program(tuple(functions), frozenset(builder.tags) | swarm_tags)
     # Coverage shows in `pytest --hypothesis-show-statistics`.
     from gpu_alloc_verify.generators.features import features
 
