@@ -11,6 +11,7 @@ first; `repro.proof` keeps the first one it can prove.
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from gpu_alloc_verify.repro.order import order_plans
@@ -34,7 +35,7 @@ def _ordinal(calls: list[Call], target: Call) -> list[Directive]:
     """Lines that step over the calls to the same function before `target`."""
     before = [c for c in calls if c.func == target.func and c.callee == target.callee
               and c.index < target.index]
-    return [Directive("", f"llvm.call @{target.callee}(") for _ in before]
+    return [Directive("", f"llvm.call @{target.callee}(", at=target.loc) for _ in before]
 
 
 def _call_at(calls: list[Call], callee: str, loc: str | None) -> Call | None:
@@ -68,17 +69,20 @@ def _hoisted_out_of_branch(kind: str, creator: str | None, record: Record, buggy
     destroyed only in it (it leaks when the branch is not taken), where the
     fixed lowering creates none for that op: no create before the branch.
     A `leak` plan cannot pin this: the destroy is there, on one path."""
-    if fixed is None or creator is None:
+    if creator is None:
         return None
     op = parse_source(str(record.get("program") or "")).by_id(creator)
     calls = parse_calls(buggy)
     create = _call_at(calls, CREATES[kind], creator)
-    if op is None or not op.nesting or create is None \
-            or _call_at(parse_calls(fixed), CREATES[kind], creator) is not None:
+    # Without a fixed lowering to read, an event is known to belong at its
+    # wait: upstream's own destroy is there (the mechanism of the cause).
+    if op is None or not op.nesting or create is None or (
+            _call_at(parse_calls(fixed), CREATES[kind], creator) is not None if fixed
+            else kind != "event"):
         return None
     lines = buggy.splitlines()
     at = next(((i, name) for i, ln in enumerate(lines) if i > create.index
-               and (name := branch_op(ln)) is not None), None)
+               and (name := _region_op(ln)) is not None), None)
     if at is None:
         return None
     branch_line, branch = at
@@ -93,8 +97,17 @@ def _hoisted_out_of_branch(kind: str, creator: str | None, record: Record, buggy
         create.func,
         Directive("NOT", f"llvm.call @{CREATES[kind]}", True,
                   f"No {kind} is created before the branch for `{text}`, its only user: "
-                  "it would leak whenever the branch is not taken"),
-        Directive("", branch))
+                  "it would leak whenever the branch is not taken", at=f"^{creator}"),
+        Directive("", branch, at=f"^{creator}"))
+
+
+_LOOP = re.compile(r"^\s*(?:%[\w#:, %]+ = )?(scf\.for|scf\.while)\b")
+
+
+def _region_op(line: str) -> str | None:
+    """The branch or loop a lowered line opens (`scf.if`, `scf.for`, `cf.cond_br`)."""
+    m = _LOOP.match(line)
+    return branch_op(line) or (m.group(1) if m else None)
 
 
 def _leak(kind: str, creator: str | None, ref: str, record: Record, name: str,
@@ -107,11 +120,16 @@ def _leak(kind: str, creator: str | None, ref: str, record: Record, name: str,
         return None
     form = _form(str(record.get("program") or ""), creator)
     destroy = f"llvm.call @{DESTROYS[kind]}(%[[H]])"
-    pin = (Directive("", destroy), Directive("NOT", destroy, True, f"The {kind} created for "
-                                             f"`{form}` is destroyed once only:")) if once \
-        else (Directive("", destroy, True, f"The {kind} created for `{form}` is destroyed:"),)
+    ends = [d.loc for d in calls if d.callee == DESTROYS[kind] and create.result in d.operands]
+    at = ends[0] if ends else None
+    pin = (Directive("", destroy, at=at),
+           Directive("NOT", destroy, True, f"The {kind} created for `{form}` is destroyed "
+                     "once only:", at=ends[1] if len(ends) > 1 else at)) if once \
+        else (Directive("", destroy, True, f"The {kind} created for `{form}` is destroyed:",
+                        at=at),)
     return Plan(name).add(create.func, *_ordinal(calls, create),
-                          Directive("", f"%[[H:{VAR}]] = llvm.call @{CREATES[kind]}()"), *pin)
+                          Directive("", f"%[[H:{VAR}]] = llvm.call @{CREATES[kind]}()",
+                                    at=create.loc), *pin)
 
 
 def leak_scan_plans(kind: str, buggy: str, fixed: str | None, record: Record) -> list[Plan]:
@@ -138,7 +156,12 @@ def leak_scan_plans(kind: str, buggy: str, fixed: str | None, record: Record) ->
 def use_after_destroy_plans(record: Record, buggy: str, fixed: str | None) -> list[Plan]:
     off, said = offense(record), roles(record)
     kind = off.kind or said.kind or "stream"
-    return _destroyed_then_used(kind, said.destroy_from, record, buggy, fixed)
+    # An event made before the loop or branch whose wait destroys it: pinned
+    # where it is made, as its leak is.
+    hoisted = _hoisted_out_of_branch(kind, said.handle_from, record, buggy, fixed) \
+        if kind == "event" else None
+    return ([hoisted] if hoisted else []) + _destroyed_then_used(kind, said.destroy_from,
+                                                                 record, buggy, fixed)
 
 
 def use_after_destroy_scan(record: Record, buggy: str, fixed: str | None) -> list[Plan]:
@@ -174,9 +197,10 @@ def _destroyed_then_used(kind: str, destroy_op: str | None, record: Record, bugg
             continue
         capture = f"llvm.call @{DESTROYS[kind]}(%[[H:{VAR}]])"
         plans.append(Plan(name).add(
-            destroy.func, *_ordinal(calls, destroy), Directive("", capture),
+            destroy.func, *_ordinal(calls, destroy), Directive("", capture, at=destroy.loc),
             Directive("NOT", "%[[H]]{{[,)]}}", True,
-                      f"The {kind} destroyed at `{form}` is not used again:")))
+                      f"The {kind} destroyed at `{form}` is not used again:",
+                      at=destroy.loc)))
     return plans
 
 
@@ -222,7 +246,8 @@ def complete_plans(record: Record, buggy: str, fixed: str | None) -> list[Plan]:
             plans.append(Plan("complete (fixed)").add(
                 first.func, *_ordinal(calls, first), Directive("NOT", name, True, comment),
                 Directive("", f"llvm.call @{first.callee}(", True)))
-    plans.append(Plan("complete").add(func, Directive("NOT", name, True, comment),
+    plans.append(Plan("complete").add(func, Directive("NOT", name, True, comment,
+                                                      at=left[0].loc),
                                       Directive("", "llvm.return")))
     return plans
 

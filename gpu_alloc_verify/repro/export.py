@@ -22,7 +22,7 @@ from pathlib import Path
 from gpu_alloc_verify.repro.checks import plans_for
 from gpu_alloc_verify.repro.lit_config import write_lit_config
 from gpu_alloc_verify.repro.order import edge_sentence
-from gpu_alloc_verify.repro.plan import Plan
+from gpu_alloc_verify.repro.plan import Directive, Plan
 from gpu_alloc_verify.repro.proof import (
     Lowered,
     Proof,
@@ -32,6 +32,7 @@ from gpu_alloc_verify.repro.proof import (
     run_filecheck,
     tool_path,
 )
+from gpu_alloc_verify.repro.upstream_shape import run_line, shaped
 from gpu_alloc_verify.verify.invariants.common import describe_path
 from gpu_alloc_verify.verify.ir.ir_lines import parse_source, strip_locs
 from gpu_alloc_verify.verify.ir.text import (
@@ -128,18 +129,32 @@ def summary_sentence(record: Record) -> str:
     return replace_op_keys(detail, form).removesuffix(", " + describe_path({}))
 
 
-def render(source: str, plan: Plan, header: list[str], prefix: str = "CHECK"
-           ) -> tuple[str, set[int]]:
-    """The test text and the 1-based lines of its defect directives."""
+def render(source: str, plan: Plan, header: list[str], prefix: str = "CHECK",
+           anchors: dict[str, int] | None = None) -> tuple[str, set[int]]:
+    """The test text and the 1-based lines of its defect directives.
+
+    `anchors` (source op location id -> line of `source`): upstream's shape,
+    each directive written just above the op it pins (where the plan's order
+    allows: FileCheck reads them in file order, so none moves before one
+    that precedes it), and no comment; without, every directive follows the
+    function's CHECK-LABEL with its comment."""
     out = list(header)
     defects: set[int] = set()
     functions = parse_source(source).functions
-    for line in source.rstrip("\n").splitlines():
+    lines = source.rstrip("\n").splitlines()
+    placed = _placed(lines, plan, functions, anchors) if anchors is not None else {}
+    for i, line in enumerate(lines):
+        for d in placed.get(i, []):
+            pad = line[:len(line) - len(line.lstrip())]
+            kind = f"-{d.kind}" if d.kind else ""
+            out.append(f"{pad}// {prefix}{kind}: {d.pattern}")
+            if d.defect:
+                defects.add(len(out))
         head = func_header(line)
         if head is not None and head[1] in functions:
             pad, func = head
             out.append(f"{pad}// {prefix}-LABEL: llvm.func @{func}(")
-            for d in plan.lines.get(func, []):
+            for d in plan.lines.get(func, []) if anchors is None else []:
                 if d.comment:
                     out.append(f"{pad}// {_one_line(d.comment)}")
                 kind = f"-{d.kind}" if d.kind else ""
@@ -148,6 +163,57 @@ def render(source: str, plan: Plan, header: list[str], prefix: str = "CHECK"
                     defects.add(len(out))
         out.append(line)
     return "\n".join(out) + "\n", defects
+
+
+def _placed(lines: list[str], plan: Plan, functions: object,
+            anchors: dict[str, int]) -> dict[int, list[Directive]]:
+    """Line index -> the directives written just above it."""
+    placed: dict[int, list[Directive]] = {}
+    for i, line in enumerate(lines):
+        head = func_header(line)
+        if head is None or head[1] not in plan.lines:
+            continue
+        end = _block_end(lines, i)
+        ret = next((j for j in range(i + 1, end) if lines[j].strip().startswith("return")), end)
+        pos = i + 1
+        for d in plan.lines[head[1]]:
+            at = _anchor(lines, anchors, d.at) if d.at else \
+                ret if d.pattern == "llvm.return" else None
+            if at is not None and pos < at < end:
+                pos = at
+            placed.setdefault(pos, []).append(d)
+    return placed
+
+
+def _anchor(lines: list[str], anchors: dict[str, int], at: str) -> int | None:
+    """The line of op `at`; of `^at`, the line opening the region around it."""
+    line = anchors.get(at.lstrip("^"))
+    if line is None or not at.startswith("^"):
+        return line
+    depth = 0
+    for j in range(line - 1, -1, -1):
+        depth += lines[j].count("}") - lines[j].count("{")
+        if depth < 0:
+            return j
+    return line
+
+
+def _block_end(lines: list[str], start: int) -> int:
+    depth = 0
+    for j in range(start, len(lines)):
+        depth += lines[j].count("{") - lines[j].count("}")
+        if depth <= 0 and j > start:
+            return j
+    return len(lines) - 1
+
+
+def anchors_of(program: str) -> dict[str, int]:
+    """Source op location id (`op3`) -> its line in `program`."""
+    out: dict[str, int] = {}
+    for i, line in enumerate(program.splitlines()):
+        for m in re.finditer(r'loc\("([^"]+)"\)', line):
+            out.setdefault(m.group(1), i)
+    return out
 
 
 def _negated(plan: Plan) -> Plan:
@@ -195,11 +261,14 @@ EXAMPLES_TRIED = 3
 
 def export_bucket(bucket: Bucket, out_dir: str | Path, fixed: str | None = DEFAULT_FIXED,
                   filecheck: str | None = None, name: str | None = None,
-                  reduce: bool = True) -> LitTest:
+                  reduce: bool = True, upstream: bool = True) -> LitTest:
     """Prove and write the lit test of one bucket (see the module docstring).
 
     The bucket's smallest examples are tried in turn; the first test proven
-    to pass on the fixed lowering wins, else the first proven at all."""
+    to pass on the fixed lowering wins, else the first proven at all.
+    `upstream`: bring the program to upstream's shape (`repro.upstream_shape`:
+    functions named after the root cause, no bare module, memory space 0);
+    a user's own file keeps its names."""
     slug = name or bucket.signature.slug()
     filecheck = filecheck or find_filecheck()
     if filecheck is None:
@@ -208,7 +277,7 @@ def export_bucket(bucket: Bucket, out_dir: str | Path, fixed: str | None = DEFAU
     best: LitTest | None = None
     tried: list[str] = []
     for example in bucket.examples[:EXAMPLES_TRIED]:
-        attempt = _attempt(bucket, example, fixed, filecheck, slug, reduce)
+        attempt = _attempt(bucket, example, fixed, filecheck, slug, reduce, upstream)
         tried += attempt.tried or [attempt.reason]
         if attempt.text and (best is None or not best.text):
             best = attempt
@@ -231,7 +300,7 @@ def export_bucket(bucket: Bucket, out_dir: str | Path, fixed: str | None = DEFAU
 
 
 def _attempt(bucket: Bucket, example: Record, fixed: str | None, filecheck: str, slug: str,
-             reduce: bool) -> LitTest:
+             reduce: bool, upstream: bool = True) -> LitTest:
     sig = bucket.signature
     # The rule that saw it: a double destroy's signature is named for
     # use-after-destroy even when the leak rule reported it.
@@ -265,6 +334,15 @@ def _attempt(bucket: Bucket, example: Record, fixed: str | None, filecheck: str,
     if record is None:
         result.reason = "the reduced program no longer shows the violation"
         return result
+    try:
+        # Upstream's shape, kept only where the violation stays.
+        shape = shaped(program, slug, keep_space="memory-space" in slug) if upstream \
+            else program
+        again = _judged(shape, settings, seen_by, bucket.key) if shape != program else None
+    except GpuAllocVerifyError:
+        again = None
+    if again is not None:
+        program, record = shape, again
     pipeline = lit_pipeline(settings.pipeline, program)
     clean = strip_locs(program)
     result.reduced = clean
@@ -279,10 +357,11 @@ def _attempt(bucket: Bucket, example: Record, fixed: str | None, filecheck: str,
         return result
     b_run = lower_for_test(buggy, pipeline, clean)
     f_run: Lowered | None = lower_for_test(fixed, pipeline, clean) if fixed else None
-    header = _header(bucket, record, pipeline, slug)
+    header = [run_line(pipeline), ""]  # upstream's: the RUN line, no prose
+    anchors = anchors_of(program)
     for plan in plans:
-        text, defects = render(clean, plan, header)
-        witness, _ = render(clean, _negated(plan), header)
+        text, defects = render(clean, plan, header, anchors=anchors)
+        witness, _ = render(clean, _negated(plan), header, anchors=anchors)
         proof = prove(filecheck, text, witness, defects, buggy, b_run, fixed, f_run)
         result.tried.append(f"{plan.name}: {proof.summary()}")
         if proof.proven:

@@ -1,7 +1,7 @@
 """An in-process xDSL lowering as a command line lit can run in place of mlir-opt.
 
     python -m gpu_alloc_verify.repro.lower_tool --lowering xdsl:split-api FILE.mlir \
-        [--pass-pipeline=...] [--mlir-print-debuginfo]
+        [--pass-pipeline=... | --gpu-to-llvm] [-split-input-file] [--mlir-print-debuginfo]
 
 prints the lowered module in custom form (xDSL's printer), as `mlir-opt
 FILE.mlir --pass-pipeline=...` would.  The exported lit tests' `lit.cfg.py`
@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import argparse
 import io
+import re
 import sys
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
@@ -112,12 +113,17 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--pass-pipeline", default="")
     parser.add_argument("--mlir-print-debuginfo", action="store_true")
     parser.add_argument("--mlir-print-local-scope", action="store_true")
+    # Upstream's RUN line: `mlir-opt %s --gpu-to-llvm -split-input-file`.
+    parser.add_argument("--gpu-to-llvm", action="store_true")
+    parser.add_argument("-split-input-file", "--split-input-file", action="store_true")
     args = parser.parse_args(argv)
     try:
         with open(args.file, encoding="utf-8") as f:
             text = f.read()
-        sys.stdout.write(lower_custom(text, args.lowering, args.mlir_print_debuginfo,
-                                      args.file, args.pass_pipeline))
+        cases = re.split(r"(?m)^// -----\s*$", text) if args.split_input_file else [text]
+        sys.stdout.write("// -----\n".join(
+            lower_custom(case, args.lowering, args.mlir_print_debuginfo, args.file,
+                         args.pass_pipeline) for case in cases))
     except (OSError, GpuAllocVerifyError) as e:
         print(f"{args.file}: error: {e}", file=sys.stderr)
         return 1

@@ -15,9 +15,13 @@ class Directive:
     pattern: str
     defect: bool = False
     comment: str = ""  # a comment line written above it
+    # The source op (location id) whose lowering it pins; `^op3`: the branch
+    # or loop around op3.
+    at: str | None = None
 
     def negated(self) -> Directive:
-        return Directive("" if self.kind == "NOT" else "NOT", self.pattern, self.defect)
+        return Directive("" if self.kind == "NOT" else "NOT", self.pattern, self.defect,
+                         at=self.at)
 
 
 @dataclass

@@ -204,12 +204,18 @@ def test_exported_tests_fail_on_19_and_pass_on_split_api(tmp_path: Path) -> None
     # Minimal source, no harness noise; custom-form checks that pin the leak.
     assert 'loc("' not in leak and "%c0" not in leak and "@f1" not in leak
     assert "%size0" not in leak
-    assert leak.startswith("// RUN: mlir-opt %s --pass-pipeline='builtin.module(gpu-to-llvm)'"
+    # Upstream's shape: its RUN line, a function named for the cause, no
+    # bare module, each CHECK line above the op whose lowering it pins.
+    assert leak.startswith("// RUN: mlir-opt %s --gpu-to-llvm -split-input-file"
                            " | FileCheck %s\n")
+    assert "module {" not in leak and "@f0" not in leak
     checks = [ln.strip() for ln in leak.splitlines() if re.match(r"\s*// CHECK", ln)]
-    assert checks == ["// CHECK-LABEL: llvm.func @f0(",
+    assert checks == ["// CHECK-LABEL: llvm.func @stream_leak_wait_async_dep(",
                       "// CHECK: %[[H:[0-9a-zA-Z_]+]] = llvm.call @mgpuStreamCreate()",
                       "// CHECK: llvm.call @mgpuStreamDestroy(%[[H]])"]
+    lines = leak.splitlines()
+    create = lines.index("  // CHECK: %[[H:[0-9a-zA-Z_]+]] = llvm.call @mgpuStreamCreate()")
+    assert lines[create + 1].strip() == "%t1 = gpu.wait async"
     # No tool provenance in the test (upstream's style); it is in the README.
     assert "gpu-alloc-verify" not in leak and "Verified" not in leak
     readme = (out / "README.md").read_text()
