@@ -114,3 +114,34 @@ def test_memref_dealloc_in_space_1_is_memref_to_llvms_by_experiment() -> None:
     assert a.first_pass == "gpu-to-llvm"
     # No GPU pass needed: finalize-memref-to-llvm alone gives the same complaint.
     assert a.component == "finalize-memref-to-llvm"
+
+
+def _campaign(programs: list[tuple[str, list[str]]]) -> list[dict[str, object]]:
+    out: list[dict[str, object]] = [{"kind": "campaign-start", "campaign": "c1", "time": 1.0,
+                                     "lowerings": ["mlir-opt-19"], "pipeline": "gpu-to-llvm"}]
+    for k, (text, bad) in enumerate(programs):
+        out.append({"kind": "program", "campaign": "c1", "id": f"c1-p{k}", "program": text,
+                    "results": {"mlir-opt-19": {"status": "ok", "verdicts": dict.fromkeys(
+                        bad, "violated")}}})
+    return out
+
+
+@needs_19
+def test_the_catalogue_has_one_entry_per_cause_for_every_symptom_pair() -> None:
+    from gpu_alloc_verify.reports.findings import findings_of
+    from gpu_alloc_verify.verify.triage.buckets import triage_records
+
+    uad, leak, event_leak = HANDLE_RULES
+    triage = triage_records(_campaign([
+        (ALIAS_WAITED_TWICE, [uad, leak]), (ALIAS_USED_AFTER_WAIT, [uad]),
+        (EVENT_IN_LOOP, [uad, event_leak]), (EVENT_IN_BRANCH, [event_leak])]), reduce=False)
+    found = findings_of(triage)
+    slugs = [f.lead.signature.slug() for f in found]
+    # No cause under two slugs, no two entries with one cause.
+    assert len(slugs) == len(set(slugs)), slugs
+    assert slugs.count("stream-destroyed-while-aliased") == 1
+    assert slugs.count("event-destroyed-at-each-wait") == 1
+    assert not {"stream-use-after-destroy", "stream-double-destroy", "event-use-after-destroy",
+                "event-double-destroy", "event-leak-wait-async-dep"} & set(slugs)
+    alias = next(f for f in found if f.lead.signature.slug() == "stream-destroyed-while-aliased")
+    assert alias.count == 2  # both programs, whichever rule saw each

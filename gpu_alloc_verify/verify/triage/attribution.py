@@ -126,3 +126,10 @@ def _bare(pass_text: str) -> str:
     while "(" in inner and inner.endswith(")"):
         inner = inner[inner.index("(") + 1:-1]
     return inner
+
+
+def installed() -> list[str]:
+    """`mlir-opt-N` for every version installed here, oldest first."""
+    from gpu_alloc_verify.verify.ir.tools import KNOWN_VERSIONS, find_mlir_opt
+
+    return [f"mlir-opt-{v}" for v in sorted(KNOWN_VERSIONS) if find_mlir_opt(v)]

@@ -62,8 +62,11 @@ def organize(buckets: list[Bucket], reduce: bool = False) -> list[Bucket]:
             found = reduce_bucket(b)
             b.reduced = found.text if found is not None else None
             alone = found is not None and found.alone
-        if b.kind != KNOCK_ON and follows and b.seen and b.seen_unconverted == b.seen \
-                and parents and not alone:
+        # An op left unconverted only because its operand's producer was is
+        # that producer's knock-on, always: its own pattern would take it.
+        producer = sig.invariant == InvariantId.LOWERING_COMPLETE and sig.focus == UNKNOWN
+        if b.kind != KNOCK_ON and follows and b.seen and parents and not alone \
+                and (producer or b.seen_unconverted == b.seen):
             b.kind = KNOCK_ON
             # A precondition of its own before a knock-on unconverted op.
             b.parent = by_sig[max(parents, key=lambda np: (np[1].focus != UNKNOWN, np[0],

@@ -43,3 +43,10 @@ def cause_id(sig: Signature, kind: str, pass_name: str) -> str | None:
     """The id of the upstream cause a signature matches, if any."""
     cause = _match(sig, kind, pass_name)
     return str(cause["id"]) if cause is not None else None
+
+
+def patch_of(sig: Signature, kind: str, pass_name: str) -> str | None:
+    """The name of the patch in `patches/<version>/` that fixes the upstream
+    cause a signature matches, if one is written."""
+    cause = _match(sig, kind, pass_name)
+    return str(cause["patch"]) if cause is not None and cause.get("patch") else None
