@@ -36,6 +36,12 @@ from __future__ import annotations
 import functools
 
 from gpu_alloc_verify.verify import smt
+from gpu_alloc_verify.verify.extract.async_runtime import (
+    coroutine_op,
+    is_async_runtime,
+    is_coroutine_op,
+    runtime_call,
+)
 from gpu_alloc_verify.verify.extract.control import ControlFlow
 from gpu_alloc_verify.verify.extract.facts import (
     EXTERNAL_CALL,
@@ -178,6 +184,8 @@ class _Extractor(ControlFlow, Memory, Integers):
         elif name == "async.await":
             for r in op.results:
                 self.define(r, self.val(op.operands[0]), guard)
+        elif is_coroutine_op(name):
+            coroutine_op(self, op, guard)
         elif name in GPU_RUNTIME_OPS:
             # A leftover: `lowering-complete` finds it in the module scan.
             self.not_modelled(op, guard, f"{name} left unconverted")
@@ -301,6 +309,9 @@ class _Extractor(ControlFlow, Memory, Integers):
         if target is not None and has_body(target) and callee not in self.inlining \
                 and len(self.inlining) < MAX_INLINE:
             self.inline(op, target, guard, operands)
+            return
+        if is_async_runtime(callee) and (target is None or not has_body(target)):
+            runtime_call(self, op, guard, callee, operands)  # verify.extract.async_runtime
             return
         if callee in HOST_COPY_FUNCS and (target is None or not has_body(target)) \
                 and source_loc(op) is not None:
