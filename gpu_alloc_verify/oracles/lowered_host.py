@@ -21,6 +21,14 @@ PRINTERS = {"printMemrefI8": 1, "printMemrefI16": 2, "printMemrefI32": 4,
             "printMemrefI64": 8, "printMemrefF16": 2, "printMemrefBF16": 2,
             "printMemrefF32": 4, "printMemrefF64": 8, "printMemrefInd": 8}
 
+# What `vector.print` lowers to (`convert-vector-to-llvm`: the CRunnerUtils'
+# printF32, printNewline, printString, ...) -> its arity.  They write to
+# stdout and read no buffer: nothing the runtime observes, as on the source
+# side (`oracles.source_xdsl.vector_ops`).
+VECTOR_PRINTERS = {"printI64": 1, "printU64": 1, "printF16": 1, "printBF16": 1,
+                   "printF32": 1, "printF64": 1, "printString": 1, "printOpen": 0,
+                   "printClose": 0, "printComma": 0, "printNewline": 0}
+
 # ROCm's `mgpuMemGetDeviceMemRef1d*(allocated, aligned, offset, size,
 # stride)` (RocmRuntimeWrappers.cpp) returns {dev, dev, offset, {size},
 # {stride}} with dev = hipHostGetDevicePointer(aligned): the device's name

@@ -38,3 +38,44 @@ def test_every_printer_runs_on_both_sides() -> None:
             "printMemrefInd"} <= set(PRINTERS)
     source = {name for name, _ in HostFunctions._ext_impls()}
     assert set(PRINTERS) <= source and set(PRINTERS) <= HOST_CALLS
+
+
+VECTOR_PRINT = """
+module attributes {gpu.container_module} {
+  func.func @main() {
+    %c0 = arith.constant 0 : index
+    %c1 = arith.constant 1 : index
+    %d = gpu.alloc host_shared () : memref<4xf32>
+    gpu.launch_func @k::@fill blocks in (%c1, %c1, %c1) threads in (%c1, %c1, %c1)
+        args(%d : memref<4xf32>)
+    %v = memref.load %d[%c0] : memref<4xf32>
+    vector.print %v : f32
+    vector.print str "done\\n"
+    %u = memref.cast %d : memref<4xf32> to memref<*xf32>
+    call @printMemrefF32(%u) : (memref<*xf32>) -> ()
+    gpu.dealloc %d : memref<4xf32>
+    return
+  }
+  func.func private @printMemrefF32(memref<*xf32>)
+  gpu.module @k {
+    gpu.func @fill(%b: memref<4xf32>) kernel {
+      %c0 = arith.constant 0 : index
+      %v = arith.constant 1.5 : f32
+      memref.store %v, %b[%c0] : memref<4xf32>
+      gpu.return
+    }
+  }
+}
+"""
+
+
+@pytest.mark.slow
+def test_vector_print_of_a_scalar_and_a_string_holds_differential() -> None:
+    from gpu_alloc_verify.verify import api
+    from tests.conftest import need_mlir_opt
+
+    need_mlir_opt(22)
+    low = api.lowering("mlir-opt-22",
+                       "gpu.module(convert-gpu-to-nvvm),convert-vector-to-llvm,gpu-to-llvm")
+    r = api.judgement(VECTOR_PRINT, low, ["differential"]).results["differential"]
+    assert r.verdict == "holds", r.reason

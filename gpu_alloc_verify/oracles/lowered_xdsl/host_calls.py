@@ -1,7 +1,8 @@
 """The host externals a lowered module calls, one external function each:
 `malloc`/`free` (memref.alloc's host buffers, on the runtime), ROCm's
-`mgpuMemGetDeviceMemRef1d*` and the runner utils' `printMemref*` (through
-their C interface too; see `oracles.lowered_host`).  A call with another
+`mgpuMemGetDeviceMemRef1d*`, the runner utils' `printMemref*` (through
+their C interface too; see `oracles.lowered_host`) and the scalar printers
+`vector.print` lowers to.  A call with another
 arity is no call these model: unknown, as any other external."""
 
 from __future__ import annotations
@@ -94,6 +95,15 @@ def _c_interface_printer(name: str) -> _External:
     return run
 
 
+def _vector_printer(name: str, arity: int) -> _External:
+    def run(self: Any, interp: Interpreter, op: Operation, args: Values) -> Values:
+        _arity(op, name, args, arity)
+        return ()  # stdout only: no buffer read, nothing the runtime observes
+    return run
+
+
+for _name, _n in lowered_host.VECTOR_PRINTERS.items():
+    setattr(HostCalls, _name, impl_external(_name)(_vector_printer(_name, _n)))
 for _name in lowered_host.DEVICE_MEMREF:
     setattr(HostCalls, _name, impl_external(_name)(_device_memref(_name)))
 for _name in lowered_host.PRINTERS:

@@ -32,6 +32,7 @@ from gpu_alloc_verify.oracles.source_xdsl.gpu_ops import gpu_functions, kernel_s
 from gpu_alloc_verify.oracles.source_xdsl.host_ops import MODELLED, HostFunctions
 from gpu_alloc_verify.oracles.source_xdsl.state import State, attach
 from gpu_alloc_verify.oracles.source_xdsl.values import INDEX_BITS, TooLarge, Unmodelled, scalar
+from gpu_alloc_verify.oracles.source_xdsl.vector_ops import vector_functions
 from gpu_alloc_verify.oracles.source_xdsl.view_ops import ViewFunctions
 from gpu_alloc_verify.verify.ir import parse as mlir
 from gpu_alloc_verify.verify.ir.attrs import attr_of
@@ -187,7 +188,7 @@ def run(module: ModuleOp, fn: func.FuncOp, scalars: Mapping[int, int | float],
     interp = Interpreter(module, index_bitwidth=INDEX_BITS, listeners=(steps,))
     for impls in (ArithFunctions(), ArithExtraFunctions(), AffineFunctions(), MathFunctions(),
                   BuiltinFunctions(), CfFunctions(), FuncFunctions(), ScfFunctions(),
-                  HostFunctions(), ViewFunctions(), gpu_functions()):
+                  HostFunctions(), ViewFunctions(), gpu_functions(), vector_functions()):
         interp.register_implementations(impls)
     interp.register_implementations(AffineMemFunctions(), override=True)  # runtime memory
     attach(interp, st)
