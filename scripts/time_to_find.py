@@ -60,12 +60,12 @@ class First:
 def run_campaign(version: int, seed: int, examples: int, results: Path, jobs: int) -> float:
     """The default campaign on mlir-opt-`version`; its wall time in seconds."""
     results.unlink(missing_ok=True)
-    argv = [str(ROOT / ".venv" / "bin" / "gpu-alloc-verify"), "fuzz",
+    argv = [sys.executable, "-m", "gpu_alloc_verify", "fuzz",
             "--lowering", f"mlir-opt-{version}", "--seed", str(seed),
             "--max-examples", str(examples), "--no-shrink", "-j", str(jobs),
-            "--results", str(results), "--json", "--allow-unknown"]
+            "--results", str(results.resolve()), "--json", "--allow-unknown"]
     start = time.monotonic()
-    proc = subprocess.run(argv, capture_output=True, text=True, check=False)
+    proc = subprocess.run(argv, capture_output=True, text=True, check=False, cwd=ROOT)
     if proc.returncode not in (0, 1):
         tail = "\n".join(proc.stderr.strip().splitlines()[-5:])
         raise SystemExit(f"fuzz on mlir-opt-{version}, seed {seed}: exit {proc.returncode}\n"
