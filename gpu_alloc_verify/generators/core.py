@@ -115,7 +115,12 @@ class GenConfig:
     # allows (and of `kinds`), then draws under it; `forced` ones are always
     # on.  The program's tags record the subset (`swarm.<switch>`).
     swarm: bool = False
-    forced: frozenset[str] = frozenset()
+    forced: tuple[str, ...] = ()  # a tuple, as campaign records store it in JSON
+
+    def __post_init__(self) -> None:
+        # A resumed campaign's record gives lists: keep the config hashable.
+        object.__setattr__(self, "forced", tuple(self.forced))
+        object.__setattr__(self, "kinds", tuple(self.kinds))
 
     @classmethod
     def swarm_default(cls, max_ops: int = 8) -> GenConfig:
@@ -129,17 +134,17 @@ class GenConfig:
         """Without the constructs judged from text only."""
         return replace(self, kinds=tuple(k for k in self.kinds if k in IN_PROCESS_GEN_KINDS),
                        cf_forms=False, while_loops=False, arg_trips=False,
-                       forced=self.forced - {"cf_forms", "while_loops", "arg_trips"})
+                       forced=_without(self.forced, "cf_forms", "while_loops", "arg_trips"))
 
     def linear(self) -> GenConfig:
         """Token discipline that `gpu-async-region` produces: each token used once."""
         # A yielded token is used again after the region: not one use.
         return replace(self, fanout=False, fanin=False, max_deps=1, unawaited=False,
-                       cf_tokens=False, forced=self.forced - {"cf_tokens"})
+                       cf_tokens=False, forced=_without(self.forced, "cf_tokens"))
 
     def supported_by(self, version: int) -> GenConfig:
         return replace(self.linear().in_process(), supported=version, launch_fanin=False,
-                       alloc_spaces=False, forced=self.forced - {"alloc_spaces"})
+                       alloc_spaces=False, forced=_without(self.forced, "alloc_spaces"))
 
     def runnable(self) -> GenConfig:
         """Only what the reference semantics runs (`oracles.source_interp`):
@@ -160,6 +165,22 @@ class GenConfig:
         if self.supported >= 18:
             return ("f32", "i32", "f16", "i16")
         return ("f32", "i32")
+
+
+def _without(names: tuple[str, ...], *drop: str) -> tuple[str, ...]:
+    return tuple(n for n in names if n not in drop)
+
+
+def campaign_config(max_ops: int = 8, *, swarm: bool = True, cf_tokens: bool = False,
+                    alloc_spaces: bool = False) -> GenConfig:
+    """What `fuzz` draws: a swarm subset of every construct per program, the
+    flags' switches forced on; without `swarm`, `GenConfig()` with the flags'
+    switches on (the generator before issue 40)."""
+    flags = tuple(name for name, on in (("cf_tokens", cf_tokens),
+                                        ("alloc_spaces", alloc_spaces)) if on)
+    if swarm:
+        return replace(GenConfig.swarm_default(max_ops), forced=flags)
+    return GenConfig(max_ops=max_ops, cf_tokens=cf_tokens, alloc_spaces=alloc_spaces)
 
 
 @dataclass

@@ -25,13 +25,20 @@ from dataclasses import replace
 from hypothesis import event
 from hypothesis import strategies as st
 
-from gpu_alloc_verify.generators.core import OP_KINDS, GenConfig, _Buffer, _Scope, ints
+from gpu_alloc_verify.generators.core import (
+    OP_KINDS,
+    GenConfig,
+    _Buffer,
+    _Scope,
+    campaign_config,
+    ints,
+)
 from gpu_alloc_verify.generators.host_code import HostCodeOps
 from gpu_alloc_verify.generators.hypothesis_private import HandOffStrategy
 from gpu_alloc_verify.generators.swarm import draw_swarm
 from gpu_alloc_verify.verify.model import program as prog
 
-__all__ = ["OP_KINDS", "GenConfig", "programs"]
+__all__ = ["OP_KINDS", "GenConfig", "campaign_config", "programs"]
 
 # Kinds that open a region, bounded by `GenConfig.max_depth`.
 _NESTING = ("if", "for", "execute")

@@ -65,7 +65,7 @@ def test_each_program_records_its_swarm_subset() -> None:
 
 
 def test_a_flag_forces_its_switch_and_supported_narrows() -> None:
-    forced = replace(SWARM, forced=frozenset({"cf_tokens"}))
+    forced = replace(SWARM, forced=("cf_tokens",))
     drawn = [draw_seeded(programs(forced), f"f{i}") for i in range(15)]
     assert all(p is not None and "swarm.cf_tokens" in p.tags for p in drawn)
     narrow = SWARM.supported_by(19)

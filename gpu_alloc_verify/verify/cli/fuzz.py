@@ -114,14 +114,14 @@ def _ci() -> bool:
 
 def new_options(args: argparse.Namespace, results: str | None) -> Any:
     """The options of a new campaign, from the command line."""
-    from gpu_alloc_verify.generators.programs import GenConfig
+    from gpu_alloc_verify.generators.programs import campaign_config
     from gpu_alloc_verify.verify.campaign.fuzz import FuzzOptions
     from gpu_alloc_verify.verify.cli.fuzz_resume import recorded_options
     from gpu_alloc_verify.verify.model.machine import resolve_jobs
 
-    # Opt-in: each adds draws, so default campaigns and their seeds stay as they were.
-    gen = GenConfig(max_ops=args.max_ops, cf_tokens=args.cf_tokens,
-                    alloc_spaces=args.alloc_spaces)
+    # Swarm by default (issue 40): the flags force their switch on.
+    gen = campaign_config(args.max_ops, swarm=not args.no_swarm, cf_tokens=args.cf_tokens,
+                          alloc_spaces=args.alloc_spaces)
     if args.linear_tokens:
         gen = gen.linear()
     if args.supported is not None:

@@ -62,15 +62,23 @@ def _program_arguments(g: Group) -> None:
     g.add_argument("--linear-tokens", action="store_true",
                    help="each token used once, as gpu-async-region produces")
     g.add_argument("--cf-tokens", action="store_true",
-                   help="also tokens that cross control flow: scf.if yielding a token, "
-                   "scf.for carrying one in iter_args (upstream's token-as-event defect)")
+                   help="tokens that cross control flow (scf.if yielding a token, scf.for "
+                   "carrying one in iter_args) in every program, not only in those whose "
+                   "swarm subset has them (upstream's token-as-event defect)")
     g.add_argument("--alloc-spaces", action="store_true",
-                   help="also gpu.alloc and memref.alloc in memory space 1 (19 and 22 "
+                   help="gpu.alloc and memref.alloc in memory space 1 possible in every "
+                   "program, not only in those whose swarm subset has them (19 and 22 "
                    "emit invalid IR for such an async gpu.alloc)")
+    g.add_argument("--no-swarm", action="store_true",
+                   help="draw every program under one configuration, the generator before "
+                   "issue 40 (no views, async.execute, calls, cf branches...; --cf-tokens "
+                   "and --alloc-spaces then opt in) (default: swarm testing, each program "
+                   "draws its own subset of every construct, recorded in its features)")
     g.add_argument("--supported", type=int, metavar="VERSION",
                    help="generate only what upstream gpu-to-llvm of this LLVM version "
-                   "lowers (16, 19, 22...), to tell 'breaks' from 'rejects' (default: "
-                   "none, everything the generator knows)")
+                   "lowers (16, 19, 22...), to tell 'breaks' from 'rejects': no host code "
+                   "judged from its text, one dependency per op, ... (default: none, "
+                   "everything the generator knows)")
     g.add_argument("--db", metavar="DIR|redis://HOST:PORT/N",
                    help="Hypothesis example database, a directory or a Redis database "
                    "(shared by a cluster's workers): counterexamples found are "
