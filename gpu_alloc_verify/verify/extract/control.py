@@ -237,7 +237,8 @@ class ControlFlow(LoopSummaries):
         if not (readable and self.trip_within_bound(lb, ub, ls, unsigned)):  # type: ignore[arg-type]
             # Past the bound, or bounds not read: summarized if it may be.
             runs = fold.compare(less, lb, ub) if readable else self.loop_branch()  # type: ignore[arg-type]
-            if self.summarize_scf(op, guard, runs):
+            within = (lb, ub, ls, unsigned) if readable and ls is not None else None
+            if self.summarize_scf(op, guard, runs, within):
                 return
         if not readable:
             self.cut(guard, f"{loop} has a step or bounds the analysis cannot read")

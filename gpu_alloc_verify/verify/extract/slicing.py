@@ -36,7 +36,7 @@ from gpu_alloc_verify.verify.ir.lowered_ir import op_name
 from gpu_alloc_verify.verify.ir.protocols import IRBlock, IROp, IRValue
 from gpu_alloc_verify.verify.model import fold
 from gpu_alloc_verify.verify.model.runtime_api import DESTROYERS
-from gpu_alloc_verify.verify.model.values import leaves, literal, may_be_handle
+from gpu_alloc_verify.verify.model.values import as_value, leaves, literal, may_be_handle
 
 # Functions outside the module a body may call: the C allocator lowered
 # memrefs use, and the runner's copy utility (a host access, not a handle).
@@ -225,14 +225,18 @@ class Slicing(WalkerState):
 
     def havoc(self, ssa: IRValue, guard: smt.BoolRef, why: Words) -> None:
         """`ssa` becomes a value nothing is known of: any integer of its width,
-        any pointer (a handle, possibly), a struct of unknown fields."""
+        any pointer (a handle, possibly), a struct of unknown fields.
+
+        An integer is one variable of its own (the value in some iteration,
+        chosen like an argument's): every condition on it is a condition on
+        that one term, so two branches on it are never taken at odds."""
         w = int_width(ssa)
         if w is not None:
-            self.define(ssa, self.unknown_bits(w, why), guard)
+            self.fresh_count += 1
+            term = fold.bits_var(f"{self.func}:?iter{self.fresh_count}", w)
+            self.define(ssa, as_value(term), guard)
             if type_text(ssa) == "i1":
-                self.fresh_count += 1
-                self.define_cond(ssa, fold.branch(f"{self.func}:?loop{self.fresh_count}"),
-                                 guard)
+                self.define_cond(ssa, fold.eq(term, 1), guard)
             return
         self.define(ssa, self.unknown(why) if pointer_like(ssa) else self.fresh(), guard)
         self.structs.pop(ssa, None)  # its fields: unknown

@@ -9,17 +9,20 @@ from collections.abc import Hashable
 from gpu_alloc_verify.verify import smt
 from gpu_alloc_verify.verify.extract.facts import Cut
 from gpu_alloc_verify.verify.extract.slicing import Slicing, Snapshot, defined_in, used_by
-from gpu_alloc_verify.verify.ir.attrs import where
+from gpu_alloc_verify.verify.ir.attrs import type_text, where
 from gpu_alloc_verify.verify.ir.lowered_ir import op_name
 from gpu_alloc_verify.verify.ir.protocols import IRBlock, IROp, IRValue
 from gpu_alloc_verify.verify.model import fold
 from gpu_alloc_verify.verify.model.fold import conj, neg
+from gpu_alloc_verify.verify.model.values import literal
 
 # An exit edge of a summarized `cf` loop: (condition, operands, target block).
 Exit = tuple[smt.BoolRef, list[IRValue], Hashable]
 # A region's control-flow graph (`verify.extract.cfg`): blocks, and stand-ins as
 # targets, to their successors.
 Graph = dict[Hashable, list[Hashable]]
+# An `scf.for`'s bounds as read: lower, upper, a constant step, unsigned.
+Bounds = tuple[smt.ArithRef, smt.ArithRef, int, bool]
 # A region's exit edges by target (`ControlFlow.walk_cfg`).
 Exits = dict[Hashable, list[tuple[smt.BoolRef, list[IRValue]]]]
 
@@ -27,12 +30,16 @@ Exits = dict[Hashable, list[tuple[smt.BoolRef, list[IRValue]]]]
 class LoopSummaries(Slicing):
     """Summaries of `scf.for`, `scf.while` and natural loops of branches."""
 
-    def summarize_scf(self, op: IROp, guard: smt.BoolRef, runs: smt.BoolRef) -> bool:
+    def summarize_scf(self, op: IROp, guard: smt.BoolRef, runs: smt.BoolRef,
+                      within: Bounds | None = None) -> bool:
         """Summarize `scf.for` / `scf.while` `op` if it has no effect the
-        invariants see; `runs`: when its body runs at least once.  False,
-        with nothing changed, when it must be unrolled."""
+        invariants see; `runs`: when its body runs at least once; `within`:
+        an `scf.for`'s bounds, read (its body runs only for an induction
+        value in them).  False, with nothing changed, when it must be
+        unrolled."""
         blocks = [b for r in op.regions for b in r.blocks]
-        carried = op.operands[3:] if op_name(op) == "scf.for" else op.operands
+        is_for = op_name(op) == "scf.for"
+        carried = op.operands[3:] if is_for else op.operands
         if self.carries_handle(carried):
             return False
         # Effect-free, or else closed (`Slicing.closed_effects`): then
@@ -42,23 +49,110 @@ class LoopSummaries(Slicing):
         why = f"a value of the loop at {where(op)}, summarized"
         first = op.regions[0].blocks[0]
         g = conj(guard, runs)
-        for a in first.args:  # the induction variable and carried values
-            self.havoc(a, g, why)
-        yielded = self.block_ops(first, g) or []
-        out = list(yielded)
-        if len(op.regions) > 1:  # scf.while: the after region runs while `c`
-            c = self.cond(yielded[0]) if yielded else self.loop_branch()
-            after = op.regions[1].blocks[0]
-            for a in after.args:
-                self.havoc(a, conj(g, c), why)
-            out += self.block_ops(after, conj(g, c)) or []
+        state = list(first.args[1:]) if is_for else list(first.args)
+        inits = [self.val(v) for v in carried]
+        kept = set(range(min(len(state), len(inits))))
+        while True:
+            # Carried values that stay what they were before the loop in
+            # every round (each round yields them back) keep that value;
+            # the others are havoc'd.  Asked again until no kept one fails.
+            body_g = g
+            if is_for:
+                iv = first.args[0]
+                self.havoc(iv, g, why)
+                if within is not None:
+                    body_g = conj(g, self.in_bounds(self.val(iv), within))
+            stored = self.enter_state(state, list(carried), inits, kept, body_g, why)
+            yielded = self.block_ops(first, body_g) or []
+            out = list(yielded)
+            back = yielded
+            if len(op.regions) > 1:  # scf.while: the after region runs while `c`
+                c = self.cond(yielded[0]) if yielded else self.loop_branch()
+                after = op.regions[1].blocks[0]
+                for a, v in zip(after.args, yielded[1:], strict=False):
+                    # The values the condition forwards, as they are: the
+                    # condition on them holds in the body.
+                    self.define(a, self.val(v), conj(body_g, c))
+                    if type_text(a) == "i1":
+                        self.define_cond(a, self.cond(v), conj(body_g, c))
+                    if v in self.structs:
+                        self.structs[a] = self.structs[v]
+                for a in after.args[len(yielded[1:]):]:
+                    self.havoc(a, conj(body_g, c), why)
+                back = self.block_ops(after, conj(body_g, c)) or []
+                out += back
+            failed = {k for k in kept if k >= len(back)
+                      or not self.same_value(back[k], inits[k], stored[k])}
+            if not failed:
+                break
+            kept -= failed
+            self.restore(snap)
         effect_free = pure and self.effects_since(snap) is None
         if not effect_free and not self._closed(snap, out, g, where(op)):
             self.restore(snap)
             return False
-        for r in op.results:
+        for k, r in enumerate(op.results):
             self.havoc(r, guard, why)
+            if is_for and k < len(inits) and runs is not fold.TRUE:
+                # A loop that runs no round gives back its initial values.
+                self.define(r, inits[k], conj(guard, neg(runs)))
         return True
+
+    def in_bounds(self, iv: smt.ArithRef, within: Bounds) -> smt.BoolRef:
+        """`lb <= iv < ub` (signed or unsigned as the loop compares), and
+        `iv - lb` a multiple of a power-of-two step: what every round's
+        induction value is."""
+        lb, ub, step, unsigned = within
+        less, at_most = (6, 7) if unsigned else (2, 3)
+        parts = [fold.compare(at_most, lb, iv),  # type: ignore[arg-type]
+                 fold.compare(less, iv, ub)]  # type: ignore[arg-type]
+        w = fold.width_of(iv)
+        if w is not None and step > 1 and step & (step - 1) == 0:
+            diff = fold.binop("sub", iv, lb)  # type: ignore[arg-type]
+            low = fold.binop("and", diff, fold.bv(step - 1, w))  # type: ignore[arg-type]
+            if low is not None:
+                parts.append(fold.eq(low, 0))
+        return conj(*parts)
+
+    def enter_state(self, args: list[IRValue], sources: list[IRValue],
+                    inits: list[smt.ArithRef], kept: set[int], guard: smt.BoolRef,
+                    why: str) -> list[smt.ArithRef | None]:
+        """A round's carried values: the initial one for each index in
+        `kept`, a havoc'd one for the others.  Returns what each kept one
+        is then (`same_value` compares a yielded value against it)."""
+        stored: list[smt.ArithRef | None] = []
+        for k, a in enumerate(args):
+            if k in kept:
+                self.define(a, inits[k], guard)
+                if type_text(a) == "i1":
+                    self.define_cond(a, self.cond(sources[k]) if k < len(sources)
+                                     else self.cond_of(inits[k]), guard)
+                if k < len(sources) and sources[k] in self.structs:
+                    self.structs[a] = self.structs[sources[k]]
+                else:
+                    self.structs.pop(a, None)
+                stored.append(self.env.get(a))
+            else:
+                self.havoc(a, guard, why)
+                stored.append(None)
+        return stored
+
+    def cond_of(self, term: smt.ArithRef) -> smt.BoolRef:
+        """An i1 value's condition, from its bit."""
+        v = literal(term)
+        if v is not None:
+            return fold.boolean(bool(v & 1))
+        return fold.eq(fold.resize(term, 1, False), 1)  # type: ignore[arg-type]
+
+    def same_value(self, v: IRValue, init: smt.ArithRef, stored: smt.ArithRef | None) -> bool:
+        """Is the value `v` yielded for the next round provably the one the
+        round began with (passed through, or the same constant)?"""
+        term = self.val(v)
+        if term is init or term is stored or (
+                stored is not None and term.get_id() == stored.get_id()):
+            return True
+        a, b = literal(term), literal(init)
+        return a is not None and a == b and fold.width_of(term) == fold.width_of(init)
 
     def _closed(self, snap: Snapshot, carried: list[IRValue], guard: smt.BoolRef, at: str) -> bool:
         """Do the loop's effects since `snap` stay within one iteration
@@ -80,11 +174,25 @@ class LoopSummaries(Slicing):
             return None
         snap = self.snapshot()
         why = f"a value of the loop at {where(list(header.ops)[-1])}, summarized"
-        for a in header.args:
-            self.havoc(a, guard, why)
         back = _Back()  # the next iteration: the one walked stands for it
         inner: Graph = {b: [back if s is header else s for s in succ.get(b, [])] for b in body}
-        exits = self.walk_cfg(body, inner, guard, scope)
+        # The header's arguments hold what the edges into the loop gave them:
+        # one that every back edge passes on unchanged keeps it in every
+        # round; the others are havoc'd (asked again until none fails).
+        inits = [self.env.get(a) for a in header.args]
+        kept = {k for k, t in enumerate(inits) if t is not None}
+        while True:
+            for k, a in enumerate(header.args):
+                if k not in kept:
+                    self.havoc(a, guard, why)
+            exits = self.walk_cfg(body, inner, guard, scope)
+            failed = {k for e, ops in exits.get(back, []) if e is not fold.FALSE
+                      for k in kept if k >= len(ops)
+                      or not self.same_value(ops[k], inits[k], inits[k])}  # type: ignore[arg-type]
+            if not failed:
+                break
+            kept -= failed
+            self.restore(snap)
         out = [(e, ops, t) for t, edges in exits.items() if t is not back
                for e, ops in edges if e is not fold.FALSE]
         members = set(body)

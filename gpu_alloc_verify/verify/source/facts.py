@@ -589,11 +589,13 @@ class _Reader:
         return True
 
     def scf_for(self, op: Any, guard: smt.BoolRef) -> None:
-        lb, ub, step = (self.consts.get(v) for v in op.operands[:3])
+        lb, ub, step = (self.bound_value(op, v) for v in op.operands[:3])
         if lb is not None and ub is not None and step:
             runs = fold.boolean(ub > lb)
         else:
-            runs = self.unknown(f"trip count of scf.for at {where(op)}")
+            known = self.bound_compare(op)
+            runs = known if known is not None else \
+                self.unknown(f"trip count of scf.for at {where(op)}")
         body = op.regions[0].blocks[0]
         place = f"the loop-carried values of scf.for at {where(op)}"
         # A loop-carried token is, in the first iteration, the initial one, and
@@ -614,6 +616,43 @@ class _Reader:
         for v in (term.operands if term is not None else ()):
             if _is_token(v):
                 self.escape(v, place)
+
+    def bound_value(self, op: Any, v: Any) -> int | None:
+        """A constant bound or step of `scf.for` `op` as the loop reads it:
+        its bits unsigned under `unsigned`, else signed (a printed `i8`
+        constant 200 is -56, which the unsigned loop reads as 200)."""
+        value = self.consts.get(v)
+        t = type_text(v)
+        w = 64 if t == "index" else int(t[1:]) if t[:1] == "i" and t[1:].isdigit() else None
+        if value is None or w is None:
+            return value
+        value &= (1 << w) - 1
+        return value if attr_of(op, "unsignedCmp") is not None else fold.signed(value, w)
+
+    def bound_compare(self, op: Any) -> smt.BoolRef | None:
+        """Whether `scf.for` `op` runs at all, when its bounds are constants
+        or integer arguments of the function: the argument is the variable
+        the lowered function's argument of that label is (`branch_var`'s
+        rule for integers), so a loop whose trip count comes from an
+        argument runs in the source exactly when the lowered loop does."""
+        ends: list[smt.BitVecRef] = []
+        for v in op.operands[:2]:
+            t = type_text(v)
+            w = 64 if t == "index" else int(t[1:]) if t[:1] == "i" and t[1:].isdigit() else None
+            label = self.arg_label.get(v)
+            if w is None:
+                return None
+            if v in self.consts:
+                ends.append(fold.bv(self.consts[v], w))
+            elif label is not None and label in self.facts.arg_names.get(self.func, []) \
+                    and not self.call_sites.get(self.func):
+                # Only a function nothing calls: the lowered side names the
+                # arguments of its roots alone (a callee's are its caller's).
+                ends.append(fold.bits_var(f"{self.func}:{label}", w))
+            else:
+                return None
+        unsigned = attr_of(op, "unsignedCmp") is not None
+        return fold.compare(6 if unsigned else 2, ends[0], ends[1])  # ult / slt
 
     # -- the GPU surface -----------------------------------------------------
 

@@ -1,0 +1,201 @@
+"""Loop summaries that keep relations (issue 43, part B, item 1), each a
+hand-written lowered module with a bug and its correct twin, on a source
+loop whose trip count is the argument `%n`:
+
+- a summarized loop's havoc'd integers are one term each: two branches on
+  the induction value are never taken at odds, and the loop's own bound
+  (`lb <= %i < ub`, and the step's stride) holds in its body;
+- a value `scf.while` forwards from its condition to its body keeps its
+  value, and a carried value every round yields back unchanged (a flag)
+  keeps the value it entered with, in `scf.while`, `scf.for` and `cf`
+  loops alike;
+- a loop whose trip count is an argument, leaking a stream every round, is
+  `violated` (the source's trip count is that argument too), not `unknown`;
+- `scf.for unsigned` over `i8` with bounds past the signed range runs the
+  rounds the real code runs (the source reads its constants unsigned).
+
+Before, each twin was a false alarm (`violated`) or `unknown`, and each
+narrow-unsigned bug a false `holds`.
+"""
+
+from __future__ import annotations
+
+import subprocess
+
+import pytest
+
+from gpu_alloc_verify.verify.invariants.options import CheckOptions
+from gpu_alloc_verify.verify.invariants.pipeline import judge
+from gpu_alloc_verify.verify.lowerings.base import LoweringOutcome
+from gpu_alloc_verify.verify.source.user_file import from_text
+from tests.builders import DECLS, check_module
+from tests.conftest import need_mlir_opt
+
+LEAK = "stream-no-leak"
+UAD = "stream-no-use-after-destroy"
+
+SOURCE = """func.func @main(%n: index) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  scf.for %i = %c0 to %n step %c1 {
+    %t = gpu.wait async
+    gpu.wait [%t]
+  }
+  return
+}
+"""
+HEAD = """module {
+  llvm.func @main(%n: i64) {
+    %c0 = llvm.mlir.constant(0 : i64) : i64
+    %c1 = llvm.mlir.constant(1 : i64) : i64
+    %c2 = llvm.mlir.constant(2 : i64) : i64
+    %c5 = llvm.mlir.constant(5 : i64) : i64
+    %true = llvm.mlir.constant(true) : i1
+    %false = llvm.mlir.constant(false) : i1
+"""
+MAKE = """      %s = llvm.call @mgpuStreamCreate() : () -> !llvm.ptr loc("src.mlir":5:10)
+      llvm.call @mgpuStreamSynchronize(%s) : (!llvm.ptr) -> () loc("src.mlir":6:5)
+"""
+KILL = 'llvm.call @mgpuStreamDestroy(%s) : (!llvm.ptr) -> () loc("src.mlir":6:5)'
+
+
+def _end(body: str) -> str:
+    return body + "    llvm.return\n  }\n" + DECLS + "}\n"
+
+
+def _for(body: str, step: str = "%c1") -> str:
+    return _end(HEAD + f"""    scf.for %i = %c0 to %n step {step} : i64 {{
+{MAKE}{body}
+    }} loc("src.mlir":4:3)
+""")
+
+
+def _while(body: str, flag_next: str = "%g", cond: str = "") -> str:
+    return _end(HEAD + f"""    %r:2 = scf.while (%i = %c0, %f = %true) : (i64, i1) -> (i64, i1) {{
+      %more = llvm.icmp "slt" %i, %n : i64
+      scf.condition(%more) %i, %f : i64, i1
+    }} do {{
+    ^bb0(%j: i64, %g: i1):
+{MAKE}{body}
+      %next = llvm.add %j, %c1 : i64
+      scf.yield %next, {flag_next} : i64, i1
+    }} loc("src.mlir":4:3)
+""")
+
+
+def _cf(body: str, flag_next: str = "%f") -> str:
+    return _end(HEAD + f"""    llvm.br ^head(%c0, %true : i64, i1)
+  ^head(%i: i64, %f: i1):
+    %more = llvm.icmp "slt" %i, %n : i64
+    llvm.cond_br %more, ^body, ^exit
+  ^body:
+{MAKE}{body}
+    %next = llvm.add %i, %c1 : i64
+    %nf = llvm.xor %f, %true : i1
+    llvm.br ^head(%next, {flag_next} : i64, i1)
+  ^exit:
+""")
+
+
+IN_BOUND = f"""      %in = llvm.icmp "slt" %i, %n : i64
+      scf.if %in {{ {KILL} }}"""
+SAME_VALUE = f"""      %a = llvm.icmp "eq" %i, %c5 : i64
+      scf.if %a {{ {KILL} }}
+      %b = llvm.icmp "ne" %i, %c5 : i64
+      scf.if %b {{ {KILL} }}"""
+EVEN = f"""      %low = llvm.and %i, %c1 : i64
+      %even = llvm.icmp "eq" %low, %c0 : i64
+      scf.if %even {{ {KILL} }}"""
+FLAG = f"      scf.if %g {{ {KILL} }}"
+CF_FLAG = f"    llvm.cond_br %f, ^d, ^e\n  ^d:\n    {KILL}\n    llvm.br ^e\n  ^e:"
+FORWARDED = f"""      %in = llvm.icmp "slt" %j, %n : i64
+      scf.if %in {{ {KILL} }}"""
+
+# name -> (twin, bug): the twin holds, the bug leaks (or destroys twice).
+PAIRS = {
+    "for: the loop's bound holds in its body": (
+        _for(IN_BOUND), _for(IN_BOUND.replace('"slt" %i, %n', '"sgt" %i, %n'))),
+    "for: two branches on one induction value": (
+        _for(SAME_VALUE), _for(SAME_VALUE.replace('"ne" %i, %c5', '"ne" %i, %c2'))),
+    "for: a step of 2 never makes an odd value": (
+        _for(EVEN, step="%c2"), _for(EVEN)),
+    "while: a flag yielded back unchanged": (_while(FLAG), _while(FLAG, "%false")),
+    "while: the value the condition forwards": (
+        _while(FORWARDED), _while(FORWARDED.replace('"slt" %j, %n', '"sge" %j, %n'))),
+    "cf: a flag passed back unchanged": (_cf(CF_FLAG), _cf(CF_FLAG, "%nf")),
+}
+
+
+@pytest.mark.parametrize("name", sorted(PAIRS))
+def test_summary_keeps_relations(name: str) -> None:
+    twin, bug = PAIRS[name]
+    good = check_module(SOURCE, twin)
+    assert good[LEAK].verdict == "holds", good[LEAK].reason
+    assert good[UAD].verdict == "holds", good[UAD].reason
+    bad = check_module(SOURCE, bug)
+    assert "violated" in (bad[LEAK].verdict, bad[UAD].verdict), (bad[LEAK], bad[UAD])
+
+
+@pytest.mark.parametrize("form", ["for", "while", "cf"])
+def test_loop_leaking_every_round_is_violated(form: str) -> None:
+    """The trip count is the argument %n on both sides: a leak in every
+    round is a leak whenever %n > 0, shown, not `unknown`."""
+    lowered = {"for": _for(""), "while": _while(""), "cf": _cf("")}[form]
+    r = check_module(SOURCE, lowered)[LEAK]
+    assert r.verdict == "violated", r.reason
+    # The argument (the reader's label for %n) picks a trip count that runs.
+    path = r.violations[0].counterexample["path"]
+    assert isinstance(path, dict) and path.get("main:%arg0", 0) > 0, path
+    closed = {"for": _for(KILL), "while": _while(KILL), "cf": _cf(KILL)}[form]
+    assert check_module(SOURCE, closed)[LEAK].verdict == "holds"
+
+
+NARROW_SOURCE = """func.func @main() {
+  %lb = arith.constant LB : i8
+  %ub = arith.constant UB : i8
+  %sp = arith.constant SP : i8
+  scf.for unsigned %i = %lb to %ub step %sp : i8 {
+    %t = gpu.wait async
+    gpu.wait [%t]
+  }
+  return
+}
+"""
+NARROW_LOWERED = """module {
+  llvm.func @main() {
+    %lb = llvm.mlir.constant(LB : i8) : i8
+    %ub = llvm.mlir.constant(UB : i8) : i8
+    %sp = llvm.mlir.constant(SP : i8) : i8
+    scf.for unsigned %i = %lb to %ub step %sp : i8 {
+      %s = llvm.call @mgpuStreamCreate() : () -> !llvm.ptr loc("src.mlir":6:10)
+      llvm.call @mgpuStreamSynchronize(%s) : (!llvm.ptr) -> () loc("src.mlir":7:5)
+      KILL
+    } loc("src.mlir":5:3)
+    llvm.return
+  }
+""" + DECLS + "}\n"
+
+
+@pytest.mark.parametrize("bounds", [(100, 200, 100), (0, 200, 1), (1, 250, 50)])
+def test_narrow_unsigned_loop_runs_its_rounds(bounds: tuple[int, int, int]) -> None:
+    """Each of these loops runs (2, 200, 5 rounds) as unsigned i8, none as
+    signed.  Judged without the execution cross-check: the lowered
+    interpreter's `scf.for` compares signed (left to part A's item)."""
+    tool = need_mlir_opt(22)
+    lb, ub, step = bounds
+
+    def fill(text: str) -> str:
+        return text.replace("LB", str(lb)).replace("UB", str(ub)).replace("SP", str(step))
+
+    verdicts = {}
+    for bug in (False, True):
+        lowered = fill(NARROW_LOWERED).replace("KILL", "" if bug else KILL)
+        proc = subprocess.run([tool, "--mlir-print-op-generic", "--mlir-print-debuginfo",
+                               "--mlir-print-local-scope", "-"], input=lowered,
+                              capture_output=True, text=True)
+        assert proc.returncode == 0, proc.stderr
+        j = judge(from_text(fill(NARROW_SOURCE), "src.mlir", tool),
+                  LoweringOutcome("ok", lowered=proc.stdout), "hand-written",
+                  CheckOptions(runtime="cuda", timeout_ms=2000, truth=None))
+        verdicts[bug] = j.results[LEAK].verdict
+    assert verdicts == {False: "holds", True: "violated"}
