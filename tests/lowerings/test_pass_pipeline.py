@@ -154,6 +154,8 @@ def test_what_is_malformed_mlir_opt_refuses(text: str) -> None:
     ("gpu-to-llvm,func.func(gpu-async-region)", False),  # after it: not its input
     ("func.func(gpu-async-region)", False),  # no gpu-to-llvm at all
     ("func.func(gpu-to-llvm-extra),canonicalize", False),
+    # runs host passes (canonicalize, cse, convert-scf-to-cf, ...) before its own gpu-to-llvm
+    ("gpu-lower-to-nvvm-pipeline{cubin-format=isa}", True),
 ])
 def test_rewrites_source(text: str, rewrites: bool) -> None:
     assert parse(text).rewrites_source() is rewrites

@@ -28,6 +28,11 @@ MODULE_ANCHOR = "builtin.module"
 KERNEL_ANCHOR = "gpu.module"
 GPU_TO_LLVM = "gpu-to-llvm"
 _SPECIAL = ",(){}"
+# Registered pass pipelines that run gpu-to-llvm inside, after passes that
+# rewrite host code (gpu-lower-to-nvvm-pipeline, 18 on: outlining,
+# convert-scf-to-cf, convert-func-to-llvm, canonicalize, cse, ...), so the
+# IR entering gpu-to-llvm is not the source.
+HOST_REWRITING_PIPELINES = frozenset({"gpu-lower-to-nvvm-pipeline"})
 _EMPTY_MODULE = re.compile(r"\s*builtin\.module\s*\(\s*\)\s*")
 
 
@@ -126,8 +131,11 @@ class Pipeline:
 
     def rewrites_source(self) -> bool:
         """Does a pass rewrite host code before gpu-to-llvm sees it (e.g.
-        `func.func(gpu-async-region)`, gpu-kernel-outlining, canonicalize)?"""
-        return bool(self.host_passes_before())
+        `func.func(gpu-async-region)`, gpu-kernel-outlining, canonicalize)?
+        A registered pipeline that runs gpu-to-llvm after host passes of its
+        own (`HOST_REWRITING_PIPELINES`) does too."""
+        return bool(self.host_passes_before()) or any(
+            isinstance(e, Pass) and e.name in HOST_REWRITING_PIPELINES for e in self.elements)
 
 
 @functools.lru_cache(maxsize=256)
