@@ -19,6 +19,14 @@ Races are found whatever the schedule: a host access to a buffer that queued
 work still writes (`host-race`), and two queued operations on one buffer, at
 least one writing, neither ordered before the other (`device-race`).  The
 host sees the un-run state, so the racy read also shows as a different value.
+
+Beside the races, the runtime keeps an `OrderLog`: every piece of work and
+every host access, free and synchronization a source op made (by location),
+stamped with one action clock.  From it `verify.invariants.order_truth`
+reads the happens-before relation the runtime guarantees (stream order,
+event waits, the host waiting) and checks the source's edges against it,
+which a race detector cannot: two ops on one stream in the wrong order are
+ordered, just the wrong way round.
 """
 
 from __future__ import annotations
@@ -48,7 +56,7 @@ ALLOC_STRIDE = 1 << 33  # > the largest allocation, so pointers never alias
 
 @dataclass(eq=False)
 class _Work:
-    seq: int
+    seq: int  # the action clock when it was queued (one clock with `OrderLog`)
     what: str
     loc: str | None
     deps: list[_Work]  # the items it waited for that were not done when queued
@@ -68,6 +76,37 @@ class _Work:
 
 
 _by_seq = attrgetter("seq")
+
+
+@dataclass(frozen=True)
+class Point:
+    """A source op's effect as the runtime saw it: queued work (`work`) or
+    a host action (a host access or a free) that is done when its call
+    returns.  `buffers`: the allocation indices it touches."""
+
+    time: int  # the action clock (host order) when it was made
+    loc: str
+    what: str
+    work: _Work | None = None
+    buffers: frozenset[int] = frozenset()
+    writes: bool = False
+
+
+@dataclass(frozen=True)
+class Sync:
+    """The host waited: for the work `clock` covers (queue -> highest index),
+    or for everything queued (`clock` None: a device-wide settle)."""
+
+    time: int
+    loc: str | None
+    kind: str  # "stream", "event" or "settle"
+    clock: dict[int, int] | None
+
+
+@dataclass
+class OrderLog:
+    points: list[Point] = field(default_factory=list)
+    syncs: list[Sync] = field(default_factory=list)
 
 
 @dataclass
@@ -112,6 +151,7 @@ class SimulatedRuntime(CheckedRuntime):
         self._next_stream = STREAM_BASE
         self._next_event = EVENT_BASE
         self.executed: list[tuple[str, str | None]] = []  # (what, loc) in run order
+        self.order = OrderLog()
 
     # -- scheduler ----------------------------------------------------------
     # Each stream is a queue its work runs through in order, so happens-before
@@ -134,10 +174,11 @@ class SimulatedRuntime(CheckedRuntime):
         w = _Work(self._seq, what, self.loc, live_deps, action, writes, reads,
                   queue=stream, index=st.count)
         st.count += 1
-        # Done deps add nothing: all that precedes them is done too, and only
-        # pending work is ever asked about.
+        # Done deps count too: the race detector needs only pending work's
+        # order, but the order log is asked about work done long ago (a dep
+        # an eager schedule ran is no less an order).
         clock: dict[int, int] = {}
-        for d in live_deps:
+        for d in dict.fromkeys(d for d in deps if d is not None):
             for q, i in d.clock.items():
                 if clock.get(q, -1) < i:
                     clock[q] = i
@@ -163,7 +204,21 @@ class SimulatedRuntime(CheckedRuntime):
         if not w.waiting:
             bisect.insort(self._ready, w, key=_by_seq)
         st.tail = w
+        if self.loc is not None:
+            self.order.points.append(Point(w.seq, self.loc, what, w, writes | reads,
+                                           bool(writes)))
         return w
+
+    def _host_point(self, what: str, a: Allocation, writes: bool) -> None:
+        """Log a host action of a source op (a host access, a free)."""
+        if self.loc is not None:
+            self._seq += 1
+            self.order.points.append(Point(self._seq, self.loc, what, None,
+                                           frozenset({a.index}), writes))
+
+    def _synced(self, kind: str, clock: dict[int, int] | None) -> None:
+        self._seq += 1
+        self.order.syncs.append(Sync(self._seq, self.loc, kind, clock))
 
     def _unordered(self, w: _Work) -> list[_Work]:
         """The pending work that conflicts with `w` and does not run before it, by seq."""
@@ -249,6 +304,7 @@ class SimulatedRuntime(CheckedRuntime):
     def _b_settle(self) -> None:
         while self.pending:
             self._run(self.rng.choice(self._ready))
+        self._synced("settle", None)
 
     # -- streams and events -------------------------------------------------
     def _b_stream_create(self) -> int:
@@ -260,7 +316,10 @@ class SimulatedRuntime(CheckedRuntime):
         pass  # queued work still runs, as on CUDA
 
     def _b_stream_synchronize(self, stream: int) -> None:
-        self._force(self.streams[stream].tail)
+        tail = self.streams[stream].tail
+        self._force(tail)
+        if tail is not None:
+            self._synced("stream", tail.clock)
 
     def _b_stream_wait_event(self, stream: int, event: int) -> None:
         marker = self.events[event].marker  # never recorded: nothing to wait for
@@ -278,7 +337,10 @@ class SimulatedRuntime(CheckedRuntime):
         self.events[event].marker = self._enqueue(stream, "event_record")
 
     def _b_event_synchronize(self, event: int) -> None:
-        self._force(self.events[event].marker)
+        marker = self.events[event].marker
+        self._force(marker)
+        if marker is not None:
+            self._synced("event", marker.clock)
 
     # -- memory -------------------------------------------------------------
     def _b_alloc(self, size: int, kind: MemoryKind, stream: int) -> int:
@@ -299,10 +361,12 @@ class SimulatedRuntime(CheckedRuntime):
                     f"{user.loc or '?'} is unfinished",
                 )
         self.memory[alloc.index].freed = True
+        self._host_point("mem_free", alloc, True)
 
     def _b_free_sync(self, alloc: Allocation) -> None:
         self._b_settle()
         self.memory[alloc.index].freed = True
+        self._host_point("mem_free", alloc, True)
 
     def _b_free_async(self, alloc: Allocation, stream: int) -> None:
         def run() -> None:
@@ -346,6 +410,7 @@ class SimulatedRuntime(CheckedRuntime):
     def _b_host_free(self, alloc: Allocation) -> None:
         self._host_race("host_free", alloc, write=True)
         self.memory[alloc.index].freed = True
+        self._host_point("host_free", alloc, True)
 
     def _b_launch(self, kernel: Kernel, grid: Dim3, block: Dim3, args: Sequence[KernelArg],
                   stream: int, reads: frozenset[int], writes: frozenset[int]) -> None:
@@ -379,11 +444,13 @@ class SimulatedRuntime(CheckedRuntime):
 
     def _b_host_read(self, a: Allocation, off: int, n: int) -> tuple[bytes, bytes | None]:
         self._host_race("host_read", a, write=False)
+        self._host_point("host_read", a, False)
         mem = self.memory[a.index]
         return bytes(mem.data[off : off + n]), bytes(mem.mask[off : off + n])
 
     def _b_host_write(self, a: Allocation, off: int, data: bytes) -> None:
         self._host_race("host_write", a, write=True)
+        self._host_point("host_write", a, True)
         mem = self.memory[a.index]
         mem.data[off : off + len(data)] = data
         mem.mask[off : off + len(data)] = b"\x01" * len(data)

@@ -38,12 +38,13 @@ from gpu_alloc_verify.oracles.runtime import (
     NULL_STREAM,
     USE_AFTER_DESTROY,
 )
-from gpu_alloc_verify.oracles.simulated import SimulatedRuntime
+from gpu_alloc_verify.oracles.simulated import OrderLog, SimulatedRuntime
 from gpu_alloc_verify.oracles.source_interp import (
     ArgValue,
     SourceRun,
     program_unmodelled,
 )
+from gpu_alloc_verify.verify.invariants.order_truth import broken_edges
 from gpu_alloc_verify.verify.ir import fastparse
 from gpu_alloc_verify.verify.model.program import MemRefType, Program
 from gpu_alloc_verify.verify.model.runtime_api import arg_of, roles
@@ -75,6 +76,9 @@ class Execution:
     source: SourceRun | None = None
     why_not: str = ""  # why nothing ran (or ran to the end)
     arg_order: tuple[str, ...] = ()  # the model's argument names, in order
+    # What each run's runtime logged of the order of its effects (simulated runs).
+    source_order: OrderLog | None = None
+    lowered_order: OrderLog | None = None
 
     @property
     def ran(self) -> bool:
@@ -129,14 +133,15 @@ def execute(program: Program, module: Any, function: str, inputs: Mapping[str, A
         if not isinstance(a.type, MemRefType):
             values[a.name] = inputs.get(a.name, False if a.type == "i1" else default_value(a.type))
     ex.inputs = dict(values)
+    src_rt, low_rt = SimulatedRuntime(profile, 0), SimulatedRuntime(profile, 0)
+    ex.source_order, ex.lowered_order = src_rt.order, low_rt.order
     try:
-        src = source_run(fn, values, SimulatedRuntime(profile, 0))
+        src = source_run(fn, values, src_rt)
         if isinstance(src, CheckResult):
             ex.why_not = f"the source does not run: {src.reason}"
             return ex
         ex.source = src[0]
-        low = lowered_run(fn, module, values, SimulatedRuntime(profile, 0),
-                          program_kernels(program))
+        low = lowered_run(fn, module, values, low_rt, program_kernels(program))
     except fastparse.Unsupported:
         raise  # the fast reader's model falls short: the caller runs xDSL's parse
     except Exception as e:  # noqa: BLE001 - a model gap ends the run, never the harness
@@ -209,6 +214,9 @@ def observe(invariant: InvariantId, ex: Execution, facts: SourceFacts) -> Observ
         races = [f"{e.kind} at {e.loc or '?'} ({e.detail})" for e in errors if e.kind in RACES]
         if races:
             return Observation(True, races)
+        broken = _broken_edges(ex, facts)
+        if broken:
+            return Observation(True, broken)
         misuse = [e for e in errors if e.kind not in ORDER_ERRORS]
         if misuse:
             # A value that differs then may come from the misuse, not the order.
@@ -220,6 +228,15 @@ def observe(invariant: InvariantId, ex: Execution, facts: SourceFacts) -> Observ
         return Observation(True, [f"{e.kind} at {e.loc or '?'} ({e.detail})" for e in errors
                                   if e.kind in (NULL_STREAM, INVALID_HANDLE)])
     return Observation(False, why_not=f"{invariant} is not decided by execution")
+
+
+def _broken_edges(ex: Execution, facts: SourceFacts) -> list[str]:
+    """The source's happens-before edges the lowered run does not keep (the
+    runtime orders the two effects the other way round, or not at all)."""
+    if ex.source_order is None or ex.lowered_order is None:
+        return []
+    quiet = frozenset(op.id for op in facts.ops.values() if op.kind == "dealloc")
+    return broken_edges(ex.source_order, ex.lowered_order, quiet) or []
 
 
 def _leaks(invariant: InvariantId, ex: Execution, facts: SourceFacts) -> Observation:
