@@ -34,6 +34,7 @@ run on one path, the earlier-listed one runs first.
 from __future__ import annotations
 
 import functools
+from typing import Any, cast
 
 from gpu_alloc_verify.verify import smt
 from gpu_alloc_verify.verify.extract.async_runtime import (
@@ -114,6 +115,7 @@ class _Extractor(ControlFlow, Memory, Integers):
 
     def root(self, op: IROp) -> None:
         self.func = func_name(op)
+        self.enter_root()
         entry = op.regions[0].blocks[0]
         names = self.arg_names.get(self.func, [])
         for i, arg in enumerate(entry.args):
@@ -269,10 +271,15 @@ class _Extractor(ControlFlow, Memory, Integers):
 
     def address_of(self, op: IROp, guard: smt.BoolRef) -> bool:
         """`llvm.mlir.addressof` of a function: a pointer a call through it
-        resolves to that function.  False for a global."""
+        resolves to that function; of a global that may hold a pointer: its
+        slot.  False for another global."""
         attr = attr_of(op, "global_name")
         root = getattr(attr, "root_reference", attr)
         name = str(getattr(root, "data", root)).lstrip("@")
+        slot = self.global_slot(name)
+        if slot is not None:
+            self.define(op.results[0], lit(slot), guard)
+            return True
         if name not in self.funcs:
             return False
         ptr = self.fresh()
@@ -330,6 +337,8 @@ class _Extractor(ControlFlow, Memory, Integers):
                 self.cut(guard, f"call to @{callee} at {where(op)} not followed ({why})")
                 self.not_modelled(op, guard, f"call to @{callee} ({why})")
             else:
+                # Code not seen may read and write the globals.
+                self.globals_escape(guard, f"at the call to @{callee}", let_go=True)
                 self.not_modelled(op, guard, f"call to @{callee} (external function)")
                 loc = source_loc(op)
                 if self.inlining and callee == f"_mlir_ciface_{self.inlining[-1]}":
@@ -363,7 +372,8 @@ class _Extractor(ControlFlow, Memory, Integers):
             call.handle = self.next_handle
             self.next_handle += 1
             self.facts.handles[call.handle] = (HANDLE_CREATORS[callee], call)
-            self.define(op.results[0], lit(call.handle), guard)
+            if op.results:  # declared void: the handle is made, and no one holds it
+                self.define(op.results[0], lit(call.handle), guard)
         else:
             if roles(callee, len(args)) is None:
                 # A runtime entry point the checkers do not know: what it does
@@ -378,6 +388,7 @@ class _Extractor(ControlFlow, Memory, Integers):
         """A call through a pointer that is no known function: it may destroy
         or use what it is given (escapes) and create handles not seen."""
         place = where(op)
+        self.globals_escape(guard, f"at the call through a pointer at {place}", let_go=True)
         self.facts.hidden_creates.append(Cut(guard, f"a call through a function pointer at "
                                                     f"{place} the analysis cannot resolve "
                                                     f"may create streams and events"))
@@ -399,7 +410,10 @@ class _Extractor(ControlFlow, Memory, Integers):
         self.call_sites.pop()
         self.inlining.pop()
         for i, r in enumerate(op.results):
-            vals = [(g, v[i], c[i]) for g, v, c in rets if i < len(v)]
+            fields = merged_fields([(g, st[i]) for g, v, _, st in rets if i < len(v)])
+            if fields is not None:
+                self.structs[r] = fields  # a struct the helper built: its fields
+            vals = [(g, v[i], c[i]) for g, v, c, _ in rets if i < len(v)]
             if not vals:
                 self.define(r, self.fresh(), guard)
                 continue
@@ -416,10 +430,12 @@ class _Extractor(ControlFlow, Memory, Integers):
         if self.returns:
             self.returns[-1].append((guard, [self.val(v) for v in op.operands],
                                      [self.cond(v) if type_text(v) == "i1" else fold.FALSE
-                                      for v in op.operands]))
+                                      for v in op.operands],
+                                     [self.structs.get(v) for v in op.operands]))
             return
         for v in op.operands:
             self.escape(self.val(v), guard, f"returned from @{self.func}", source_loc(op))
+        self.globals_escape(guard, f"when @{self.func} returns", let_go=False)
 
     def host_access(self, op: IROp, guard: smt.BoolRef) -> None:
         name = op_name(op)
@@ -434,6 +450,38 @@ class _Extractor(ControlFlow, Memory, Integers):
                 self.define_cond(r, self.new_branch(op), guard)
 
     # -- structured control flow ----------------------------------------------
+
+def pointer_like_type(t: str) -> bool:
+    """Can a global of type `t` hold a pointer (not an array of data)?"""
+    return "ptr" in t and not t.startswith("!llvm.array")
+
+
+def merged_fields(rets: list[tuple[smt.BoolRef, dict[tuple[int, ...], Any] | None]]
+                  ) -> dict[tuple[int, ...], Any] | None:
+    """The fields of a struct an inlined function returns, each the value of
+    the return taken (by its guard); None unless every return gives a struct
+    the walk built with the same positions and the same kind of fields."""
+    if not rets or any(st is None for _, st in rets):
+        return None
+    first = cast("dict[tuple[int, ...], Any]", rets[-1][1])
+    out: dict[tuple[int, ...], Any] = {}
+    for pos, last in first.items():
+        parts = [(g, cast("dict[tuple[int, ...], Any]", st).get(pos)) for g, st in rets]
+        if any(v is None or isinstance(v, str) != isinstance(last, str) for _, v in parts):
+            return None
+        if isinstance(last, str):
+            if any(v != last for _, v in parts):
+                return None
+            out[pos] = last
+            continue
+        term = last
+        for g, v in reversed(parts[:-1]):
+            term = ite(g, v, term)
+        out[pos] = term
+    if any(set(cast("dict[tuple[int, ...], Any]", st)) != set(first) for _, st in rets):
+        return None
+    return out
+
 
 def extract(module: IRModule, arg_names: dict[str, list[str]] | None = None,
             loop_bound: int = DEFAULT_LOOP_BOUND) -> LoweredFacts:
@@ -460,6 +508,10 @@ def extract(module: IRModule, arg_names: dict[str, list[str]] | None = None,
     if not roots:  # every function is called by another: each is a root
         roots = [f for f in funcs.values() if has_body(f)]
     ex = _Extractor(arg_names or {}, loop_bound, funcs)
+    ex.pointer_globals = {func_name(op) for op in module.body.blocks[0].ops
+                          if op_name(op) == "llvm.mlir.global" and pointer_like_type(
+                              str(getattr(attr_of(op, "global_type"), "type",
+                                          attr_of(op, "global_type"))))}
     for fn in roots:
         ex.root(fn)
     ex.facts.residue = module_residue(module)  # a fact of the module, not of paths
