@@ -25,12 +25,14 @@ its custom form differs between 16 and 19 (`output_shape`).
 from __future__ import annotations
 
 from dataclasses import replace
+from typing import TypeVar
 
 from gpu_alloc_verify.generators.core import _Buffer, _Scope, ints
 from gpu_alloc_verify.generators.launches import LaunchOps
 from gpu_alloc_verify.verify.model import program as prog
 
 _TOKEN = prog.TOKEN_TYPE
+T = TypeVar("T")
 
 
 class HostCodeOps(LaunchOps):
@@ -120,22 +122,22 @@ class HostCodeOps(LaunchOps):
             scope.buffers.remove(view)
 
     # -- async.execute ------------------------------------------------------------
-    def gen_execute(self, scope: _Scope, out: list[prog.Op], depth: int) -> None:
-        """An `async.execute`, or an `async.await` of one not awaited yet."""
+    def gen_execute(self, scope: _Scope, out: list[prog.Op], depth: int,
+                    chained: bool = False) -> None:
+        """An `async.execute`, or an `async.await` of one not awaited yet;
+        one time in three a second execute chained to the first at once."""
         unawaited = [a for a in scope.async_tokens if a in scope.own_async] + \
             [v for v, _ in scope.async_values if v in scope.own_async]
         if self.in_execute:
             return
-        if unawaited and self.draw(ints(0, 2)) == 0:
+        if unawaited and not chained and self.draw(ints(0, 2)) == 0:
             self.gen_await(scope, self.pick(unawaited), out)
             return
-        deps: tuple[str, ...] = ()
-        if scope.async_tokens and self.coin():
-            deps = (self.pick(scope.async_tokens),)
+        # Chains (one earlier execute) and joins (two) of tokens and values.
+        deps = tuple(self.some(scope.async_tokens, chained))
         operands: list[tuple[str, str]] = []
         inner_tokens: list[tuple[str, set[str]]] = []
-        if scope.async_values and self.coin():
-            value, yielded = self.pick(scope.async_values)
+        for value, yielded in self.some(scope.async_values, chained):
             inner = self.fresh("in")
             operands.append((value, inner))
             inner_tokens.append((inner, self.covers(yielded) | {inner}))
@@ -158,6 +160,17 @@ class HostCodeOps(LaunchOps):
         out.append(prog.Execute(op_id, token, deps, tuple(operands), body, yielded_tokens,
                                 results))
         self.close_region(scope, inner_scope)
+        if not chained and self.budget > 0 and self.draw(ints(0, 2)) == 0:
+            self.budget -= 1
+            self.gen_execute(scope, out, depth, chained=True)
+
+    def some(self, options: list[T], one: bool = False) -> list[T]:
+        """None (unless `one`), one or two of `options`, distinct."""
+        left, chosen = list(options), []
+        least = min(1, len(left)) if one else 0
+        for _ in range(self.draw(ints(least, min(2, len(left))))):
+            chosen.append(left.pop(self.draw(ints(0, len(left) - 1))))
+        return chosen
 
     def gen_execute_body(self, scope: _Scope, depth: int, yields: bool,
                          inner_tokens: list[tuple[str, set[str]]]
