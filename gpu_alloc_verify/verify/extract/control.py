@@ -13,12 +13,31 @@ from gpu_alloc_verify.verify.extract.summary import Exits, Graph, LoopSummaries
 from gpu_alloc_verify.verify.ir.attrs import attr_of, int_tuple, type_text, where
 from gpu_alloc_verify.verify.ir.lowered_ir import op_name
 from gpu_alloc_verify.verify.ir.protocols import IRBlock, IROp, IRRegion, IRValue
+from gpu_alloc_verify.verify.ir.text import dense_literal
 from gpu_alloc_verify.verify.model import fold
 from gpu_alloc_verify.verify.model.fold import conj, ite, neg
 from gpu_alloc_verify.verify.model.values import literal
 
 # The edges into a block: each its condition and the operands it passes.
 Edges = list[tuple[smt.BoolRef, list[IRValue]]]
+
+
+def switch_cases(term: IROp) -> list[int] | None:
+    """The case values of a switch (`case_values`, a dense integer array)."""
+    attr = attr_of(term, "case_values")
+    if attr is None:
+        return []
+    values = int_tuple(attr)
+    if values is not None:
+        return list(values)
+    dense = dense_literal(str(attr))
+    if dense is None:
+        return None
+    body = dense[0].strip().removeprefix("[").removesuffix("]")
+    try:
+        return [int(x) for x in body.split(",")] if body.strip() else []
+    except ValueError:
+        return None  # a splat or a form not read: the switch stays a cut
 
 
 def as_block(node: Hashable) -> IRBlock:
@@ -202,9 +221,48 @@ class ControlFlow(LoopSummaries):
             return [(c, t_ops), (neg(c), f_ops)]
         if len(succs) == 1:
             return [(self.true, list(term.operands))]
-        # A switch or another multi-way branch: not modelled.
+        if name in ("llvm.switch", "cf.switch"):
+            edges = self.switch_edges(term)
+            if edges is not None:
+                return edges
+        # Another multi-way branch, or a switch whose cases are not read.
         self.cut(guard, f"{name} at {where(term)} is not modelled")
         return [(fold.FALSE, []) for _ in succs]
+
+    def switch_edges(self, term: IROp) -> Edges | None:
+        """`llvm.switch` / `cf.switch`: the default edge, then one per case
+        (the successors' order), each taken when the value equals its case
+        and no earlier one; None when the cases or operands are not read."""
+        succs = list(term.successors)
+        values = switch_cases(term)
+        sizes = int_tuple(attr_of(term, "operandSegmentSizes")) or ()
+        segments = int_tuple(attr_of(term, "case_operand_segments")) or ()
+        if values is None or len(values) != len(succs) - 1 or len(sizes) != 3 \
+                or len(segments) != len(values):
+            return None
+        flag = self.val(term.operands[0])
+        w = fold.width_of(flag)
+        if w is None:
+            return None
+        default_ops = list(term.operands[1:1 + sizes[1]])
+        case_ops: list[list[IRValue]] = []
+        at = 1 + sizes[1]
+        for n in segments:
+            case_ops.append(list(term.operands[at:at + n]))
+            at += n
+        tainted = self.tainted(flag)
+        taken: list[smt.BoolRef] = []
+        out: Edges = []
+        for v, ops in zip(values, case_ops, strict=True):
+            if tainted:
+                # A value the analysis does not follow: any case, one at a time.
+                c = conj(*(neg(t) for t in taken), self.new_branch(term))
+            else:
+                c = fold.eq(flag, v % (1 << w))
+            taken.append(c)
+            out.append((c, ops))
+        default = conj(*(neg(t) for t in taken)) if taken else self.true
+        return [(default, default_ops), *out]
 
     def scf_if(self, op: IROp, guard: smt.BoolRef) -> None:
         c = self.cond(op.operands[0])

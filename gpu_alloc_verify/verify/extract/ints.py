@@ -77,6 +77,8 @@ class Integers(WalkerState):
             return lit(v & ((1 << PTR_BITS) - 1))
         if w == PTR_BITS:
             back = self.addr_ptr.get(x.get_id())
+            if back is None:
+                back = self.address_moved_back(x)
             if back is not None:
                 return back  # type: ignore[return-value]
         if not may_be_handle(x):
@@ -87,6 +89,22 @@ class Integers(WalkerState):
                 self.escape_slot(lit(slot), self.true,
                                  lambda: f"through an integer ({words(why)})", None)
         return self.unknown(why)
+
+    def address_moved_back(self, x: smt.ExprRef) -> smt.ExprRef | None:
+        """The pointer whose address `x` is after arithmetic that cancels
+        out (`add 8` then `sub 8`, `add 0`): `x` mentions one address and
+        equals it whatever it is (Z3's simplifier reduces the difference to
+        0).  None otherwise."""
+        names = list(dict.fromkeys(_ADDR_RE.findall(x.sexpr())))
+        if len(names) != 1:
+            return None
+        for term in self.addrs.values():
+            if str(term) == names[0]:
+                diff = smt.simplify(x - term)  # type: ignore[operator]
+                if fold.value_of(diff) == 0 or str(diff) == "0":
+                    return self.addr_ptr.get(term.get_id())
+                return None
+        return None
 
     def coerce(self, term: smt.ExprRef, width: int | None, why: Words) -> smt.ArithRef:
         """`term` as a value of `width` bits (None: a pointer or other

@@ -148,7 +148,42 @@ class Memory(WalkerState):
             return self.coerce(cell[0], int_width(res), why)  # a wider one: its low bits
         if any(o < off + size and off < o + n for o, (_, n) in cells.items()):
             return self.opaque_result(res, why, True)
+        if slot in self.global_slots.values():
+            # A global not stored to on this walk: what another function put there.
+            return self.opaque_result(res, lambda: f"llvm.load at {where(op)} of a global "
+                                      "no store of this function reached", True)
         return self.fresh_for(res)  # never stored
+
+    def global_slot(self, name: str) -> int | None:
+        """The slot standing for global `name` if it may hold a pointer."""
+        if name not in self.pointer_globals:
+            return None
+        slot = self.global_slots.get(name)
+        if slot is None:
+            slot = literal(self.fresh())
+            assert slot is not None
+            self.global_slots[name] = slot
+            self.slots.add(slot)
+        return slot
+
+    def enter_root(self) -> None:
+        """A root function starts: globals hold what other code put there."""
+        for slot in self.global_slots.values():
+            self.mem.pop(slot, None)
+            self.escaped_slots.discard(slot)
+
+    def globals_escape(self, guard: smt.BoolRef, where_: str, let_go: bool) -> None:
+        """The handles in globals reach code the analysis does not see (a
+        root's return, an external call); `let_go`: that code may also
+        change them, so they are not followed from here on."""
+        for slot in self.global_slots.values():
+            if slot in self.escaped_slots:
+                continue
+            if let_go:
+                self.escape_slot(lit(slot), guard, where_, None)
+                continue
+            for content, _ in self.mem.get(slot, {}).values():
+                self.escape(as_value(content), guard, f"left in a global {where_}", None)
 
     def gep(self, op: IROp, guard: smt.BoolRef) -> bool:
         """A `getelementptr` of a pointer into a tracked slot: a pointer to the

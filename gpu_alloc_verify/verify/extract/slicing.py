@@ -49,9 +49,9 @@ _REGION_OPS = frozenset({"scf.if", "scf.for", "scf.while"})
 # Dialects whose remaining ops the walker models as plain values or memory.
 _PURE_PREFIXES = ("arith.", "math.", "index.", "llvm.", "cf.", "scf.", "ub.")
 _PURE_OPS = frozenset({"builtin.unrealized_conversion_cast", "memref.load", "memref.store"})
-# Never pure, whatever the prefix says: an opaque call or a multi-way branch.
-_IMPURE = frozenset({"llvm.invoke", "llvm.inline_asm", "llvm.switch", "cf.switch",
-                     "scf.execute_region", "scf.parallel", "scf.forall", "llvm.call_intrinsic"})
+# Never pure, whatever the prefix says: an opaque call or a region op not walked.
+_IMPURE = frozenset({"llvm.invoke", "llvm.inline_asm", "scf.execute_region", "scf.parallel",
+                     "scf.forall", "llvm.call_intrinsic"})
 
 
 def nested_ops(blocks: Iterable[IRBlock]) -> Iterator[IROp]:

@@ -75,6 +75,10 @@ class WalkerState:
         self.addr_ptr: dict[int, smt.ExprRef] = {}
         self.addr_slots: dict[str, int] = {}  # address name -> the slot it is of
         self.fn_ptrs: dict[int, str] = {}  # stand-in of `llvm.mlir.addressof @f` -> f
+        # `llvm.mlir.global`s that may hold a pointer (a handle, possibly),
+        # followed as slots (`verify.extract.memory`): name -> slot, once used.
+        self.pointer_globals: set[str] = set()
+        self.global_slots: dict[str, int] = {}
         self.escaped_slots: set[int] = set()
         self.fresh_count = 0
         self.next_handle = HANDLE_BASE + 1
@@ -83,7 +87,11 @@ class WalkerState:
         self.inlining: list[str] = []
         # The source location of each call being inlined (innermost last).
         self.call_sites: list[str | None] = []
-        self.returns: list[list[tuple[smt.BoolRef, list[smt.ArithRef], list[smt.BoolRef]]]] = []
+        # Per function being inlined: each return's guard, values, i1
+        # conditions and the struct fields of each value (None: not a struct
+        # the walk built).
+        self.returns: list[list[tuple[smt.BoolRef, list[smt.ArithRef], list[smt.BoolRef],
+                                      list[dict[tuple[int, ...], Any] | None]]]] = []
         self.true = fold.TRUE
 
     def sites(self) -> tuple[tuple[str | None, str], ...]:
