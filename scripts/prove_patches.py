@@ -44,7 +44,7 @@ import sys
 import tempfile
 import urllib.request
 from collections.abc import Iterable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from datetime import date
 from pathlib import Path
 
@@ -98,10 +98,17 @@ class Defect:
     upstream_test: str
     pin: str  # the case's line that must fail: a CHECK line, or the op a diagnostic names
     reason: str  # what FileCheck or mlir-opt says there
+    campaign_pipeline: str  # the pipeline the campaign's program showed the defect on
+    rule: str  # the invariant of this tool that the defect breaks
 
     @property
     def case(self) -> Path:
         return PATCHES / "tests" / f"{self.slug}.mlir"
+
+    @property
+    def reproducer(self) -> Path:
+        """The campaign's program that showed the defect (docs/findings.md)."""
+        return PATCHES / "reproducers" / f"{self.slug}.mlir"
 
     def patch(self, version: int) -> Path:
         return PATCHES / str(version) / f"{self.slug}.patch"
@@ -342,10 +349,10 @@ class Row:
     fails_stock: str = "not run"
     passes_patched: str = "not run"
     existing_pass: str = "not run"
-    notes: list[str] = field(default_factory=list)
+    tool_holds: str = "not run"
 
-    def cells(self) -> tuple[str, str, str]:
-        return self.fails_stock, self.passes_patched, self.existing_pass
+    def cells(self) -> tuple[str, str, str, str]:
+        return self.fails_stock, self.passes_patched, self.existing_pass, self.tool_holds
 
 
 def fails_at_pin(defect: Defect, outcome: Outcome) -> str:
@@ -385,7 +392,7 @@ def prove(defects: Iterable[Defect], version: int, fetch: bool, log: list[str]) 
     rows = [Row(d, version) for d in defects]
     if not tool(version, "mlir-opt").is_file() or not tool(version, "FileCheck").is_file():
         for row in rows:
-            row.fails_stock = row.passes_patched = row.existing_pass = (
+            row.fails_stock = row.passes_patched = row.existing_pass = row.tool_holds = (
                 f"not run: mlir-{version}-tools or llvm-{version}-tools is not installed")
         return rows
     for row in rows:
@@ -395,7 +402,7 @@ def prove(defects: Iterable[Defect], version: int, fetch: bool, log: list[str]) 
         baseline = [t for t in existing_tests(src) if not run_test(t, version, None).passed]
     except Unavailable as why:
         for row in rows:
-            row.passes_patched = row.existing_pass = f"not run: {why}"
+            row.passes_patched = row.existing_pass = row.tool_holds = f"not run: {why}"
         return rows
     if baseline:
         names = ", ".join(t.name for t in baseline)
@@ -403,13 +410,14 @@ def prove(defects: Iterable[Defect], version: int, fetch: bool, log: list[str]) 
     for row in rows:
         patch = row.defect.patch(version)
         if not patch.is_file():
-            row.passes_patched = row.existing_pass = f"not run: no patch for {version} yet"
+            row.passes_patched = row.existing_pass = row.tool_holds = (
+                f"not run: no patch for {version} yet")
             continue
         try:
             print(f"building {version}/{row.defect.slug} ...", file=sys.stderr, flush=True)
             plugin = build_plugin(version, patch, fetch)
         except Unavailable as why:
-            row.passes_patched = row.existing_pass = f"not run: {why}"
+            row.passes_patched = row.existing_pass = row.tool_holds = f"not run: {why}"
             continue
         case = run_test(row.defect.case, version, plugin)
         row.passes_patched = "yes" if case.passed else "no: " + _first_error(case.output)
@@ -423,7 +431,38 @@ def prove(defects: Iterable[Defect], version: int, fetch: bool, log: list[str]) 
                 broken.append(f"{upstream.name} with the case appended")
         row.existing_pass = (f"yes ({len(tests) - len(baseline)} files)" if not broken
                              else "no: " + ", ".join(broken))
+        row.tool_holds = judged_by_tool(row.defect, version, plugin)
     return rows
+
+
+def rule_counts(defect: Defect, lowering: str, pipeline: str) -> dict[str, int] | str:
+    """This tool's verdict counts of the defect's rule on its campaign program."""
+    cmd = [sys.executable, "-m", "gpu_alloc_verify", "check", str(defect.reproducer),
+           "--lowering", lowering, "--pipeline", pipeline, "--invariant", defect.rule, "--json"]
+    done = subprocess.run(cmd, capture_output=True, text=True, timeout=300, cwd=REPO)
+    try:
+        counts: dict[str, int] = json.loads(done.stdout)["by_invariant"][defect.rule]
+    except (ValueError, KeyError):
+        return f"check gave no verdict (exit {done.returncode})"
+    return counts
+
+
+def judged_by_tool(defect: Defect, version: int, plugin: Path) -> str:
+    """'yes' when the rule is violated on stock mlir-opt-N and holds patched."""
+    stock = rule_counts(defect, f"mlir-opt-{version}", defect.campaign_pipeline)
+    wrapper = plugin.parent / "mlir-opt"
+    wrapper.write_text(f"#!/bin/sh\nexec {tool(version, 'mlir-opt')} "
+                       f"--load-pass-plugin='{plugin}' \"$@\"\n")
+    wrapper.chmod(0o755)
+    pipeline = re.sub(r"(?<![\w-])gpu-to-llvm(?![\w-])", PATCHED_PASS, defect.campaign_pipeline)
+    patched = rule_counts(defect, f"mlir-opt:{wrapper}", pipeline)
+    if isinstance(stock, str) or isinstance(patched, str):
+        return f"no: {stock if isinstance(stock, str) else patched}"
+    if not stock.get("violated"):
+        return f"no: {defect.rule} is not violated on stock mlir-opt-{version}"
+    if patched.get("violated") or not patched.get("holds"):
+        return f"no: {defect.rule} is not proven to hold patched ({patched})"
+    return f"yes ({defect.rule})"
 
 
 def _first_error(output: str) -> str:
@@ -449,10 +488,14 @@ def report(rows: list[Row], log: list[str]) -> str:
         "(`patches/N/<slug>.patch`",
         "on Debian's source of that version, built as a `--load-pass-plugin` plugin that",
         f"registers `{PATCHED_PASS}`); and upstream's existing GPUCommon tests that run",
-        "gpu-to-llvm, plus the upstream file with the case appended, pass with the fix.",
+        "gpu-to-llvm, plus the upstream file with the case appended, pass with the fix;",
+        "and this tool (`check --invariant RULE`) finds the defect's rule violated by stock",
+        "`mlir-opt-N` on the campaign's program (`patches/reproducers/<slug>.mlir`) and",
+        "proves it holds on the patched pass's output.",
         "",
-        "| defect | version | fails on stock | passes patched | existing tests pass |",
-        "|---|---|---|---|---|",
+        "| defect | version | fails on stock | passes patched | existing tests pass "
+        "| tool: rule holds patched |",
+        "|---|---|---|---|---|---|",
     ]
     for row in rows:
         cells = " | ".join(c.replace("|", "\\|").replace("\n", " ") for c in row.cells())
@@ -460,7 +503,8 @@ def report(rows: list[Row], log: list[str]) -> str:
     out += ["", "Defects:", ""]
     for defect in {r.defect.slug: r.defect for r in rows}.values():
         out.append(f"- `{defect.slug}`: {defect.title}; test for "
-                   f"`{defect.upstream_test}`, fix in `{defect.source}`.")
+                   f"`{defect.upstream_test}`, fix in `{defect.source}`; campaign "
+                   f"pipeline `{defect.campaign_pipeline}`, rule `{defect.rule}`.")
     if log:
         out += ["", "Notes:", ""] + [f"- {line}" for line in log]
     return "\n".join(out) + "\n"

@@ -31,7 +31,7 @@ def test_at_least_five_defects_each_with_case_and_patch(prove_patches: ModuleTyp
     defects = prove_patches.load_defects()
     assert len(defects) >= 5
     for defect in defects:
-        assert defect.case.is_file(), defect.slug
+        assert defect.case.is_file() and defect.reproducer.is_file(), defect.slug
         assert defect.patch(19).is_file(), defect.slug
         assert defect.upstream_test.startswith("mlir/test/")
         assert defect.source.startswith("mlir/lib/")
@@ -39,7 +39,8 @@ def test_at_least_five_defects_each_with_case_and_patch(prove_patches: ModuleTyp
 
 def test_every_patch_and_case_belongs_to_a_defect() -> None:
     slugs = set(_slugs())
-    files = [*PATCHES.glob("*/*.patch"), *PATCHES.glob("tests/*.mlir")]
+    files = [*PATCHES.glob("*/*.patch"), *PATCHES.glob("tests/*.mlir"),
+             *PATCHES.glob("reproducers/*.mlir")]
     assert files
     assert {f.stem for f in files} <= slugs
 
