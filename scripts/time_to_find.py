@@ -1,13 +1,15 @@
 """Time to find each known defect from the defaults (issue 40).
 
-Runs the default `gpu-alloc-verify fuzz` (no flag but the lowering, the seed
-and the size; --no-shrink: shrinking comes after finding) on each version
-and seed, then triages each campaign and prints, per known defect, the
-ordinal of the first program whose root cause is that defect and the
-seconds from the campaign's start until its record was written (records are
-written a batch at a time: that is when the campaign knew).  A defect is
-matched by its triage root-cause slug (`Signature.slug`, docs/findings.md), knock-ons left out:
-a knock-on carries its cause's symptom, not the defect.
+Runs the default `gpu-alloc-verify fuzz` (no flag but the lowering, the
+seed and the size; --no-shrink, since shrinking comes after finding; in this
+process, without the summary's triage) on each version and seed, then
+triages each campaign and prints, per known defect, the ordinal of the first
+program whose root cause is that defect and the seconds from the campaign's
+start until that program's record was written (records are written a batch
+at a time: that is when the campaign knew).  A defect is matched by its
+triage root-cause slug (`Signature.slug`, docs/findings.md); a knock-on
+counts only if, reduced as `triage` reduces, it shows with no op left
+unconverted.
 
 Each pipeline of the portfolio is triaged apart, so that a root cause's
 earliest program is the first one triage adds to it (triage keeps five per
@@ -15,15 +17,16 @@ root cause, in the order it judges them: one pipeline after another).
 
     .venv/bin/python scripts/time_to_find.py                  # 19 and 22, 5 seeds, 300
     .venv/bin/python scripts/time_to_find.py --seeds 2 --out docs/time_to_find.md
-    .venv/bin/python scripts/time_to_find.py --reuse DIR      # analyse DIR's results only
+    .venv/bin/python scripts/time_to_find.py --reuse --dir D  # analyse D's results only
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
+import io
 import json
 import statistics
-import subprocess
 import sys
 import time
 from dataclasses import dataclass
@@ -33,12 +36,17 @@ from typing import Any
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
+from gpu_alloc_verify.verify.campaign.fuzz import run_fuzz  # noqa: E402
+from gpu_alloc_verify.verify.cli.fuzz import new_options  # noqa: E402
+from gpu_alloc_verify.verify.cli.parser import build_parser  # noqa: E402
 from gpu_alloc_verify.verify.model.results import read_records  # noqa: E402
 from gpu_alloc_verify.verify.triage.buckets import triage_records  # noqa: E402
+from gpu_alloc_verify.verify.triage.kinds import KNOCK_ON  # noqa: E402
+from gpu_alloc_verify.verify.triage.knockon import reduce_bucket  # noqa: E402
 
 # (what the issue calls it, the slug prefixes that are that defect)
 DEFECTS: tuple[tuple[str, tuple[str, ...]], ...] = (
-    ("`gpu.wait async` stream leak", ("stream-leak-wait-async",)),
+    ("`gpu.wait async [%t]` stream leak", ("stream-leak-wait-async-dep",)),
     # Triage names handle defects by mechanism (signature.MECHANISMS); the
     # symptom slugs of earlier catalogues are kept so older results still read.
     ("alias double destroy", ("stream-destroyed-while-aliased", "stream-double-destroy")),
@@ -58,18 +66,18 @@ class First:
 
 
 def run_campaign(version: int, seed: int, examples: int, results: Path, jobs: int) -> float:
-    """The default campaign on mlir-opt-`version`; its wall time in seconds."""
+    """The default campaign on mlir-opt-`version` (the options `fuzz` builds
+    from its command line, run in this process: its summary's triage, with
+    reductions, is not part of finding); its wall time in seconds."""
     results.unlink(missing_ok=True)
-    argv = [sys.executable, "-m", "gpu_alloc_verify", "fuzz",
-            "--lowering", f"mlir-opt-{version}", "--seed", str(seed),
-            "--max-examples", str(examples), "--no-shrink", "-j", str(jobs),
-            "--results", str(results.resolve()), "--json", "--allow-unknown"]
+    args = build_parser().parse_args([
+        "fuzz", "--lowering", f"mlir-opt-{version}", "--seed", str(seed),
+        "--max-examples", str(examples), "--no-shrink", "-j", str(jobs),
+        "--results", str(results)])
+    args.runtime = args.runtime or "cuda"  # what the CLI's defaults give a CUDA pipeline
     start = time.monotonic()
-    proc = subprocess.run(argv, capture_output=True, text=True, check=False, cwd=ROOT)
-    if proc.returncode not in (0, 1):
-        tail = "\n".join(proc.stderr.strip().splitlines()[-5:])
-        raise SystemExit(f"fuzz on mlir-opt-{version}, seed {seed}: exit {proc.returncode}\n"
-                         f"{tail}")
+    with contextlib.redirect_stderr(io.StringIO()):
+        run_fuzz(new_options(args, str(results)))
     return time.monotonic() - start
 
 
@@ -96,11 +104,11 @@ def first_finds(results: Path) -> dict[str, First]:
         share = [r for r in programs if _pipeline(r) == pipeline]
         triage = triage_records([start, *share], reduce=False)
         for b in triage.all_buckets():
-            if b.kind == "knock-on" or not b.programs:
+            if not b.programs:
                 continue
             slug = b.signature.slug()
             for name, prefixes in DEFECTS:
-                if not any(p in slug for p in prefixes):
+                if not any(p in slug for p in prefixes) or not _stands_alone(b):
                     continue
                 rec = by_id.get(b.programs[0])
                 if rec is None:
@@ -109,6 +117,16 @@ def first_finds(results: Path) -> dict[str, First]:
                 if name not in out or found.ordinal < out[name].ordinal:
                     out[name] = found
     return out
+
+
+def _stands_alone(b: Any) -> bool:
+    """Not a knock-on: triage without reduction files a bucket seen only
+    beside an op left unconverted as one; reduced (as `triage` does) until no
+    op is left unconverted, it may still show: then it is the defect."""
+    if b.kind != KNOCK_ON:
+        return True
+    found = reduce_bucket(b)
+    return found is not None and found.alone
 
 
 def table(finds: dict[tuple[int, int], dict[str, First]], versions: list[int],
