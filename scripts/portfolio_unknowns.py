@@ -12,7 +12,8 @@ left out of both) for each, and per portfolio pipeline.
 from __future__ import annotations
 
 import argparse
-import subprocess
+import contextlib
+import io
 import sys
 from collections import Counter
 from pathlib import Path
@@ -20,19 +21,23 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
+from gpu_alloc_verify.verify.campaign.fuzz import run_fuzz  # noqa: E402
+from gpu_alloc_verify.verify.cli.fuzz import new_options  # noqa: E402
+from gpu_alloc_verify.verify.cli.parser import build_parser  # noqa: E402
 from gpu_alloc_verify.verify.lowerings.mlir_opt import DEFAULT_PIPELINE  # noqa: E402
 from gpu_alloc_verify.verify.model.results import read_records  # noqa: E402
 
 
 def campaign(version: int, seed: int, examples: int, results: Path, pipeline: str | None) -> None:
+    """A default campaign (the options `fuzz` builds), in this process."""
     results.unlink(missing_ok=True)
-    argv = [sys.executable, "-m", "gpu_alloc_verify", "fuzz", "--lowering",
-            f"mlir-opt-{version}", "--seed", str(seed), "--max-examples", str(examples),
-            "--no-shrink", "--results", str(results.resolve()), "--json", "--allow-unknown",
-            *(["--pipeline", pipeline] if pipeline else [])]
-    proc = subprocess.run(argv, capture_output=True, text=True, check=False, cwd=ROOT)
-    if proc.returncode not in (0, 1):
-        raise SystemExit(f"fuzz exit {proc.returncode}: {proc.stderr.strip()[-400:]}")
+    args = build_parser().parse_args([
+        "fuzz", "--lowering", f"mlir-opt-{version}", "--seed", str(seed),
+        "--max-examples", str(examples), "--no-shrink", "--results", str(results),
+        *(["--pipeline", pipeline] if pipeline else [])])
+    args.runtime = args.runtime or "cuda"  # what the CLI's defaults give a CUDA pipeline
+    with contextlib.redirect_stderr(io.StringIO()):
+        run_fuzz(new_options(args, str(results)))
 
 
 def verdicts(results: Path) -> dict[str, Counter[str]]:
