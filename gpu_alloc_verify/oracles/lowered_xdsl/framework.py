@@ -37,10 +37,16 @@ from xdsl.ir import Operation, Region
 from xdsl.irdl import IRDLOperation, irdl_op_definition
 from xdsl.utils.exceptions import InterpretationError
 
+from gpu_alloc_verify.oracles.kernel_api import KernelUnsupported
+from gpu_alloc_verify.oracles.llvm_values import Unsupported
 from gpu_alloc_verify.verify.ir import fastparse
+from gpu_alloc_verify.verify.ir.locations import where as location_where
 from gpu_alloc_verify.verify.ir.lowered_ir import op_name
 from gpu_alloc_verify.verify.ir.protocols import IRValue
 from gpu_alloc_verify.verify.ir.xdsl_context import all_dialects
+from gpu_alloc_verify.verify.model import budget
+from gpu_alloc_verify.verify.model.errors import NotModelled
+from gpu_alloc_verify.verify.model.harness_defects import record
 
 _Impl: TypeAlias = Callable[[InterpreterFunctions, Interpreter, Any, PythonValues], OpImplResult]
 
@@ -63,6 +69,26 @@ def mlir_name(cls: type[Operation]) -> str:
 
 class StepLimit(Exception):
     """More steps than a run may take (see `NamedInterpreter.step_limit`)."""
+
+
+class OutOfTime(StepLimit):
+    """The file's time limit ran out (`verify.model.budget`); `str()` says so."""
+
+
+class InterpreterFault(Unsupported):
+    """A Python exception inside an op's implementation, on xDSL's objects:
+    a harness defect (`verify.model.harness_defects`, recorded where it
+    arose); `str()` is the reason in words, naming the op and construct."""
+
+
+# Raised on purpose by implementations: each is its own verdict input.
+_DECLINES: tuple[type[BaseException], ...] = (
+    StepLimit, Unsupported, KernelUnsupported, NotModelled, InterpretationError)
+
+
+def _fault(op: Operation | fastparse.Op, error: Exception) -> InterpreterFault:
+    where = location_where(getattr(op, "location", None))
+    return InterpreterFault(record("the lowered-IR interpreter", op_name(op), where, error))
 
 
 class NamedInterpreter(Interpreter):
@@ -133,19 +159,31 @@ class NamedInterpreter(Interpreter):
             for arg, v in zip(block.args, values, strict=False):
                 env[arg] = v
             result: OpImplResult | None = None
-            for op in block.ops:
-                self.steps += 1
-                if self.steps > self.step_limit:
-                    raise StepLimit(f"more than {self.step_limit} steps")
-                inputs = tuple(map(value_of, op.operands))
-                # `run_op_named`, inlined for the common case (a registered name)
-                entry = by_name.get(op.name)
-                result = entry[1](entry[0], self, op, inputs) if entry is not None \
-                    else self.run_op_named(op, inputs)
-                for r, v in zip(op.results, result.values, strict=False):
-                    env[r] = v
-                if result.terminator_value is not None:
-                    break
+            op = None
+            try:
+                for op in block.ops:
+                    self.steps += 1
+                    if self.steps > self.step_limit:
+                        raise StepLimit(f"more than {self.step_limit} steps")
+                    if not self.steps & 1023 and budget.expired():
+                        raise OutOfTime(budget.limit_words("the lowered-IR interpreter"))
+                    inputs = tuple(map(value_of, op.operands))
+                    # `run_op_named`, inlined for the common case (a registered name)
+                    entry = by_name.get(op.name)
+                    result = entry[1](entry[0], self, op, inputs) if entry is not None \
+                        else self.run_op_named(op, inputs)
+                    for r, v in zip(op.results, result.values, strict=False):
+                        env[r] = v
+                    if result.terminator_value is not None:
+                        break
+            except _DECLINES:
+                raise
+            except Exception as e:
+                # On the fast reader's objects the caller reruns on xDSL's
+                # (`oracles.lowered_interp`); there, the fault is the harness's.
+                if op is None or isinstance(op, fastparse.Op):
+                    raise
+                raise _fault(op, e) from e
             if result is None or result.terminator_value is None:
                 return ()
             flow = result.terminator_value

@@ -7,6 +7,7 @@ for all: `oracles.differential._compare`), compared as
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any
 
 from xdsl.dialects import func
@@ -38,9 +39,11 @@ from gpu_alloc_verify.oracles.source_xdsl.machine import (
     run,
     unmodelled_externals,
 )
-from gpu_alloc_verify.oracles.source_xdsl.values import Unmodelled
+from gpu_alloc_verify.oracles.source_xdsl.values import TooLarge, Unmodelled
 from gpu_alloc_verify.verify.ir import fastparse
 from gpu_alloc_verify.verify.ir.lowered_ir import op_name
+from gpu_alloc_verify.verify.model import budget
+from gpu_alloc_verify.verify.model.harness_defects import message_in_words, record, record_text
 from gpu_alloc_verify.verify.model.verdicts import CheckResult, InvariantId, Verdict, Violation
 
 INV = InvariantId.DIFFERENTIAL
@@ -54,8 +57,10 @@ def check_text(source: str, lowered: str, factory: RuntimeFactory) -> CheckResul
     """The verdict for source text (generic form) against lowered text."""
     try:
         return _check(source, lowered, factory)
+    except budget.OutOfTime as e:
+        return _unknown(str(e))
     except Exception as e:  # noqa: BLE001 - an oracle fault is unknown, never a crash
-        return _unknown(f"differential oracle fault: {type(e).__name__}: {e}")
+        return _unknown(record("the differential oracle", "", "?", e))
 
 
 def _check(source: str, lowered: str, factory: RuntimeFactory) -> CheckResult:
@@ -63,7 +68,7 @@ def _check(source: str, lowered: str, factory: RuntimeFactory) -> CheckResult:
         module = parse(source)
     except Exception as e:  # noqa: BLE001 - xDSL raises several error types
         return _unknown(f"the source interpreter cannot read the module: "
-                        f"{str(e).strip().splitlines()[-1:] or type(e).__name__}")
+                        f"{message_in_words(e)}")
     externals = unmodelled_externals(module)
     if externals:
         return _unknown("the source calls external function(s) the interpreter does not "
@@ -80,7 +85,7 @@ def _check(source: str, lowered: str, factory: RuntimeFactory) -> CheckResult:
         try:
             lowered_module = parse_module(lowered)
         except Exception as e:  # noqa: BLE001 - a bad module is a verdict, not a crash
-            return _unknown(f"unparsable lowered module: {e}")
+            return _unknown(f"unparsable lowered module: {message_in_words(e)}")
     try:
         kernels = _with_outlined(kernels, launch_sites(module), lowered_module)
     except KernelUnsupported as e:
@@ -93,6 +98,7 @@ def _check(source: str, lowered: str, factory: RuntimeFactory) -> CheckResult:
                         f"!gpu.async.token, and every function does")
     fns = [fn for fn in fns if fn not in callees]
     runs = skipped = 0
+    why_skipped: list[str] = []
     for fn in fns:
         try:
             kinds = [argument_kind(t) for t in fn.function_type.inputs.data]
@@ -104,15 +110,17 @@ def _check(source: str, lowered: str, factory: RuntimeFactory) -> CheckResult:
                 lowered_module = parse_module(lowered)
                 kernels = _with_outlined(kernels, launch_sites(module), lowered_module)
                 result = _one(module, fn, inp, factory, kernels, lowered_module)
-            if result == "skipped":
+            if isinstance(result, Skipped):
                 skipped += 1
+                why_skipped.append(result.why)
             elif isinstance(result, CheckResult):
                 return result
             else:
                 runs += 1
     if runs == 0:
         return _unknown(f"every input ({skipped}) is past the interpreters' budgets or "
-                        f"breaks an op's precondition")
+                        f"breaks an op's precondition (the first: {why_skipped[0]})"
+                        if why_skipped else "no input to run")
     return CheckResult(INV, Verdict.HOLDS, coverage=(
         f"{runs} input(s) over {len(fns)} function(s): every i1 assignment, sizes and "
         f"integers 0, 1, 3, 5 and integer boundaries within 16 per function; lazy "
@@ -125,19 +133,29 @@ def _is_token_type(t: object) -> bool:
     return "gpu.async.token" in str(t)
 
 
+@dataclass(frozen=True)
+class Skipped:
+    """An input past a budget or an op's precondition, and which."""
+
+    why: str
+
+
 def _one(module: ModuleOp, fn: func.FuncOp, inp: Input, factory: RuntimeFactory,
-         kernels: dict[str, Kernel], lowered: Any) -> CheckResult | str | tuple[()] | None:
-    """One input: a verdict that ends the check, "skipped", None (same
+         kernels: dict[str, Kernel], lowered: Any
+         ) -> CheckResult | Skipped | tuple[()] | None:
+    """One input: a verdict that ends the check, Skipped, None (same
     outcome), or () when the fast reader's model of the lowered text declined."""
     name = fn.sym_name.data
     names = [f"%arg{k}" for k in range(len(fn.function_type.inputs.data))]
     rt = factory(0)
     try:
         src = run(module, fn, inp.scalars, bind(fn, inp.scalars, rt, inp.size), rt, kernels)
+    except TooLarge as e:  # an argument past the bytes a run may make
+        return Skipped(f"source interpreter: {e}")
     finally:
         rt.close()
     if src.status == "skipped":
-        return "skipped"
+        return Skipped(f"source interpreter: {src.reason}")
     if src.status != "ok" or src.outcome is None:
         return _unknown(f"@{name} with {inp.show(names)}: {src.reason}")
     races = [f"{e.kind} at {e.loc or '?'}" for e in src.outcome.errors
@@ -156,8 +174,12 @@ def _one(module: ModuleOp, fn: func.FuncOp, inp: Input, factory: RuntimeFactory,
     finally:
         rt.close()
     if low.status != "ok" or low.outcome is None:
+        if low.reason.startswith("the time limit"):
+            return _unknown(low.reason)
         if "steps" in low.reason:
-            return "skipped"
+            return Skipped(f"lowered interpreter: {low.reason}")
+        if low.status == "error":  # an exception outside any op: kept only as text
+            return _unknown(record_text("the lowered-IR interpreter", low.reason))
         return _unknown(f"lowered interpreter: {low.status}: {low.reason}")
     found = _mismatch(name, inp, names, src, low)
     if found is None:

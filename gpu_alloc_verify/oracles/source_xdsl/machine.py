@@ -30,7 +30,7 @@ from gpu_alloc_verify.oracles.source_xdsl.affine_ops import AffineMemFunctions
 from gpu_alloc_verify.oracles.source_xdsl.arith_extra import ArithExtraFunctions
 from gpu_alloc_verify.oracles.source_xdsl.gpu_ops import gpu_functions, kernel_symbol, launch_key
 from gpu_alloc_verify.oracles.source_xdsl.host_ops import MODELLED, HostFunctions
-from gpu_alloc_verify.oracles.source_xdsl.state import State, attach
+from gpu_alloc_verify.oracles.source_xdsl.state import MAX_BYTES, State, attach
 from gpu_alloc_verify.oracles.source_xdsl.values import INDEX_BITS, TooLarge, Unmodelled, scalar
 from gpu_alloc_verify.oracles.source_xdsl.vector_ops import vector_functions
 from gpu_alloc_verify.oracles.source_xdsl.view_ops import ViewFunctions
@@ -38,6 +38,8 @@ from gpu_alloc_verify.verify.ir import parse as mlir
 from gpu_alloc_verify.verify.ir.attrs import attr_of
 from gpu_alloc_verify.verify.ir.locations import source_key
 from gpu_alloc_verify.verify.ir.lowered_ir import op_name
+from gpu_alloc_verify.verify.model import budget
+from gpu_alloc_verify.verify.model.harness_defects import record
 
 STEP_LIMIT = 200_000  # ops interpreted per run: past it the input is skipped
 # Seconds per run: kernels launched in a loop cost far more than their one
@@ -73,8 +75,10 @@ class _Steps(Interpreter.Listener):
         self.last = str(getattr(getattr(op, "op_name", None), "data", op.name))
         if self.count > STEP_LIMIT:
             raise TooLarge(f"more than {STEP_LIMIT} ops interpreted")
-        if self.count % 64 == 0 and time.monotonic() > self.deadline:
-            raise TooLarge(f"more than {TIME_LIMIT_S:g} s interpreting")
+        if self.count % 64 == 0:
+            if time.monotonic() > self.deadline:
+                raise TooLarge(f"more than {TIME_LIMIT_S:g} s interpreting")
+            budget.check_time("the source interpreter")
 
 
 @lru_cache(maxsize=32)
@@ -158,6 +162,9 @@ def bind(fn: func.FuncOp, inputs: Mapping[int, int | float], rt: Runtime,
         elem = elem_of(t)
         sizes = tuple(size if d < 0 else d for d in t.get_shape())
         n = prod(sizes)
+        if n * ELEM_BYTES[elem] > MAX_BYTES:  # made element by element below
+            raise TooLarge(f"argument %arg{k} is {n * ELEM_BYTES[elem]} bytes, more than "
+                           f"the {MAX_BYTES >> 20} MiB a run may make")
         rt.set_location(f"%arg{k}")
         ptr = rt.host_alloc(n * ELEM_BYTES[elem], "managed")
         rt.initialize(ptr, b"".join(encode_element(i + 1, elem) for i in range(n)))
@@ -199,14 +206,17 @@ def run(module: ModuleOp, fn: func.FuncOp, scalars: Mapping[int, int | float],
         unawaited = st.finish()
         outcome = rt.outcome()  # queued kernels run here at the latest
     except Exception as e:  # noqa: BLE001 - every failure is a verdict input
-        return failed(e, steps.last)
+        return failed(e, steps.last, st.current)
     return XRun("ok", outcome, unawaited, st.prints, list(returned))
 
 
-def failed(e: BaseException, last_op: str) -> XRun:
-    """Why a run ended early: the first known cause in the exception's chain."""
+def failed(e: BaseException, last_op: str, current: Operation | None = None) -> XRun:
+    """Why a run ended early: the first known cause in the exception's chain;
+    any other exception is a harness defect (recorded), its reason in words."""
     seen: BaseException | None = e
     while seen is not None:
+        if isinstance(seen, budget.OutOfTime):
+            return XRun("unknown", reason=str(seen))
         if isinstance(seen, TooLarge):
             return XRun("skipped", reason=str(seen))
         if isinstance(seen, Unmodelled | KernelUnsupported):
@@ -221,5 +231,5 @@ def failed(e: BaseException, last_op: str) -> XRun:
                     return XRun("unknown", reason=f"{what} {name} is not modelled")
             return XRun("unknown", reason=f"xDSL's interpreter: {msg}")
         seen = seen.__cause__ or seen.__context__
-    return XRun("unknown", reason=f"source interpreter: {type(e).__name__}: "
-                f"{str(e).splitlines()[0] if str(e) else ''}")
+    where = source_key(getattr(current, "location", None)) or "?"
+    return XRun("unknown", reason=record("the source interpreter", last_op, where, e))

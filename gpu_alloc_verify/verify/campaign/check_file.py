@@ -16,6 +16,7 @@ from gpu_alloc_verify.verify.invariants.options import CHECK_TRUTH, CheckOptions
 from gpu_alloc_verify.verify.invariants.pipeline import Judgement, judge
 from gpu_alloc_verify.verify.invariants.solver import DEFAULT_TIMEOUT_MS
 from gpu_alloc_verify.verify.lowerings.base import Lowering
+from gpu_alloc_verify.verify.model import budget
 from gpu_alloc_verify.verify.model.errors import SourceParseError
 from gpu_alloc_verify.verify.model.verdicts import CheckResult, Verdict
 from gpu_alloc_verify.verify.source.user_file import SourceModule, from_text, read_text
@@ -27,16 +28,24 @@ CHECK_OPTIONS = CheckOptions(truth=CHECK_TRUTH)
 
 
 def check_file(path: str, lowerings: Sequence[Lowering],
-               options: CheckOptions = CHECK_OPTIONS) -> tuple[str, dict[str, Judgement]]:
+               options: CheckOptions = CHECK_OPTIONS,
+               time_limit_s: float | None = None) -> tuple[str, dict[str, Judgement]]:
     """The file as written and a judgement per lowering spec (`options`: a
-    timeout_ms of 0 is the default one)."""
+    timeout_ms of 0 is the default one).  `time_limit_s`: the seconds the
+    whole file may take (`verify.model.budget`); what is still open when
+    they run out is `unknown`, naming the limit."""
     written = read_text(path)
     sources: dict[str | None, SourceModule | SourceParseError] = {}
     row: dict[str, Judgement] = {}
     errors: list[SourceParseError] = []
     progress = CheckProgress(path, len(lowerings))
     try:
-        _judge_all(path, written, lowerings, options, sources, row, errors, progress)
+        with budget.time_limit(time_limit_s):
+            try:
+                _judge_all(path, written, lowerings, options, sources, row, errors, progress)
+            except budget.TimeLimitReached as e:
+                for lowering in lowerings:  # the one judged when it ran out, and those after
+                    row.setdefault(lowering.spec, _out_of_time(lowering.spec, str(e), options))
     finally:
         progress.done()
     if len(errors) == len(lowerings) and errors:
@@ -78,6 +87,11 @@ def _judge(source: SourceModule, lowering: Lowering, options: CheckOptions) -> J
     if not options.timeout_ms:
         options = options.replace(timeout_ms=DEFAULT_TIMEOUT_MS)
     return judge(source, outcome, lowering.spec, options)
+
+
+def _out_of_time(spec: str, why: str, options: CheckOptions) -> Judgement:
+    results = {i: CheckResult(i, Verdict.UNKNOWN, reason=why) for i in options.invariants}
+    return Judgement(spec, "ok", results)
 
 
 def _unreadable(spec: str, why: str, options: CheckOptions) -> Judgement:

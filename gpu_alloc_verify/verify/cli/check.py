@@ -134,7 +134,8 @@ def cmd_check(args: argparse.Namespace) -> int:
     invariants = selected_invariants(args.invariant)
     options = check_options(invariants, args.runtime, args.solver_timeout, CHECK_TRUTH)
     chosen = lowerings(args)
-    written, row = check_file(args.file, chosen, options)
+    written, row = check_file(args.file, chosen, options, args.time_limit)
+    _report_defects(getattr(args, "debug", False))
     if args.results:  # recorded as a campaign records a program: triage reads it the same
         from gpu_alloc_verify.verify.campaign.check_record import record_check
 
@@ -168,6 +169,22 @@ def cmd_check(args: argparse.Namespace) -> int:
     return exit_status(bool(summary["violations"]), unknown, args.allow_unknown)
 
 
+def _report_defects(debug: bool) -> None:
+    """Say on stderr which harness defects the file's check met (the verdicts
+    they cut short read `unknown`); the Python error and its traceback only
+    with --debug."""
+    from gpu_alloc_verify.verify.model.harness_defects import take
+
+    defects, dropped = take()
+    for d in defects:
+        print(f"gpu-alloc-verify: harness defect (please report it with the file): "
+              f"{d.words()}", file=sys.stderr)
+        if debug:
+            print(d.trace or d.error, file=sys.stderr)
+    if dropped:
+        print(f"gpu-alloc-verify: {dropped} more harness defect(s)", file=sys.stderr)
+
+
 def _baseline(args: argparse.Namespace, options: CheckOptions) -> Judgement | None:
     """The file judged on --baseline; None (said on stderr) where it cannot
     read the file: then every verdict of the lowering under test counts."""
@@ -175,7 +192,8 @@ def _baseline(args: argparse.Namespace, options: CheckOptions) -> Judgement | No
     from gpu_alloc_verify.verify.model.errors import SourceParseError
 
     try:
-        _, row = check_file(args.file, [resolve_lowering(args.baseline, args)], options)
+        _, row = check_file(args.file, [resolve_lowering(args.baseline, args)], options,
+                            args.time_limit)
     except SourceParseError as e:
         print(f"gpu-alloc-verify: baseline {args.baseline} cannot read {args.file} ({e}): "
               "every verdict counts", file=sys.stderr)

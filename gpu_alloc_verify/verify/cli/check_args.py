@@ -6,6 +6,9 @@ import argparse
 
 from gpu_alloc_verify.verify.cli.arguments import checks_group, lowering_group, output_group
 
+# `check --time-limit`'s default: every file ends in bounded time (issue 46).
+DEFAULT_TIME_LIMIT_S = 50.0
+
 
 def add_arguments(ck: argparse.ArgumentParser) -> None:
     # dest "files": cmd_check keeps judging one args.file, which check_files sets.
@@ -19,7 +22,11 @@ def add_arguments(ck: argparse.ArgumentParser) -> None:
         help="regression mode: judge each file on this lowering too (e.g. the released "
         "mlir-opt-19); the verdicts, diagnostics and exit status count what the lowering "
         "under test adds over it, its own are one line apart (default: none)")
-    checks_group(ck)
+    checks_group(ck).add_argument(
+        "--time-limit", metavar="S", type=float, default=DEFAULT_TIME_LIMIT_S,
+        help="seconds each file may take, all lowerings together; a verdict still open when "
+        "they run out is unknown, its reason naming this limit (0: no limit; default: "
+        f"{DEFAULT_TIME_LIMIT_S:g})")
     out = output_group(ck)
     out.add_argument(
         "--results", metavar="FILE",

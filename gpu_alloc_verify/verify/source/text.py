@@ -12,6 +12,10 @@ from gpu_alloc_verify.verify.ir.locations import quote_string
 from gpu_alloc_verify.verify.ir.parse import NotParsed, ParsedModule, parse
 from gpu_alloc_verify.verify.ir.strings import utf8_unescaped
 from gpu_alloc_verify.verify.model.errors import SourceParseError
+from gpu_alloc_verify.verify.model.harness_defects import (
+    message_in_words,
+    without_exception_name,
+)
 from gpu_alloc_verify.verify.tools.blame import tool_failure
 from gpu_alloc_verify.verify.tools.commands import mlir_opt_argv
 from gpu_alloc_verify.verify.tools.runner import ToolTimedOut, run_tool
@@ -58,6 +62,9 @@ def parse_text(text: str, name: str) -> ParsedModule:
         return parse(text, side="source", name=name)
     except NotParsed as e:
         at = f"{name}:{e.at[0]}:{e.at[1]}" if e.at else name
-        raise SourceParseError(f"{at}: not valid MLIR for xDSL's reader: "
-                               f"{e.lines[-1] if e.lines else type(e.error).__name__}; give it "
-                               "in generic form, or install an mlir-opt to read it") from e.error
+        if isinstance(e.error, RecursionError):  # valid, but nested past the reader's depth
+            raise SourceParseError(f"{at}: xDSL's reader does not follow nesting this deep; "
+                                   "check a less deeply nested version") from e.error
+        said = without_exception_name(e.lines[-1]) if e.lines else message_in_words(e.error)
+        raise SourceParseError(f"{at}: not valid MLIR for xDSL's reader: {said}; give it in "
+                               "generic form, or install an mlir-opt to read it") from e.error

@@ -1,0 +1,94 @@
+"""No `unknown` reason carries a Python exception (issue 46): an exception
+inside an interpreter is a harness defect, recorded, and the verdict's
+reason names the op and the construct in words; a budget that runs out is
+named; every corpus file's reasons are scanned nightly."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from gpu_alloc_verify.verify.campaign.check_file import CHECK_OPTIONS, check_file
+from gpu_alloc_verify.verify.lowerings.registry import resolve
+from gpu_alloc_verify.verify.model import harness_defects
+from gpu_alloc_verify.verify.model.harness_defects import PYTHON_ERROR_TEXT
+from tests.conftest import need_mlir_opt
+
+CORPUS = Path(__file__).resolve().parents[1] / "corpus"
+
+
+def nested_ifs(depth: int) -> str:
+    out = ["func.func @main(%c: i1) {"]
+    out += ["  " * (k + 1) + "scf.if %c {" for k in range(depth)]
+    out += ["  " * (depth + 1) + "%t0 = gpu.wait async", "  " * (depth + 1) + "gpu.wait [%t0]"]
+    out += ["  " * (k + 1) + "}" for k in reversed(range(depth))]
+    return "\n".join(out + ["  return", "}"]) + "\n"
+
+
+def _reasons(path: Path, invariants: tuple[str, ...], limit: float | None = None
+             ) -> dict[str, tuple[str, str]]:
+    need_mlir_opt(19)
+    _, row = check_file(str(path), [resolve("mlir-opt-19")],
+                        CHECK_OPTIONS.replace(invariants=invariants), limit)
+    return {i: (r.verdict, r.reason or "") for i, r in row["mlir-opt-19"].results.items()}
+
+
+def test_recorded_defect_reads_in_words() -> None:
+    harness_defects.take()
+    try:
+        {}["x"]  # noqa: B018 - a real KeyError, raised to be recorded
+    except KeyError as e:
+        words = harness_defects.record("the lowered-IR interpreter", "llvm.load", "k.mlir:3:5", e)
+    assert "llvm.load" in words and "k.mlir:3:5" in words and "did not find" in words
+    assert not PYTHON_ERROR_TEXT.search(words), words
+    kept, dropped = harness_defects.take()
+    assert [d.error for d in kept] == ["KeyError: 'x'"] and dropped == 0
+    assert "Traceback" in kept[0].trace
+
+
+def test_nesting_past_the_interpreter_is_unknown_in_words(tmp_path: Path) -> None:
+    f = tmp_path / "deep.mlir"
+    f.write_text(nested_ifs(120))
+    reasons = _reasons(f, ("differential",))
+    verdict, reason = reasons["differential"]
+    assert verdict == "unknown" and "nesting" in reason, reason
+    assert not PYTHON_ERROR_TEXT.search(reason), reason
+
+
+def test_a_time_limit_that_runs_out_is_named(tmp_path: Path) -> None:
+    f = tmp_path / "loop.mlir"
+    f.write_text("""func.func @main() -> index {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %n = arith.constant 1000000 : index
+  %s = scf.for %i = %c0 to %n step %c1 iter_args(%a = %c0) -> (index) {
+    %x = arith.addi %a, %i : index
+    scf.yield %x : index
+  }
+  %t0 = gpu.wait async
+  gpu.wait [%t0]
+  return %s : index
+}
+""")
+    verdict, reason = _reasons(f, ("differential",), limit=0.5)["differential"]
+    assert verdict == "unknown" and "time limit of 0.5 s" in reason, reason
+
+
+@pytest.mark.nightly
+def test_no_reason_on_the_corpus_names_a_python_exception() -> None:
+    need_mlir_opt(19)
+    found: list[str] = []
+    for path in sorted(CORPUS.glob("*.mlir")):
+        proc = subprocess.run([sys.executable, "-m", "gpu_alloc_verify", "check", str(path),
+                               "--lowering", "mlir-opt-19", "--json"],
+                              capture_output=True, text=True, timeout=300)
+        assert "Traceback" not in proc.stderr, proc.stderr[-2000:]
+        text = proc.stdout
+        found += [f"{path.name}: {m.group(0)}" for m in PYTHON_ERROR_TEXT.finditer(text)]
+        if proc.returncode != 2:
+            json.loads(text)
+    assert not found, found
