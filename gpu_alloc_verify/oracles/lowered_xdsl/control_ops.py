@@ -103,7 +103,11 @@ class ControlFunctions(InterpreterFunctions):
         w = machine(interp).width(op.operands[0].type)
         carried = tuple(inits)
         i = lb
-        while signed(i, w) < signed(ub, w):
+        # `scf.for unsigned` compares as unsigned (scf-to-cf's `ult`): an i8
+        # loop to 200 runs, where a signed reading of 200 (-56) runs nothing.
+        read = (lambda v: v) if prop(op, "unsignedCmp") is not None else \
+            (lambda v: signed(v, w))
+        while read(i) < read(ub):
             carried = tuple(interp.run_ssacfg_region(op.regions[0], (i, *carried)))
             i = (i + st) & ((1 << w) - 1)
         return carried

@@ -30,6 +30,7 @@ from gpu_alloc_verify.oracles.source_xdsl.affine_ops import AffineMemFunctions
 from gpu_alloc_verify.oracles.source_xdsl.arith_extra import ArithExtraFunctions
 from gpu_alloc_verify.oracles.source_xdsl.gpu_ops import gpu_functions, kernel_symbol, launch_key
 from gpu_alloc_verify.oracles.source_xdsl.host_ops import MODELLED, HostFunctions
+from gpu_alloc_verify.oracles.source_xdsl.scf_unsigned import UnsignedForFunctions
 from gpu_alloc_verify.oracles.source_xdsl.state import MAX_BYTES, State, attach
 from gpu_alloc_verify.oracles.source_xdsl.values import INDEX_BITS, TooLarge, Unmodelled, scalar
 from gpu_alloc_verify.oracles.source_xdsl.vector_ops import vector_functions
@@ -198,6 +199,7 @@ def run(module: ModuleOp, fn: func.FuncOp, scalars: Mapping[int, int | float],
                   HostFunctions(), ViewFunctions(), gpu_functions(), vector_functions()):
         interp.register_implementations(impls)
     interp.register_implementations(AffineMemFunctions(), override=True)  # runtime memory
+    interp.register_implementations(UnsignedForFunctions(), override=True)  # scf.for unsigned
     attach(interp, st)
     args = [buffers[k] if buffers[k] is not None else scalar(scalars[k], t)
             for k, t in enumerate(fn.function_type.inputs.data)]
