@@ -114,6 +114,30 @@ class LoweredRun:
     token_residue: bool = False  # handle counts depend on an op left unlowered
 
 
+def _top_level(module: Any) -> tuple[dict[str, Operation], dict[str, Operation]]:
+    """The module's host globals (top level only: a gpu.module's are the
+    kernel's) and its functions, by symbol."""
+    globals_: dict[str, Operation] = {}
+    funcs: dict[str, Operation] = {}
+    for op in module.regions[0].blocks[0].ops:
+        if op_name(op) == "llvm.mlir.global":
+            sym = getattr(prop(op, "sym_name"), "data", None)
+            if isinstance(sym, str):
+                globals_[sym] = op
+    # Functions live at the module's top: a walk of every op would be
+    # quadratic when a module is run once per function.
+    for op in module_ops(module):
+        if op_name(op) in ("llvm.func", "func.func"):
+            sym = getattr(prop(op, "sym_name"), "data", None)  # either model's string
+            if isinstance(sym, str):
+                funcs[sym] = op
+    return globals_, funcs
+
+
+# The last module read by `_top_level`, and what it read.
+_TOP: tuple[Any, dict[str, Operation], dict[str, Operation]] | None = None
+
+
 class _Machine(NamedInterpreter):
     """xDSL's interpreter (dispatch by op name) with what a lowered run keeps:
     the runtime, the module's functions and globals, the stack, the raw
@@ -139,19 +163,13 @@ class _Machine(NamedInterpreter):
         # the buffer each got at its first `llvm.mlir.addressof`.
         self.globals: dict[str, Operation] = {}
         self.global_ptrs: dict[str, int] = {}
-        for op in module.regions[0].blocks[0].ops:
-            if op_name(op) == "llvm.mlir.global":
-                sym = getattr(prop(op, "sym_name"), "data", None)
-                if isinstance(sym, str):
-                    self.globals[sym] = op
-        # Functions live at the module's top: a walk of every op would be
-        # quadratic when a module is run once per function.
-        for op in module_ops(module):
-            if op_name(op) in ("llvm.func", "func.func"):
-                sym = getattr(prop(op, "sym_name"), "data", None)  # either model's string
-                if isinstance(sym, str):
-                    self.funcs[sym] = op
-                    self.declared.add(sym)
+        # A module is run once per function and input: its top level is read
+        # once (reading it per run is quadratic in the number of functions).
+        global _TOP
+        if _TOP is None or _TOP[0] is not module:
+            _TOP = (module, *_top_level(module))
+        self.globals, self.funcs = dict(_TOP[1]), dict(_TOP[2])
+        self.declared = set(self.funcs)
 
     def unknown_op(self, name: str, error: InterpretationError) -> Exception:
         if name.startswith("gpu."):

@@ -220,6 +220,43 @@ def _unfollowed_in(d: Call) -> list[smt.ExprRef]:
     return [d.flags[0]] if d.flags is not None else unknown_vars(d.args[0])
 
 
+# The destroys of the last list `_may_destroy` indexed: (the list, its length,
+# literal handle -> positions, positions of the others).
+_INDEXED: tuple[list[Call], int, dict[int, list[int]], list[int]] | None = None
+
+
+def _literal(term: smt.ExprRef) -> int | None:
+    """The one value `term` can take, where `solver.cannot_equal` is exactly
+    `!= that value`; None otherwise."""
+    known = fold.value_of(term)
+    w = fold.width_of(term)
+    if known is not None:
+        return known if w is None or 0 <= known < 1 << w else None
+    if w is None and smt.is_int_value(term):
+        return int(term.as_long())
+    return None
+
+
+def _may_destroy(destroys: list[Call], handle: int) -> list[Call]:
+    """The destroys, in order, but those whose argument is a literal other
+    than `handle`: the same list is asked about every handle a function
+    makes, so it is indexed once (asking each destroy about each handle is
+    quadratic in a long function)."""
+    global _INDEXED
+    if _INDEXED is None or _INDEXED[0] is not destroys or _INDEXED[1] != len(destroys):
+        by_value: dict[int, list[int]] = {}
+        others: list[int] = []
+        for k, d in enumerate(destroys):
+            lit = _literal(d.args[0]) if d.args else None
+            if lit is None:
+                others.append(k)
+            else:
+                by_value.setdefault(lit, []).append(k)
+        _INDEXED = (destroys, len(destroys), by_value, others)
+    _, _, by_value, others = _INDEXED
+    return [destroys[k] for k in sorted(others + by_value.get(handle, []))]
+
+
 def _split_destroys(destroys: list[Call], handle: int
                     ) -> tuple[list[Call], list[smt.BoolRef]] | None:
     """The destroys that surely free `handle` when they run, and for the
@@ -227,7 +264,7 @@ def _split_destroys(destroys: list[Call], handle: int
     under which they run and could; None if a destroy is neither."""
     sure: list[Call] = []
     maybe: list[smt.BoolRef] = []
-    for d in destroys:
+    for d in _may_destroy(destroys, handle):
         if not d.args or solver.cannot_equal(d.args[0], handle):
             continue
         arg = d.args[0]

@@ -88,6 +88,9 @@ class _Runs:
     ctx: CheckContext
     module: Any
     made: dict[tuple[str, tuple[tuple[str, Any], ...]], Execution] = field(default_factory=dict)
+    # Each execution run natively once: violations shown by one run share it
+    # (a wait on 1,000 tokens leaks 1,000 streams in one run).
+    native: dict[int, Execution | str] = field(default_factory=dict)
 
     def get(self, function: str, inputs: dict[str, Any]) -> Execution:
         key = (function, tuple(sorted(inputs.items())))
@@ -177,6 +180,7 @@ def _execute(runs: _Runs, function: str, inputs: dict[str, Any]) -> Execution:
 
         runs.module = parse_module(opaque_pointers(runs.ctx.lowered_text))
         runs.made.clear()
+        runs.native.clear()  # keyed by the executions' ids
         return runs.get(function, inputs)
 
 
@@ -189,7 +193,10 @@ def _confirmed(runs: _Runs, invariant: InvariantId, ex: Execution, shown: str,
         return interpreted
     if runs.ctx.program is None:
         return f"{interpreted}; not run natively: the source is outside the executable model"
-    nat = run_natively(runs.ctx.program, ex, runs.ctx.lowered_text, runs.ctx.runtime)
+    if id(ex) not in runs.native:
+        runs.native[id(ex)] = run_natively(runs.ctx.program, ex, runs.ctx.lowered_text,
+                                           runs.ctx.runtime)
+    nat = runs.native[id(ex)]
     if isinstance(nat, str):
         return f"{interpreted}; not run natively: {nat}"
     seen = observe(invariant, nat, runs.ctx.lowering_input)
