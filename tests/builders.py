@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 import subprocess
 
 from gpu_alloc_verify.verify.invariants.options import CheckOptions
@@ -28,6 +29,14 @@ DECLS = """
 """
 
 
+def decls_for(funcs: str) -> str:
+    """`DECLS` less the functions `funcs` declares itself (a wrapper declared
+    with another signature, as a lowering may)."""
+    own = set(re.findall(r"llvm\.func @(\w+)\(", funcs))
+    return "\n".join(line for line in DECLS.split("\n")
+                     if not (m := re.search(r"@(\w+)\(", line)) or m.group(1) not in own)
+
+
 def generic(text: str) -> str:
     tool = need_mlir_opt(19)
     proc = subprocess.run(
@@ -41,7 +50,7 @@ def check(source: str, lowered_funcs: str, runtime: str = "cuda",
           timeout_ms: int = 2000) -> dict[str, CheckResult]:
     """Verdicts of every invariant for `lowered_funcs` (llvm.func bodies)."""
     program = program_from_text(source)
-    lowered = generic("module {\n" + lowered_funcs + DECLS + "}\n")
+    lowered = generic("module {\n" + lowered_funcs + decls_for(lowered_funcs) + "}\n")
     j = judge(program, LoweringOutcome("ok", lowered=lowered), "hand-written",
               CheckOptions(runtime=runtime, timeout_ms=timeout_ms))
     return j.results
