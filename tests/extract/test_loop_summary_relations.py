@@ -9,6 +9,9 @@ loop whose trip count is the argument `%n`:
   value, and a carried value every round yields back unchanged (a flag)
   keeps the value it entered with, in `scf.while`, `scf.for` and `cf`
   loops alike;
+- a flag kept in a stack slot made before a summarized loop is carried
+  like a loop-carried value (kept when every round stores it back, else
+  one integer of its own);
 - a loop whose trip count is an argument, leaking a stream every round, is
   `violated` (the source's trip count is that argument too), not `unknown`;
 - `scf.for unsigned` over `i8` with bounds past the signed range runs the
@@ -27,17 +30,27 @@ import pytest
 from gpu_alloc_verify.verify.invariants.options import CheckOptions
 from gpu_alloc_verify.verify.invariants.pipeline import judge
 from gpu_alloc_verify.verify.lowerings.base import LoweringOutcome
+from gpu_alloc_verify.verify.model.verdicts import CheckResult
 from gpu_alloc_verify.verify.source.user_file import from_text
-from tests.builders import DECLS, check_module
+from tests.builders import DECLS, generic
 from tests.conftest import need_mlir_opt
 
 LEAK = "stream-no-leak"
 UAD = "stream-no-use-after-destroy"
 
-SOURCE = """func.func @main(%n: index) {
-  %c0 = arith.constant 0 : index
-  %c1 = arith.constant 1 : index
-  scf.for %i = %c0 to %n step %c1 {
+
+def check_module(source: str, lowered: str) -> dict[str, CheckResult]:
+    """The two handle invariants these loops are about (a violation's
+    witness still runs), as `check` reads a user's file: the differential
+    run of every input would replay loops of up to 127 rounds."""
+    src = from_text(source, "src.mlir", need_mlir_opt(19))
+    return judge(src, LoweringOutcome("ok", lowered=generic(lowered)), "hand-written",
+                 CheckOptions(invariants=(LEAK, UAD), runtime="cuda", timeout_ms=2000)).results
+
+SOURCE = """func.func @main(%n: i8) {
+  %c0 = arith.constant 0 : i8
+  %c1 = arith.constant 1 : i8
+  scf.for %i = %c0 to %n step %c1 : i8 {
     %t = gpu.wait async
     gpu.wait [%t]
   }
@@ -45,11 +58,11 @@ SOURCE = """func.func @main(%n: index) {
 }
 """
 HEAD = """module {
-  llvm.func @main(%n: i64) {
-    %c0 = llvm.mlir.constant(0 : i64) : i64
-    %c1 = llvm.mlir.constant(1 : i64) : i64
-    %c2 = llvm.mlir.constant(2 : i64) : i64
-    %c5 = llvm.mlir.constant(5 : i64) : i64
+  llvm.func @main(%n: i8) {
+    %c0 = llvm.mlir.constant(0 : i8) : i8
+    %c1 = llvm.mlir.constant(1 : i8) : i8
+    %c2 = llvm.mlir.constant(2 : i8) : i8
+    %c5 = llvm.mlir.constant(5 : i8) : i8
     %true = llvm.mlir.constant(true) : i1
     %false = llvm.mlir.constant(false) : i1
 """
@@ -64,51 +77,51 @@ def _end(body: str) -> str:
 
 
 def _for(body: str, step: str = "%c1") -> str:
-    return _end(HEAD + f"""    scf.for %i = %c0 to %n step {step} : i64 {{
+    return _end(HEAD + f"""    scf.for %i = %c0 to %n step {step} : i8 {{
 {MAKE}{body}
     }} loc("src.mlir":4:3)
 """)
 
 
 def _while(body: str, flag_next: str = "%g", cond: str = "") -> str:
-    return _end(HEAD + f"""    %r:2 = scf.while (%i = %c0, %f = %true) : (i64, i1) -> (i64, i1) {{
-      %more = llvm.icmp "slt" %i, %n : i64
-      scf.condition(%more) %i, %f : i64, i1
+    return _end(HEAD + f"""    %r:2 = scf.while (%i = %c0, %f = %true) : (i8, i1) -> (i8, i1) {{
+      %more = llvm.icmp "slt" %i, %n : i8
+      scf.condition(%more) %i, %f : i8, i1
     }} do {{
-    ^bb0(%j: i64, %g: i1):
+    ^bb0(%j: i8, %g: i1):
 {MAKE}{body}
-      %next = llvm.add %j, %c1 : i64
-      scf.yield %next, {flag_next} : i64, i1
+      %next = llvm.add %j, %c1 : i8
+      scf.yield %next, {flag_next} : i8, i1
     }} loc("src.mlir":4:3)
 """)
 
 
 def _cf(body: str, flag_next: str = "%f") -> str:
-    return _end(HEAD + f"""    llvm.br ^head(%c0, %true : i64, i1)
-  ^head(%i: i64, %f: i1):
-    %more = llvm.icmp "slt" %i, %n : i64
+    return _end(HEAD + f"""    llvm.br ^head(%c0, %true : i8, i1)
+  ^head(%i: i8, %f: i1):
+    %more = llvm.icmp "slt" %i, %n : i8
     llvm.cond_br %more, ^body, ^exit
   ^body:
 {MAKE}{body}
-    %next = llvm.add %i, %c1 : i64
+    %next = llvm.add %i, %c1 : i8
     %nf = llvm.xor %f, %true : i1
-    llvm.br ^head(%next, {flag_next} : i64, i1)
+    llvm.br ^head(%next, {flag_next} : i8, i1)
   ^exit:
 """)
 
 
-IN_BOUND = f"""      %in = llvm.icmp "slt" %i, %n : i64
+IN_BOUND = f"""      %in = llvm.icmp "slt" %i, %n : i8
       scf.if %in {{ {KILL} }}"""
-SAME_VALUE = f"""      %a = llvm.icmp "eq" %i, %c5 : i64
+SAME_VALUE = f"""      %a = llvm.icmp "eq" %i, %c5 : i8
       scf.if %a {{ {KILL} }}
-      %b = llvm.icmp "ne" %i, %c5 : i64
+      %b = llvm.icmp "ne" %i, %c5 : i8
       scf.if %b {{ {KILL} }}"""
-EVEN = f"""      %low = llvm.and %i, %c1 : i64
-      %even = llvm.icmp "eq" %low, %c0 : i64
+EVEN = f"""      %low = llvm.and %i, %c1 : i8
+      %even = llvm.icmp "eq" %low, %c0 : i8
       scf.if %even {{ {KILL} }}"""
 FLAG = f"      scf.if %g {{ {KILL} }}"
 CF_FLAG = f"    llvm.cond_br %f, ^d, ^e\n  ^d:\n    {KILL}\n    llvm.br ^e\n  ^e:"
-FORWARDED = f"""      %in = llvm.icmp "slt" %j, %n : i64
+FORWARDED = f"""      %in = llvm.icmp "slt" %j, %n : i8
       scf.if %in {{ {KILL} }}"""
 
 # name -> (twin, bug): the twin holds, the bug leaks (or destroys twice).
@@ -136,6 +149,46 @@ def test_summary_keeps_relations(name: str) -> None:
     assert "violated" in (bad[LEAK].verdict, bad[UAD].verdict), (bad[LEAK], bad[UAD])
 
 
+def _slot_flag(store: str, cf: bool) -> str:
+    """A flag kept in a stack slot (an i8 made before the loop): each round
+    destroys its stream when the flag is set, then stores `store` back."""
+    before = """    %one = llvm.mlir.constant(1 : i64) : i64
+    %slot = llvm.alloca %one x i8 : (i64) -> !llvm.ptr
+    %t8 = llvm.mlir.constant(1 : i8) : i8
+    %f8 = llvm.mlir.constant(0 : i8) : i8
+    llvm.store %t8, %slot : i8, !llvm.ptr
+"""
+    body = """      %fl = llvm.load %slot : !llvm.ptr -> i8
+      %b = llvm.trunc %fl : i8 to i1
+      %x = llvm.xor %fl, %t8 : i8
+"""
+    if not cf:
+        return _for(body + f"      scf.if %b {{ {KILL} }}\n"
+                    f"      llvm.store {store}, %slot : i8, !llvm.ptr").replace(
+            "    scf.for", before + "    scf.for", 1)
+    return _cf(body + f"""    llvm.cond_br %b, ^d, ^e
+  ^d:
+    {KILL}
+    llvm.br ^e
+  ^e:
+    llvm.store {store}, %slot : i8, !llvm.ptr""").replace("    llvm.br ^head", before
+                                                            + "    llvm.br ^head", 1)
+
+
+@pytest.mark.parametrize("cf", [False, True])
+def test_flag_in_a_stack_slot_is_carried(cf: bool) -> None:
+    """Before, a store to a slot made the loop unsummarizable: past the
+    unroll bound every verdict was `unknown`."""
+    for store in ("%fl", "%t8"):  # stored back, or the same constant
+        r = check_module(SOURCE, _slot_flag(store, cf))
+        assert (r[LEAK].verdict, r[UAD].verdict) == ("holds", "holds"), (store, r[LEAK])
+    # Cleared after the first round, or flipped every round (written to
+    # fool a summary that would keep the first value): a leak.
+    for store in ("%f8", "%x"):
+        r = check_module(SOURCE, _slot_flag(store, cf))
+        assert r[LEAK].verdict == "violated", (store, r[LEAK])
+
+
 @pytest.mark.parametrize("form", ["for", "while", "cf"])
 def test_loop_leaking_every_round_is_violated(form: str) -> None:
     """The trip count is the argument %n on both sides: a leak in every
@@ -143,7 +196,8 @@ def test_loop_leaking_every_round_is_violated(form: str) -> None:
     lowered = {"for": _for(""), "while": _while(""), "cf": _cf("")}[form]
     r = check_module(SOURCE, lowered)[LEAK]
     assert r.verdict == "violated", r.reason
-    # The argument (the reader's label for %n) picks a trip count that runs.
+    # The argument (the reader's label for %n, an i8 so that the execution
+    # cross-check runs few rounds) picks a trip count that runs.
     path = r.violations[0].counterexample["path"]
     assert isinstance(path, dict) and path.get("main:%arg0", 0) > 0, path
     closed = {"for": _for(KILL), "while": _while(KILL), "cf": _cf(KILL)}[form]

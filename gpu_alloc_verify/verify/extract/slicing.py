@@ -115,6 +115,9 @@ class Slicing(WalkerState):
     """Trial walks of one iteration, their undoing, and havoc."""
 
     pure_memo: dict[str, bool]
+    # Cells of stack slots the summaries being walked carry from round to
+    # round (a flag kept in a slot): stores to them are no effect.
+    carried_cells: frozenset[tuple[int, int]] = frozenset()
 
     def loop_is_candidate(self, blocks: Iterable[IRBlock]) -> bool:
         if not hasattr(self, "pure_memo"):
@@ -162,11 +165,23 @@ class Slicing(WalkerState):
             return "a return in its body"
         if self.escaped_slots != snap.state["escaped_slots"]:
             return "a stack slot let go in its body"
-        for s, cells in self.mem.items():
-            old = snap.mem.get(s, {})
-            if cells.keys() != old.keys() or any(cells[o] is not old[o] for o in cells):
-                return "a store to a tracked stack slot"
+        if self.stored_cells(snap, set()):
+            return "a store to a tracked stack slot"
         return None
+
+    def stored_cells(self, snap: Snapshot, own: set[int]) -> set[tuple[int, int]]:
+        """The cells (slot, byte offset) of slots older than `snap` (and not
+        in `own`) whose content changed since, but those a summary carries
+        (`carried_cells`: an integer each round may change, havoc'd)."""
+        out: set[tuple[int, int]] = set()
+        for s, cells in self.mem.items():
+            if s in own:
+                continue
+            old = snap.mem.get(s, {})
+            for o in cells.keys() | old.keys():
+                if cells.get(o) is not old.get(o) and (s, o) not in self.carried_cells:
+                    out.add((s, o))
+        return out
 
     def closed_effects(self, snap: Snapshot, out: Iterable[IRValue]) -> str | None:
         """Why the walk since `snap` is not one iteration of a *closed* loop,
@@ -202,12 +217,8 @@ class Slicing(WalkerState):
         # printer): a handle in it would have escaped, which is refused above.
         if self.escaped_slots - snap.state["escaped_slots"] - own:
             return "a stack slot let go in its body"
-        for s, cells in self.mem.items():
-            if s in own:
-                continue
-            old = snap.mem.get(s, {})
-            if cells.keys() != old.keys() or any(cells[o] is not old[o] for o in cells):
-                return "a store to a tracked stack slot"
+        if self.stored_cells(snap, own):
+            return "a store to a tracked stack slot"
         return None
 
     def carries_handle(self, values: Iterable[IRValue]) -> bool:

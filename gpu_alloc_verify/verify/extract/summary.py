@@ -21,6 +21,9 @@ Exit = tuple[smt.BoolRef, list[IRValue], Hashable]
 # A region's control-flow graph (`verify.extract.cfg`): blocks, and stand-ins as
 # targets, to their successors.
 Graph = dict[Hashable, list[Hashable]]
+# Cells of stack slots a summarized loop carries: (slot, byte offset) ->
+# (kept at its value before the loop, width in bits, size in bytes).
+Cells = dict[tuple[int, int], tuple[bool, int, int]]
 # An `scf.for`'s bounds as read: lower, upper, a constant step, unsigned.
 Bounds = tuple[smt.ArithRef, smt.ArithRef, int, bool]
 # A region's exit edges by target (`ControlFlow.walk_cfg`).
@@ -52,7 +55,10 @@ class LoopSummaries(Slicing):
         state = list(first.args[1:]) if is_for else list(first.args)
         inits = [self.val(v) for v in carried]
         kept = set(range(min(len(state), len(inits))))
+        cells: Cells = {}
+        outer_cells = self.carried_cells
         while True:
+            self.enter_cells(snap, cells, g, outer_cells)
             # Carried values that stay what they were before the loop in
             # every round (each round yields them back) keep that value;
             # the others are havoc'd.  Asked again until no kept one fails.
@@ -83,14 +89,19 @@ class LoopSummaries(Slicing):
                 out += back
             failed = {k for k in kept if k >= len(back)
                       or not self.same_value(back[k], inits[k], stored[k])}
-            if not failed:
+            grown = self.loop_cells(snap, cells)
+            if grown is None:
+                break  # a slot's cell that is no integer: the effect check refuses
+            if not failed and grown == cells:
                 break
             kept -= failed
+            cells = grown
             self.restore(snap)
         effect_free = pure and self.effects_since(snap) is None
         if not effect_free and not self._closed(snap, out, g, where(op)):
             self.restore(snap)
             return False
+        self.leave_cells(snap, cells, guard, outer_cells)
         for k, r in enumerate(op.results):
             self.havoc(r, guard, why)
             if is_for and k < len(inits) and runs is not fold.TRUE:
@@ -98,15 +109,77 @@ class LoopSummaries(Slicing):
                 self.define(r, inits[k], conj(guard, neg(runs)))
         return True
 
+    def loop_cells(self, snap: Snapshot, cells: Cells) -> Cells | None:
+        """The cells of slots made before the loop that a round changed, as
+        a summary carries them: kept (True) when every round stores back
+        what the cell held before the loop, else havoc'd; with the width
+        and size of each.  None when a changed cell holds no integer (a
+        pointer, a handle): then the summary is refused as before."""
+        out = dict(cells)
+        for s in snap.state["slots"]:
+            if s in self.escaped_slots:
+                continue
+            now, before = self.mem.get(s, {}), snap.mem.get(s, {})
+            for o in now.keys() | before.keys():
+                a, b = now.get(o), before.get(o)
+                if a is b:
+                    continue
+                if a is None:
+                    return None
+                w = fold.width_of(a[0])
+                if w is None or (b is not None and (fold.width_of(b[0]) != w or b[1] != a[1])):
+                    return None
+                if (s, o) not in out:
+                    out[(s, o)] = (b is not None, w, a[1])
+                elif out[(s, o)][0] and not (b is not None and _same_term(a[0], b[0])):
+                    out[(s, o)] = (False, w, a[1])
+        return out
+
+    def enter_cells(self, snap: Snapshot, cells: Cells, guard: smt.BoolRef,
+                    outer: frozenset[tuple[int, int]]) -> None:
+        """A round's carried cells: kept ones as before the loop, the others
+        an integer of their own (chosen like an argument)."""
+        self.carried_cells = outer | frozenset(cells)
+        for (s, o), (keep, w, size) in cells.items():
+            if keep:
+                continue
+            self.fresh_count += 1
+            term = fold.bits_var(f"{self.func}:?cell{self.fresh_count}", w)
+            old = snap.mem.get(s, {}).get(o)
+            slot = self.mem.setdefault(s, {})
+            slot[o] = (term if old is None else fold.ite(guard, term, old[0]), size)
+
+    def leave_cells(self, snap: Snapshot, cells: Cells, guard: smt.BoolRef,
+                    outer: frozenset[tuple[int, int]]) -> None:
+        """After the loop: a kept cell holds what it held before, a havoc'd
+        one what some round (or none) left: an integer of its own."""
+        self.carried_cells = outer
+        for (s, o), (keep, w, size) in cells.items():
+            old = snap.mem.get(s, {}).get(o)
+            slot = self.mem.setdefault(s, {})
+            if keep and old is not None:
+                slot[o] = old
+                continue
+            self.fresh_count += 1
+            term = fold.bits_var(f"{self.func}:?cell{self.fresh_count}", w)
+            slot[o] = (term if old is None else fold.ite(guard, term, old[0]), size)
+
     def in_bounds(self, iv: smt.ArithRef, within: Bounds) -> smt.BoolRef:
-        """`lb <= iv < ub` (signed or unsigned as the loop compares), and
-        `iv - lb` a multiple of a power-of-two step: what every round's
-        induction value is."""
+        """`iv < ub` and, where no step can wrap around, `lb <= iv` (signed
+        or unsigned as the loop compares), and `iv - lb` a multiple of a
+        power-of-two step: what every round's induction value is."""
         lb, ub, step, unsigned = within
         less, at_most = (6, 7) if unsigned else (2, 3)
-        parts = [fold.compare(at_most, lb, iv),  # type: ignore[arg-type]
-                 fold.compare(less, iv, ub)]  # type: ignore[arg-type]
         w = fold.width_of(iv)
+        parts = [fold.compare(less, iv, ub)]  # type: ignore[arg-type]
+        if w is not None:
+            # The induction value wraps around at its width: it stays at or
+            # above `lb` only when no step from below `ub` can pass the top.
+            top = (1 << w) - 1 if unsigned else (1 << (w - 1)) - 1
+            if top - step + 1 >= 0:
+                no_wrap = fold.compare(at_most, ub, fold.bv(top - step + 1, w))  # type: ignore[arg-type]
+                parts.append(fold.disj((neg(no_wrap),
+                                        fold.compare(at_most, lb, iv))))  # type: ignore[arg-type]
         if w is not None and step > 1 and step & (step - 1) == 0:
             diff = fold.binop("sub", iv, lb)  # type: ignore[arg-type]
             low = fold.binop("and", diff, fold.bv(step - 1, w))  # type: ignore[arg-type]
@@ -181,7 +254,10 @@ class LoopSummaries(Slicing):
         # round; the others are havoc'd (asked again until none fails).
         inits = [self.env.get(a) for a in header.args]
         kept = {k for k, t in enumerate(inits) if t is not None}
+        cells: Cells = {}
+        outer_cells = self.carried_cells
         while True:
+            self.enter_cells(snap, cells, guard, outer_cells)
             for k, a in enumerate(header.args):
                 if k not in kept:
                     self.havoc(a, guard, why)
@@ -189,9 +265,13 @@ class LoopSummaries(Slicing):
             failed = {k for e, ops in exits.get(back, []) if e is not fold.FALSE
                       for k in kept if k >= len(ops)
                       or not self.same_value(ops[k], inits[k], inits[k])}  # type: ignore[arg-type]
-            if not failed:
+            grown = self.loop_cells(snap, cells)
+            if grown is None:
+                break  # a slot's cell that is no integer: the effect check refuses
+            if not failed and grown == cells:
                 break
             kept -= failed
+            cells = grown
             self.restore(snap)
         out = [(e, ops, t) for t, edges in exits.items() if t is not back
                for e, ops in edges if e is not fold.FALSE]
@@ -208,6 +288,7 @@ class LoopSummaries(Slicing):
                 return None
         for v in defined_in(body) & later:
             self.havoc(v, guard, why)
+        self.leave_cells(snap, cells, guard, outer_cells)
         # The loop ends (it has no effect to see, real host loops do): by
         # exactly one of the exits the walked iteration can take.
         rest = guard
@@ -227,6 +308,14 @@ class LoopSummaries(Slicing):
 
     def block_ops(self, block: IRBlock, guard: smt.BoolRef) -> list[IRValue] | None:
         raise NotImplementedError
+
+
+def _same_term(a: smt.ExprRef, b: smt.ExprRef) -> bool:
+    """The same term, or the same constant of one width."""
+    if a is b:
+        return True
+    la, lb = literal(a), literal(b)
+    return la is not None and la == lb and fold.width_of(a) == fold.width_of(b)
 
 
 class _Back:
