@@ -17,6 +17,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from gpu_alloc_verify.repro.upstream_shape import shaped
 from gpu_alloc_verify.verify.model.verdicts import InvariantId, rule_of
 from gpu_alloc_verify.verify.triage.buckets import Bucket, Triage
 from gpu_alloc_verify.verify.triage.causes import program_text
@@ -145,8 +146,10 @@ def likely_fix(bucket: Bucket) -> str:
     if inv in (InvariantId.STREAM_NO_LEAK, InvariantId.DIFFERENTIAL) \
             and "Stream" in calls + " live_streams":
         return ("`gpu.wait async [%t]` records an event on %t's stream and never destroys "
-                "that stream: destroy it (`mgpuStreamDestroy`) once the event is recorded "
-                "and no other op uses it, or reuse it as the new token's stream.")
+                "that stream: destroy it (`mgpuStreamDestroy`) after the last use of %t, not "
+                "at the `gpu.wait async` itself (an existing case of "
+                "lower-wait-to-gpu-runtime-calls.mlir waits on %t again, which that would "
+                "make a double destroy).")
     if sig.focus == STREAM_ALIAS:
         return ("An async op with one dependency returns that dependency's stream as its "
                 "token, and a sync `gpu.wait` destroys the stream of every token it waits on "
@@ -334,14 +337,17 @@ def _defect_entry(k: int, f: Finding, tests: dict[str, LitTest], out: Path,
             fails = ", ".join(s for s, v in where.items() if v == "fails")
             lines.append(f"- The test fails (shows the defect) on: {fails or 'none'}")
     elif test is not None:
-        lines.append(f"- Test case: none ({' '.join(test.reason.split())[:300]})")
+        why = " ".join(test.reason.split())[:300]
+        lines.append(f"- Test case: none derived here ({why}); the patch's test case below "
+                     "pins it" if patch_text(f, out.parent) != "none yet"
+                 else f"- Test case: none ({why})")
     lines.append(f"- Patch: {patch_text(f, out.parent)}")
     for x in f.buckets:
         for m in x.merged:
             lines.append(f"- Same reduced program as: `{m.signature.slug()}` ({m.key})")
         lines += _knock_on_lines(f, x)
     program = (_program_of(test) if test is not None and test.written else "") or \
-        program_text(b)
+        shaped(program_text(b), sig.slug(), keep_space=True)
     if program:
         lines += ["", "Reproducer (reduced):", "", "```mlir", program, "```"]
     return [*lines, ""]
@@ -396,7 +402,7 @@ def patch_text(f: Finding, base: Path) -> str:
     if test.is_file():
         links += f"; its test case in upstream's shape: [{test.relative_to(root).as_posix()}]" \
                  f"({_relative(test, base)})"
-    return links + "; proof: " + _proof_status(root, patch)
+    return links + "; proof: " + _proof_status(root, patch, base)
 
 
 def _patch_of(f: Finding) -> str | None:
@@ -409,21 +415,22 @@ def _patch_of(f: Finding) -> str | None:
     return None
 
 
-def _proof_status(root: Path, patch: str) -> str:
-    """The proof `scripts/prove_patches.py` recorded for `patch`, if any."""
-    import json
-
-    for name in ("proof.json", "proofs.json"):
-        path = root / "patches" / name
-        if path.is_file():
-            try:
-                data = json.loads(path.read_text(encoding="utf-8"))
-            except ValueError:
-                continue
-            entry = data.get(patch) if isinstance(data, dict) else None
-            if entry is not None:
-                return entry if isinstance(entry, str) else json.dumps(entry)
-    return "run `scripts/prove_patches.py` (needs libmlir-N-dev)"
+def _proof_status(root: Path, patch: str, base: Path) -> str:
+    """The proof `scripts/prove_patches.py --report docs/patches.md` recorded
+    for `patch`: per version, its table's cells (fails on stock, passes
+    patched, existing tests pass)."""
+    table = root / "docs" / "patches.md"
+    rows: list[str] = []
+    if table.is_file():
+        for line in table.read_text(encoding="utf-8").splitlines():
+            cells = [c.strip() for c in line.strip().strip("|").split("|")]
+            if len(cells) >= 5 and cells[0] == f"`{patch}`":
+                rows.append(f"{cells[1]}: fails on stock {cells[2]}, passes patched "
+                            f"{cells[3]}, existing tests pass {cells[4]}")
+    if rows:
+        return "; ".join(rows) + f" ([docs/patches.md]({_relative(table, base)}))"
+    return "not recorded here: `scripts/prove_patches.py --report docs/patches.md` " \
+           "(needs libmlir-N-dev)"
 
 
 def _repo_root() -> Path:
@@ -449,7 +456,10 @@ def _upstream_text(f: Finding) -> str:
 
 
 def _relative(path: Path, base: Path) -> str:
+    """`path` as a link from `base` (`../patches/...` from docs/)."""
+    import os
+
     try:
-        return path.resolve().relative_to(base.resolve()).as_posix()
-    except ValueError:
+        return Path(os.path.relpath(path.resolve(), base.resolve())).as_posix()
+    except ValueError:  # another drive
         return path.as_posix()

@@ -55,8 +55,9 @@ def test_an_invalid_ir_signature_reads_the_error_role() -> None:
                         "into '!llvm.struct<(ptr)>'", error_at="k.mlir:3:13").entries()}}
     sig = signature_of(record)
     assert sig == signature_of(_reworded(record))
-    assert sig.calls == "'llvm.insertvalue' op Type mismatch: cannot insert 'T' into 'T'"
-    assert sig.focus == "gpu.alloc in memory space"
+    # The op the error role names (an alloc in space 1): one cause with the
+    # dealloc's invalid IR (issue 42), not named by the complaint's words.
+    assert sig.focus == "gpu.alloc or gpu.dealloc in memory space"
 
 
 def test_a_leak_sentence_reads_the_count_and_the_path() -> None:

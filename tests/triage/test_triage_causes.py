@@ -112,7 +112,7 @@ def test_defects_map_one_to_one_onto_upstream_causes() -> None:
                                                "token-crosses-control-flow"]
     by_cause = dict(zip(causes, defects, strict=True))
     space = by_cause["alloc-memory-space-invalid-ir"]
-    assert space.signature.slug() == "invalid-ir-alloc-memory-space"
+    assert space.signature.slug() == "invalid-ir-alloc-dealloc-memory-space"
     assert space.count == 2 and space.severity == 1  # both allocs, invalid IR
     assert [r["ref"] for r in space.upstream] == ["llvm/llvm-project#191661"]
     token = by_cause["token-crosses-control-flow"]

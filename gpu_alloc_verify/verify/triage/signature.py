@@ -80,6 +80,11 @@ MECHANISMS: dict[str, tuple[str, str, str]] = {
 }
 
 
+# gpu.alloc / gpu.dealloc of a memref in a non-zero memory space: (source, calls).
+GPU_SPACE = ("gpu.alloc or gpu.dealloc in memory space",
+             "the runtime's !llvm.ptr meets the memref's !llvm.ptr<N> uncast: invalid IR")
+
+
 @dataclass(frozen=True)
 class Signature:
     invariant: str
@@ -101,6 +106,8 @@ class Signature:
             return MECHANISMS[self.focus][2]
         if self.invariant == InvariantId.LOWERING_COMPLETE and self.focus in PRECONDITIONS:
             return self.focus if self.focus == REGION_SHARED else f"{head}-{self.focus}"
+        if self.invariant == InvariantId.LOWERING_NO_CRASH and self.focus == GPU_SPACE[0]:
+            return "invalid-ir-alloc-dealloc-memory-space"
         if self.invariant == InvariantId.LOWERING_NO_CRASH and self.focus:
             op = self.focus.replace(" in memory space", "")
             # A gpu op by its name alone (`alloc`), another by dialect too.
@@ -262,6 +269,12 @@ def _crash(record: Record, cex: Record, src: Source, fam: str) -> Signature:
         form = op.name if op is not None else first_op_name(line) or "?"
         if has_memory_space(line):
             form += " in memory space"
+            if form.startswith(("gpu.alloc ", "gpu.dealloc ")):
+                # One mechanism, one fix: the runtime's pointer (address
+                # space 0) is never cast to or from the memref's space,
+                # whether the alloc's descriptor or the dealloc's free sees it.
+                return Signature(InvariantId.LOWERING_NO_CRASH, GPU_SPACE[0], GPU_SPACE[1],
+                                 fam, GPU_SPACE[0])
         return Signature(InvariantId.LOWERING_NO_CRASH, form, reason, fam, form)
     first = str(cex.get("diagnostics") or detail).strip().splitlines()
     reason = mask_names(first[0])[:120] if first else "?"
