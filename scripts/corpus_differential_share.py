@@ -46,9 +46,12 @@ def judge(path: Path, spec: str) -> tuple[str, str, str]:
     except (ValueError, KeyError):
         return path.name, "error", proc.stderr.strip()[-200:]
     verdict = next((v for v, n in counts.items() if n), "none")
-    if verdict == "not-applicable":
-        why = next((line for line in proc.stdout.splitlines() if "not-applicable" in line), "")
-        return path.name, verdict, why.split("not-applicable", 1)[-1].strip(": ")[:160]
+    if verdict == "not-applicable":  # its reason is in the verdict table, not the JSON
+        table = subprocess.run([a for a in argv if a != "--json"], capture_output=True,
+                               text=True, timeout=900, cwd=ROOT).stdout
+        why = next((line for line in table.splitlines()
+                    if line.strip().startswith("differential")), "")
+        return path.name, verdict, why.split("not-applicable", 1)[-1].strip(": ")
     if verdict == "violated":
         why = re.search(rf"^// DIFFERENTIAL {re.escape(spec)}: violated(.*)$", text, re.M)
         detail = next((v["detail"] for v in json.loads(proc.stdout).get("violations", [])

@@ -231,6 +231,12 @@ def _too_long() -> None:
     raise _UB(f"a thread ran more than {STEP_LIMIT} loop iterations")
 
 
+def _assert_failed(msg: str) -> None:
+    # A failed device assertion traps the kernel: the launch fails, no
+    # outcome to compare.
+    raise _UB(f"a failed cf.assert ({msg!r}) traps the kernel")
+
+
 _HELPERS: dict[str, Any] = {
     "_r_f16": round_f16, "_r_bf16": round_bf16, "_r_f32": round_f32,
     "_fdiv": _fdiv, "_frem": _frem, "_fmaximum": _fmaximum, "_fminimum": _fminimum,
@@ -238,6 +244,7 @@ _HELPERS: dict[str, Any] = {
     "_bits_of": _bits_of, "_bits_float": bits_float, "_float_bits": float_bits,
     "_sdiv": sdiv, "_srem": _srem, "_floordivsi": _floordivsi, "_ceildivsi": _ceildivsi,
     "_ceildivui": _ceildivui, "_range": _range, "_dim": _dim, "_too_long": _too_long,
+    "_assert_failed": _assert_failed,
     "_INF": _INF, "_NAN": math.nan, "_fb": int.from_bytes, "_NaN": _NaN,
     "_uf32": _F32.unpack, "_pf32": _F32.pack, "_uf16": _F16.unpack, "_pf16": _F16.pack,
     "_uf64": _F64.unpack, "_pf64": _F64.pack, "_math": math,
@@ -644,6 +651,13 @@ class _Compiler:
         """No effect on any buffer: the text goes to the device's stdout,
         which neither side of `differential` observes."""
 
+    def h_assert(self, op: Operation, name: str, out: list[str], ind: int,
+                 hoist: bool) -> None:
+        """Nothing while the condition holds; a failed one traps the kernel."""
+        cond = self.val(op.operands[0])
+        msg = getattr(prop(op, "msg"), "data", "")
+        out.append(f"{'    ' * ind}if not {cond.expr}: _assert_failed({str(msg)!r})")
+
     def h_cmpi(self, op: Operation, name: str, out: list[str], ind: int, hoist: bool) -> None:
         a, b = (self.val(o) for o in op.operands)
         expr = _CMPI[_predicate(op)].format(a=a.expr, b=b.expr, S=1 << (a.width - 1))
@@ -844,6 +858,7 @@ _HANDLERS: dict[str, Callable[[_Compiler, Operation, str, list[str], int, bool],
     "scf.for": _Compiler.h_for,
     "scf.while": _Compiler.h_while,
     "gpu.printf": _Compiler.h_printf,
+    "cf.assert": _Compiler.h_assert,
     **{name: _Compiler.h_id for name in _IDS},
 }
 _MATH = frozenset({*kernel_math.UNARY, *kernel_math.BINARY, *kernel_math.INTEGER,

@@ -79,3 +79,33 @@ def test_vector_print_of_a_scalar_and_a_string_holds_differential() -> None:
                        "gpu.module(convert-gpu-to-nvvm),convert-vector-to-llvm,gpu-to-llvm")
     r = api.judgement(VECTOR_PRINT, low, ["differential"]).results["differential"]
     assert r.verdict == "holds", r.reason
+
+
+ASSERTING = """
+gpu.module @kernels {
+  gpu.func @check(%n: i32) kernel {
+    %c0 = arith.constant 0 : i32
+    %ok = arith.cmpi sgt, %n, %c0 : i32
+    cf.assert %ok, "n must be positive"
+    gpu.return
+  }
+}
+"""
+
+
+class _NoMemory:
+    def load(self, ptr: int, nbytes: int) -> bytes | None:
+        return bytes(nbytes)
+
+    def store(self, ptr: int, data: bytes) -> None:
+        pass
+
+
+def test_a_device_assertion_runs_and_a_failed_one_has_no_outcome() -> None:
+    from gpu_alloc_verify.oracles.kernel_api import KernelUnsupported
+    from gpu_alloc_verify.oracles.kernel_interp import load_kernel
+
+    kernel = load_kernel(ASSERTING, "check")
+    kernel.run((1, 1, 1), (2, 1, 1), [3], _NoMemory())  # holds: nothing happens
+    with pytest.raises(KernelUnsupported, match="failed cf.assert .*n must be positive"):
+        kernel.run((1, 1, 1), (2, 1, 1), [0], _NoMemory())
