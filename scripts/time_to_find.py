@@ -54,7 +54,8 @@ DEFECTS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("control-flow token synchronized as an event", ("stream-as-event",)),
     ("event recorded outside the loop that destroys it",
      ("event-destroyed-at-each-wait", "event-use-after-destroy")),
-    ("space-1 alloc's invalid IR", ("invalid-ir-alloc-memory-space",)),
+    ("space-1 alloc's invalid IR", ("invalid-ir-alloc-dealloc-memory-space",
+                                   "invalid-ir-alloc-memory-space")),
     ("64-bit memset limitation", ("memset-64bit",)),
 )
 
