@@ -30,7 +30,7 @@ import hashlib
 from dataclasses import asdict, dataclass, fields, replace
 from typing import Any
 
-from gpu_alloc_verify.generators.programs import GenConfig
+from gpu_alloc_verify.generators.programs import GenConfig, campaign_config
 from gpu_alloc_verify.verify.model.errors import UsageError
 
 MIN_SHARD_EXAMPLES = 20  # below this a shard's fixed costs (search set-up, shrinking) dominate
@@ -74,8 +74,8 @@ def gen_from_dict(config: dict[str, Any]) -> GenConfig:
 def parse_gen_config(text: str, base: GenConfig) -> GenConfig:
     """`--shard-config` SPEC: comma-separated `max_ops=N`, `linear_tokens`,
     `supported=VERSION`, applied to a fresh default configuration (the base
-    one's max_ops unless given)."""
-    gen = GenConfig(max_ops=base.max_ops)
+    one's max_ops unless given; swarm if the base one is)."""
+    gen = campaign_config(base.max_ops, swarm=base.swarm)
     linear, supported = False, None
     for item in (part.strip() for part in text.split(",")):
         if not item:
