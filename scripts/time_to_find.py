@@ -176,12 +176,19 @@ def main(argv: list[str] | None = None) -> int:
     for v in args.versions:
         for s in seeds:
             results = args.dir / f"mlir-opt-{v}-seed{s}.jsonl"
+            cached = args.dir / f"mlir-opt-{v}-seed{s}.finds.json"
+            if cached.is_file():  # a campaign this script ran and analysed already
+                done = json.loads(cached.read_text())
+                finds[(v, s)] = {k: First(*f) for k, f in done["finds"].items()}
+                walls[(v, s)] = done["wall_s"]
+                continue
             if not args.reuse:
                 walls[(v, s)] = run_campaign(v, s, args.max_examples, results, args.jobs)
             finds[(v, s)] = first_finds(results)
-            print(f"mlir-opt-{v} seed {s}: "
-                  + json.dumps({k: [f.ordinal, round(f.seconds)] for k, f in
-                                finds[(v, s)].items()}), file=sys.stderr, flush=True)
+            summary = {k: [f.ordinal, round(f.seconds, 1)] for k, f in finds[(v, s)].items()}
+            if (v, s) in walls:
+                cached.write_text(json.dumps({"finds": summary, "wall_s": walls[(v, s)]}))
+            print(f"mlir-opt-{v} seed {s}: {json.dumps(summary)}", file=sys.stderr, flush=True)
     text = table(finds, args.versions, seeds, args.max_examples, walls)
     print(text)
     if args.out is not None:
