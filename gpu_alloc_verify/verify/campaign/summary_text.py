@@ -136,11 +136,15 @@ def root_cause_lines(triage: Any, results: str | None, width: int,
         added = f", added over baseline {baseline}" if baseline else ""
         lines += wrap(f"ROOT CAUSES: {len(triage.buckets)}{added}, in "
                       f"{plural(triage.programs, 'program')}", width, 2)
-        for k, b in enumerate(ordered_buckets(triage)[:ROOT_CAUSES_SHOWN], 1):
+        shown = ordered_buckets(triage)[:ROOT_CAUSES_SHOWN]
+        slugs = [b.signature.slug() for b in shown]
+        for k, b in enumerate(shown, 1):
             # NEW compares with the file's previous campaign: with none, every one would be.
             new = " NEW since the previous campaign" if b.new and triage.previous else ""
             kind = getattr(b, "kind", "")
-            lines += wrap(f"{k:>3}. {kind + ': ' if kind else ''}{b.signature.slug()}  "
+            # One mechanism under several pipelines (fuzz's portfolio): say which.
+            where = f" [{b.signature.family}]" if slugs.count(slugs[k - 1]) > 1 else ""
+            lines += wrap(f"{k:>3}. {kind + ': ' if kind else ''}{slugs[k - 1]}{where}  "
                           f"{b.count_text()}{new}", width, 7)
         more = len(triage.buckets) - ROOT_CAUSES_SHOWN
         if more > 0:
