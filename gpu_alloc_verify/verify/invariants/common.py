@@ -225,7 +225,7 @@ def _unfollowed_in(d: Call) -> list[smt.ExprRef]:
 _INDEXED: tuple[list[Call], int, dict[int, list[int]], list[int]] | None = None
 
 
-def _literal(term: smt.ExprRef) -> int | None:
+def sole_value(term: smt.ExprRef) -> int | None:
     """The one value `term` can take, where `solver.cannot_equal` is exactly
     `!= that value`; None otherwise."""
     known = fold.value_of(term)
@@ -247,7 +247,7 @@ def _may_destroy(destroys: list[Call], handle: int) -> list[Call]:
         by_value: dict[int, list[int]] = {}
         others: list[int] = []
         for k, d in enumerate(destroys):
-            lit = _literal(d.args[0]) if d.args else None
+            lit = sole_value(d.args[0]) if d.args else None
             if lit is None:
                 others.append(k)
             else:

@@ -12,6 +12,7 @@ from gpu_alloc_verify.verify.invariants.common import (
     check_destroyed_once,
     describe_path,
     hidden_creates,
+    sole_value,
     word_destroy_count,
 )
 from gpu_alloc_verify.verify.invariants.context import CheckContext
@@ -111,6 +112,21 @@ def _unshowable_destroy(f: Findings, d: Call, index: Callable[[str], _UseIndex])
                    about=[d.flags[0]] if d.flags is not None else unknown_vars(d.args[0]))
 
 
+def _may_free(ctx: CheckContext, kind: str, arg: smt.ExprRef,
+              by_kind: dict[str, dict[int, list[tuple[int, Call]]]]) -> list[tuple[int, Call]]:
+    """The `kind` handles a destroy of `arg` may free, in order: the one its
+    literal names, else all (each destroy asking about every handle is
+    quadratic in a long function; the handles are indexed once per kind)."""
+    value = sole_value(arg)
+    if value is None:
+        return list(ctx.lowered.handles_of(kind))
+    if kind not in by_kind:
+        by_kind[kind] = {}
+        for h, create in ctx.lowered.handles_of(kind):
+            by_kind[kind].setdefault(h, []).append((h, create))
+    return by_kind[kind].get(value, [])
+
+
 def check_use_after_destroy(ctx: CheckContext) -> CheckResult:
     f = Findings(InvariantId.STREAM_NO_USE_AFTER_DESTROY, ctx)
     calls = ctx.lowered.calls
@@ -122,12 +138,13 @@ def check_use_after_destroy(ctx: CheckContext) -> CheckResult:
             indexes[kind] = _UseIndex(calls, kind)
         return indexes[kind]
 
+    by_kind: dict[str, dict[int, list[tuple[int, Call]]]] = {}
     for d in destroys:
         if d.is_escape or _tainted(d.args[0]):
             _unshowable_destroy(f, d, index)
             continue
         kind = DESTROYERS[d.callee]
-        for h, create in ctx.lowered.handles_of(kind):
+        for h, create in _may_free(ctx, kind, d.args[0], by_kind):
             if solver.cannot_equal(d.args[0], h):
                 continue  # this destroy never frees h
             freed = fold.conj(d.guard, fold.eq(d.args[0], h))

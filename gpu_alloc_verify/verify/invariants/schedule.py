@@ -30,6 +30,7 @@ from __future__ import annotations
 import bisect
 import collections
 import functools
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from gpu_alloc_verify.verify import smt
@@ -308,6 +309,26 @@ class _Lives:
         self._not_special: dict[int, smt.BoolRef] = {}
         self._doubted: set[int] = set()
         self._pairs: set[tuple[int, int]] = set()  # (destroy, id of handle) doubted
+        # The destroys by the literal handle each names, and those naming a
+        # term: a call on literal handles is asked only about the destroys
+        # that may name them (asking every destroy is quadratic).
+        self._by_value: dict[int, list[int]] = {}
+        self._symbolic: list[int] = []
+        for k, d in enumerate(self.destroys):
+            value = fold.value_of(d.args[0])
+            if value is None:
+                self._symbolic.append(k)
+            else:
+                self._by_value.setdefault(value, []).append(k)
+
+    def _candidates(self, handles: tuple[tuple[smt.ArithRef, str], ...]) -> Sequence[int]:
+        """The destroys that may end one of `handles`, in order: every one,
+        but those `_distinct` from each handle."""
+        values = {fold.value_of(handle) for handle, _ in handles}
+        if None in values:
+            return range(len(self.destroys))
+        return sorted([*self._symbolic, *(k for v in values
+                                          for k in self._by_value.get(v, []))])
 
     def alive(self, c: Call, handles: tuple[tuple[smt.ArithRef, str], ...]) -> Life:
         kills: list[smt.BoolRef] = []
@@ -316,7 +337,8 @@ class _Lives:
             return fold.TRUE, False  # never runs: nothing ends its handles
         # A handle's own unfollowed values, once per call, not per destroy.
         own = [unknown_vars(handle) for handle, _ in handles]
-        for k, d in enumerate(self.destroys):
+        for k in self._candidates(handles):
+            d = self.destroys[k]
             if d.index >= c.index:
                 break
             # `conj(d.guard, c.guard)` folds to false only where one of them
