@@ -47,6 +47,7 @@ from gpu_alloc_verify.oracles.runtime import (
     MemoryKind,
     Profile,
 )
+from gpu_alloc_verify.verify.model import budget
 
 STREAM_BASE = 0x7E00_0000_0000
 EVENT_BASE = 0x7F00_0000_0000
@@ -344,6 +345,8 @@ class SimulatedRuntime(CheckedRuntime):
 
     # -- memory -------------------------------------------------------------
     def _b_alloc(self, size: int, kind: MemoryKind, stream: int) -> int:
+        if size > budget.SIMULATED_MAX_BYTES:  # zeroed eagerly below: minutes for 10^9
+            raise budget.TooLargeToSimulate(size)
         index = len(self.allocations)
         self.memory[index] = _Memory(bytearray(size), bytearray(size))
         return ALLOC_BASE + index * ALLOC_STRIDE

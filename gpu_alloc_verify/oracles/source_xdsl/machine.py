@@ -219,7 +219,7 @@ def failed(e: BaseException, last_op: str, current: Operation | None = None) -> 
     while seen is not None:
         if isinstance(seen, budget.OutOfTime):
             return XRun("unknown", reason=str(seen))
-        if isinstance(seen, TooLarge):
+        if isinstance(seen, TooLarge | budget.TooLargeToSimulate):
             return XRun("skipped", reason=str(seen))
         if isinstance(seen, Unmodelled | KernelUnsupported):
             return XRun("unknown", reason=str(seen))

@@ -22,6 +22,8 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from types import FrameType
 
+from gpu_alloc_verify.verify.model.errors import InterpreterDeclined
+
 # The backstop fires this long after the deadline: the cooperative checks
 # get the first chance, and keep the verdicts already decided.
 BACKSTOP_GRACE_S = 2.0
@@ -36,6 +38,19 @@ class OutOfTime(Exception):  # noqa: N818 - it reads as the condition, in words
 
 class TimeLimitReached(BaseException):  # noqa: N818
     """The backstop: the time limit ran out and the stage did not stop."""
+
+
+# The most bytes one simulated allocation holds: past it a run is declined,
+# not made (a static memref of 10^9 elements would take minutes to zero).
+SIMULATED_MAX_BYTES = 256 << 20
+
+
+class TooLargeToSimulate(InterpreterDeclined):  # noqa: N818
+    """An allocation past SIMULATED_MAX_BYTES: that run is declined."""
+
+    def __init__(self, size: int) -> None:
+        super().__init__(f"an allocation of {size} bytes, more than the "
+                         f"{SIMULATED_MAX_BYTES >> 20} MiB a simulated run holds")
 
 
 def limit_words(stage: str) -> str:
