@@ -145,3 +145,46 @@ def test_the_catalogue_has_one_entry_per_cause_for_every_symptom_pair() -> None:
                 "event-double-destroy", "event-leak-wait-async-dep"} & set(slugs)
     alias = next(f for f in found if f.lead.signature.slug() == "stream-destroyed-while-aliased")
     assert alias.count == 2  # both programs, whichever rule saw each
+
+
+# The alias double destroy on a buffer of an async host_shared alloc, which
+# gpu-to-llvm declines: the smallest example, and it needs the leftover.
+ALIAS_ON_LEFTOVER = """\
+func.func @alias_on_leftover(%v: f32) {
+  %t1 = gpu.wait async
+  %m, %ta = gpu.alloc async [%t1] host_shared () : memref<16xf32>
+  %t2 = gpu.memset async [%t1] %m, %v : memref<16xf32>, f32
+  gpu.wait [%t2]
+  gpu.wait [%t1]
+  return
+}
+"""
+# The same alias beside such a leftover it does not need.
+ALIAS_BESIDE_LEFTOVER = """\
+func.func @alias_beside_leftover(%buf: memref<16xf32>, %v: f32) {
+  %t1 = gpu.wait async
+  %m, %ta = gpu.alloc async [%t1] host_shared () : memref<4xf32>
+  %t2 = gpu.memset async [%t1] %buf, %v : memref<16xf32>, f32
+  gpu.wait [%t2]
+  gpu.wait [%t1]
+  return
+}
+"""
+
+
+@pytest.mark.slow
+@needs_19
+def test_an_unrelated_leftover_is_reduced_away_before_the_knock_on_verdict() -> None:
+    from gpu_alloc_verify.verify.triage.buckets import triage_records
+
+    uad = HANDLE_RULES[0]
+    # Every program showing it leaves an op unconverted, and the smallest
+    # cannot lose it; reduced until none is left, the next one stands alone.
+    triage = triage_records(_campaign([(ALIAS_ON_LEFTOVER, [uad, "lowering-complete"]),
+                                       (ALIAS_BESIDE_LEFTOVER, [uad, "lowering-complete"])]))
+    alias = [b for b in triage.all_buckets()
+             if b.signature.slug() == "stream-destroyed-while-aliased"]
+    assert len(alias) == 1
+    # A defect of its own, its reproducer without the leftover it never needed.
+    assert alias[0].kind == "defect" and alias[0].parent is None
+    assert alias[0].reduced is not None and "host_shared" not in alias[0].reduced
