@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
+from functools import lru_cache
 
 from gpu_alloc_verify.verify.ir.locations import id_on_line, split_file_key, strip
 
@@ -28,6 +29,7 @@ _RESIDUE = re.compile(r'^\s*(?:%[^=]+=\s*)?"?(gpu\.(?:alloc|dealloc|wait|memcpy|
 loc_id = id_on_line
 
 
+@lru_cache(maxsize=16)
 def strip_locs(text: str) -> str:
     """`text` without its location attributes (` loc(...)`, nested ones too)."""
     out = [strip(line) for line in text.splitlines()]

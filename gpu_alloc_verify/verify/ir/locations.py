@@ -302,6 +302,10 @@ def _on_line(line: str) -> list[tuple[Location | None, int, int]]:
     return out
 
 
+# People-facing output reads the same lowered lines once per violation it
+# shows (a wait on 1,000 tokens: 1,000 violations over one text): each line
+# is read once.
+@lru_cache(maxsize=1 << 16)
 def id_on_line(line: str) -> str | None:
     """The source op key a printed line carries: that of its last location
     with one (`loc("op3")` -> "op3", `loc("k.mlir":4:7)` -> "k.mlir:4:7");
@@ -313,6 +317,7 @@ def id_on_line(line: str) -> str | None:
     return None
 
 
+@lru_cache(maxsize=1 << 16)
 def strip(line: str) -> str:
     """The line without its locations, each with the one whitespace before
     it (a `loc(` after none, or inside a string, stays); trailing whitespace
