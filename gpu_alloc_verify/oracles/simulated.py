@@ -57,7 +57,7 @@ ALLOC_STRIDE = 1 << 33  # > the largest allocation, so pointers never alias
 
 @dataclass(eq=False)
 class _Work:
-    seq: int  # the action clock when it was queued (one clock with `OrderLog`)
+    seq: int
     what: str
     loc: str | None
     deps: list[_Work]  # the items it waited for that were not done when queued
@@ -71,6 +71,7 @@ class _Work:
     clock: dict[int, int] = field(default_factory=dict, repr=False)
     dependents: list[_Work] = field(default_factory=list, repr=False)
     waiting: int = 0  # deps not yet done: ready to run at 0
+    time: int = 0  # the action clock when it was queued (`OrderLog`'s)
 
     def conflicts(self, other: _Work) -> frozenset[int]:
         return (self.writes & (other.writes | other.reads)) | (self.reads & other.writes)
@@ -153,6 +154,7 @@ class SimulatedRuntime(CheckedRuntime):
         self._next_event = EVENT_BASE
         self.executed: list[tuple[str, str | None]] = []  # (what, loc) in run order
         self.order = OrderLog()
+        self._now = 0  # the action clock of the order log (work, host actions, waits)
 
     # -- scheduler ----------------------------------------------------------
     # Each stream is a queue its work runs through in order, so happens-before
@@ -175,6 +177,8 @@ class SimulatedRuntime(CheckedRuntime):
         w = _Work(self._seq, what, self.loc, live_deps, action, writes, reads,
                   queue=stream, index=st.count)
         st.count += 1
+        self._now += 1
+        w.time = self._now
         # Done deps count too: the race detector needs only pending work's
         # order, but the order log is asked about work done long ago (a dep
         # an eager schedule ran is no less an order).
@@ -206,20 +210,20 @@ class SimulatedRuntime(CheckedRuntime):
             bisect.insort(self._ready, w, key=_by_seq)
         st.tail = w
         if self.loc is not None:
-            self.order.points.append(Point(w.seq, self.loc, what, w, writes | reads,
+            self.order.points.append(Point(w.time, self.loc, what, w, writes | reads,
                                            bool(writes)))
         return w
 
     def _host_point(self, what: str, a: Allocation, writes: bool) -> None:
         """Log a host action of a source op (a host access, a free)."""
         if self.loc is not None:
-            self._seq += 1
-            self.order.points.append(Point(self._seq, self.loc, what, None,
+            self._now += 1
+            self.order.points.append(Point(self._now, self.loc, what, None,
                                            frozenset({a.index}), writes))
 
     def _synced(self, kind: str, clock: dict[int, int] | None) -> None:
-        self._seq += 1
-        self.order.syncs.append(Sync(self._seq, self.loc, kind, clock))
+        self._now += 1
+        self.order.syncs.append(Sync(self._now, self.loc, kind, clock))
 
     def _unordered(self, w: _Work) -> list[_Work]:
         """The pending work that conflicts with `w` and does not run before it, by seq."""
