@@ -5,6 +5,8 @@ are `mgpu_calls.RuntimeCalls`)."""
 
 from __future__ import annotations
 
+import re
+
 from xdsl.interpreter import (
     Interpreter,
     InterpreterFunctions,
@@ -17,6 +19,8 @@ from xdsl.interpreter import (
     register_impls,
 )
 from xdsl.ir import Operation
+from xdsl.irdl import IRDLOperation, irdl_op_definition, traits_def
+from xdsl.traits import IsTerminator
 
 from gpu_alloc_verify.oracles import lowered_gpu
 from gpu_alloc_verify.oracles.llvm_values import Unsupported, ints, prop, signed, type_name
@@ -74,6 +78,48 @@ def _cond_branch(interp: Interpreter, op: Operation, args: Values) -> Flow:
         else_args = ops[1 + sizes[1] :]
     taken = 0 if args[0] else 1
     chosen = then_args if taken == 0 else else_args
+    env = machine(interp).env
+    return Successor(op.successors[taken], tuple(env[x] for x in chosen)), ()
+
+
+@irdl_op_definition
+class _LlvmSwitch(IRDLOperation):
+    """`llvm.switch` as the interpreter's key: xDSL registers no such op, and
+    a bare class (`framework.op_type`) is no terminator."""
+
+    name = "llvm.switch"
+    traits = traits_def(IsTerminator())
+
+
+def _case_values(attr: object) -> list[int]:
+    """An `llvm.switch`'s case values (a dense vector, or one splat value)."""
+    get_values = getattr(attr, "get_values", None)
+    if get_values is not None:
+        return [int(v) for v in get_values()]
+    m = re.search(r"dense<\[?([-\d, ]*)\]?>", str(attr))
+    if m is None:
+        raise Unsupported(f"llvm.switch case values {attr}")
+    return [int(v) for v in m.group(1).split(",") if v.strip()]
+
+
+def _switch(interp: Interpreter, op: Operation, args: Values) -> Flow:
+    """`llvm.switch %v [default(args), case_k(args)...]`: the successor of
+    the case equal to %v (modulo its width), else the default."""
+    sizes = ints(prop(op, "operandSegmentSizes"))
+    case_sizes = ints(prop(op, "case_operand_segments"))
+    values = _case_values(prop(op, "case_values"))
+    if len(sizes) != 3 or len(case_sizes) != len(values):
+        raise Unsupported("llvm.switch without operand segments")
+    w = machine(interp).width(op.operands[0].type)
+    mask = (1 << w) - 1
+    ops = list(op.operands)
+    start, taken = 1 + sizes[1], 0
+    chosen = ops[1:start]
+    for k, v in enumerate(values):
+        end = start + case_sizes[k]
+        if taken == 0 and (v & mask) == (args[0] & mask):
+            taken, chosen = k + 1, ops[start:end]
+        start = end
     env = machine(interp).env
     return Successor(op.successors[taken], tuple(env[x] for x in chosen)), ()
 
@@ -157,3 +203,7 @@ class ControlFunctions(InterpreterFunctions):
     @impl_terminator(op_type("llvm.cond_br"))
     def run_llvm_cond_br(self, interp: Interpreter, op: Operation, args: Values) -> Flow:
         return _cond_branch(interp, op, args)
+
+    @impl_terminator(_LlvmSwitch)
+    def run_llvm_switch(self, interp: Interpreter, op: Operation, args: Values) -> Flow:
+        return _switch(interp, op, args)
