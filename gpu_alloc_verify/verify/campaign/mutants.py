@@ -238,6 +238,7 @@ def indirect_call(text: str, rng: random.Random) -> str | None:
 
 def _registry() -> tuple[Operator, ...]:
     from gpu_alloc_verify.verify.campaign import mutants_flow as f
+    from gpu_alloc_verify.verify.campaign import mutants_hidden as h
 
     return (
         Operator("wrap-add", "wrapping arithmetic", True, wrap_add),
@@ -259,6 +260,18 @@ def _registry() -> tuple[Operator, ...]:
         Operator("delete-destroy", "deleted/duplicated destroys", False, delete_destroy),
         Operator("duplicate-destroy", "deleted/duplicated destroys", False, duplicate_destroy),
         Operator("location-form", "location forms", True, location_form),
+        # Issue 43's classes (`verify.campaign.mutants_hidden`).
+        Operator("invert-stream-order", "order inversion on one stream", False,
+                 h.invert_stream_order),
+        Operator("loop-guard", "guards on loop-carried values", True, h.loop_guard),
+        Operator("narrow-unsigned-loop", "narrow unsigned bounds", True, h.narrow_unsigned_loop),
+        Operator("token-parameter", "token parameters left", True, h.token_parameter),
+        Operator("void-wrapper", "void-declared wrappers", False, h.void_wrapper),
+        Operator("switch-branch", "switch-based control flow", True, h.switch_branch),
+        Operator("handle-through-global", "handles through globals", True,
+                 h.handle_through_global),
+        Operator("pointer-arithmetic", "pointer arithmetic", True, h.pointer_arithmetic),
+        Operator("struct-return", "struct returns from helpers", True, h.struct_return),
     )
 
 
