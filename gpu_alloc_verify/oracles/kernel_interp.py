@@ -85,6 +85,12 @@ from gpu_alloc_verify.oracles.kernel_api import (
     MemRefView,
     Param,
 )
+from gpu_alloc_verify.oracles.kernel_collectives import (
+    CollectiveUB,
+    combiner,
+    reduction_kind,
+    run_block,
+)
 from gpu_alloc_verify.oracles.llvm_values import prop, sdiv
 from gpu_alloc_verify.verify.ir import fastparse, kernel_text
 from gpu_alloc_verify.verify.ir.lowered_ir import op_name
@@ -244,7 +250,7 @@ _HELPERS: dict[str, Any] = {
     "_bits_of": _bits_of, "_bits_float": bits_float, "_float_bits": float_bits,
     "_sdiv": sdiv, "_srem": _srem, "_floordivsi": _floordivsi, "_ceildivsi": _ceildivsi,
     "_ceildivui": _ceildivui, "_range": _range, "_dim": _dim, "_too_long": _too_long,
-    "_assert_failed": _assert_failed,
+    "_assert_failed": _assert_failed, "_run_block": run_block,
     "_INF": _INF, "_NAN": math.nan, "_fb": int.from_bytes, "_NaN": _NaN,
     "_uf32": _F32.unpack, "_pf32": _F32.pack, "_uf16": _F16.unpack, "_pf16": _F16.pack,
     "_uf64": _F64.unpack, "_pf64": _F64.pack, "_math": math,
@@ -376,6 +382,7 @@ class _Compiler:
         self.ns: dict[str, Any] = dict(_HELPERS)
         self.n = 0
         self.loops = False
+        self.collective = False  # a thread yields at collective ops (`kernel_collectives`)
         self.params: list[Param] = []
 
     def fresh(self, prefix: str = "v") -> str:
@@ -491,10 +498,15 @@ class _Compiler:
             lines.append("            _n = 0")
         lines += ["        " + ln for ln in thread]
         lines.append("            pass")
-        lines += ["        for tz in range(bdz):",
-                  "         for ty in range(bdy):",
-                  "          for tx in range(bdx):",
-                  "            _thread(tx, ty, tz)"]
+        if self.collective:  # each thread a generator, meeting the others at collectives
+            lines.append("            yield from ()")
+            lines += ["        _run_block([_thread(tx, ty, tz) for tz in range(bdz)",
+                      "                    for ty in range(bdy) for tx in range(bdx)])"]
+        else:
+            lines += ["        for tz in range(bdz):",
+                      "         for ty in range(bdy):",
+                      "          for tx in range(bdx):",
+                      "            _thread(tx, ty, tz)"]
         source = "\n".join(lines) + "\n"
         self.ns["STEP_LIMIT"] = STEP_LIMIT
         exec(compile(source, f"<kernel @{self.name}>", "exec"), self.ns)
@@ -650,6 +662,49 @@ class _Compiler:
                  hoist: bool) -> None:
         """No effect on any buffer: the text goes to the device's stdout,
         which neither side of `differential` observes."""
+
+    # -- collectives (`kernel_collectives`) ---------------------------------------
+    def _request(self, op: Operation, request: str, out: list[str], ind: int,
+                 results: int = 1) -> None:
+        """`results` fresh names (0: none) = what the block sends back for `request`."""
+        self.collective = True
+        pad = "    " * ind
+        names = [self.fresh() for _ in range(results)]
+        target = f"{', '.join(names)}{',' if results > 1 else ''} = " if names else ""
+        out.append(f"{pad}{target}(yield {request})")
+        for k, n in enumerate(names):
+            self.define(op.results[k], n, 2)
+
+    def h_barrier(self, op: Operation, name: str, out: list[str], ind: int,
+                  hoist: bool) -> None:
+        self._request(op, f"('barrier', {id(op)})", out, ind, 0)
+
+    def h_reduce(self, op: Operation, name: str, out: list[str], ind: int,
+                 hoist: bool) -> None:
+        """gpu.all_reduce / gpu.subgroup_reduce with an operation attribute."""
+        if any(r.blocks and list(r.blocks[0].ops) for r in op.regions):
+            raise self.unsupported(f"{name} with a reduction region")
+        if prop(op, "cluster_size") is not None:
+            raise self.unsupported(f"{name} over clusters")
+        a = self.val(op.operands[0])
+        kind = reduction_kind(prop(op, "op"))
+        try:
+            combine = combiner(kind, a.width, a.ftype)
+        except ValueError as e:
+            raise self.unsupported(f"{name}: {e}") from None
+        key = f"_c{len(self.ns)}"
+        self.ns[key] = combine
+        tag = "all_reduce" if name == "gpu.all_reduce" else "subgroup_reduce"
+        self._request(op, f"({tag!r}, {id(op)}, {key}, {a.expr})", out, ind)
+
+    def h_shuffle(self, op: Operation, name: str, out: list[str], ind: int,
+                  hoist: bool) -> None:
+        value, offset, width = (self.val(o) for o in op.operands)
+        mode = reduction_kind(prop(op, "mode"))
+        if mode not in ("xor", "up", "down", "idx"):
+            raise self.unsupported(f"gpu.shuffle {mode}")
+        self._request(op, f"('shuffle', {id(op)}, {mode!r}, {value.expr}, {offset.expr}, "
+                      f"{width.expr})", out, ind, 2)
 
     def h_assert(self, op: Operation, name: str, out: list[str], ind: int,
                  hoist: bool) -> None:
@@ -859,6 +914,10 @@ _HANDLERS: dict[str, Callable[[_Compiler, Operation, str, list[str], int, bool],
     "scf.while": _Compiler.h_while,
     "gpu.printf": _Compiler.h_printf,
     "cf.assert": _Compiler.h_assert,
+    "gpu.barrier": _Compiler.h_barrier,
+    "gpu.all_reduce": _Compiler.h_reduce,
+    "gpu.subgroup_reduce": _Compiler.h_reduce,
+    "gpu.shuffle": _Compiler.h_shuffle,
     **{name: _Compiler.h_id for name in _IDS},
 }
 _MATH = frozenset({*kernel_math.UNARY, *kernel_math.BINARY, *kernel_math.INTEGER,
@@ -931,7 +990,7 @@ class InterpretedKernel:
         except ZeroDivisionError as e:
             raise KernelUnsupported(f"kernel @{self.name} divides an integer by zero "
                                     "(undefined behaviour)") from e
-        except _UB as e:
+        except (_UB, CollectiveUB) as e:
             raise KernelUnsupported(f"kernel @{self.name}: {e} (undefined behaviour)") from e
 
     def __repr__(self) -> str:

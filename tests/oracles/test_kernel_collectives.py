@@ -1,0 +1,106 @@
+"""Threads of a block meeting at gpu.shuffle, gpu.all_reduce,
+gpu.subgroup_reduce and gpu.barrier (`oracles.kernel_collectives`), checked
+against values worked out by hand from the GPU dialect's definitions."""
+
+from __future__ import annotations
+
+import struct
+import subprocess
+
+import pytest
+
+from gpu_alloc_verify.oracles.kernel_api import KernelUnsupported, MemRefView
+from gpu_alloc_verify.oracles.kernel_interp import load_kernel
+from tests.conftest import need_mlir_opt
+
+
+class _Memory:
+    def __init__(self, n: int) -> None:
+        self.data = bytearray(n)
+
+    def load(self, ptr: int, nbytes: int) -> bytes | None:
+        return bytes(self.data[ptr:ptr + nbytes])
+
+    def store(self, ptr: int, data: bytes) -> None:
+        self.data[ptr:ptr + len(data)] = data
+
+
+def _run(body: str, threads: int, elem: str = "i32") -> list[int | float]:
+    text = f"""
+gpu.module @m {{
+  gpu.func @k(%out: memref<{threads}x{elem}>) kernel {{
+    %tid = gpu.thread_id x
+{body}
+    gpu.return
+  }}
+}}
+"""
+    # In generic form, as `check` hands kernels to the interpreter.
+    generic = subprocess.run([need_mlir_opt(19), "--mlir-print-op-generic"], input=text,
+                             capture_output=True, text=True, check=True, timeout=60).stdout
+    mem = _Memory(4 * threads)
+    view = MemRefView(0, 0, (threads,), (1,), elem)
+    load_kernel(generic, "k").run((1, 1, 1), (threads, 1, 1), [view], mem)
+    fmt = "<" + ("i" if elem == "i32" else "f") * threads
+    return list(struct.unpack(fmt, bytes(mem.data)))
+
+
+def test_shuffle_xor_takes_the_partner_lane_within_width() -> None:
+    body = """
+    %v = arith.index_cast %tid : index to i32
+    %off = arith.constant 1 : i32
+    %w = arith.constant 6 : i32
+    %s, %ok = gpu.shuffle xor %v, %off, %w : i32
+    %sel = arith.select %ok, %s, %v : i32
+    memref.store %sel, %out[%tid] : memref<6xi32>
+"""
+    assert _run(body, 6) == [1, 0, 3, 2, 5, 4]
+
+
+def test_shuffle_down_past_width_keeps_own_value() -> None:
+    body = """
+    %v = arith.index_cast %tid : index to i32
+    %off = arith.constant 2 : i32
+    %w = arith.constant 4 : i32
+    %s, %ok = gpu.shuffle down %v, %off, %w : i32
+    %c100 = arith.constant 100 : i32
+    %e = arith.extui %ok : i1 to i32
+    %m = arith.muli %e, %c100 : i32
+    %r = arith.addi %s, %m : i32
+    memref.store %r, %out[%tid] : memref<4xi32>
+"""
+    # lanes 0, 1 read lanes 2, 3 (valid: +100); lanes 2, 3 are past width: own value
+    assert _run(body, 4) == [102, 103, 2, 3]
+
+
+def test_all_reduce_add_gives_every_thread_the_block_sum() -> None:
+    body = """
+    %v = arith.index_cast %tid : index to i32
+    %s = gpu.all_reduce add %v uniform {} : (i32) -> (i32)
+    memref.store %s, %out[%tid] : memref<5xi32>
+"""
+    assert _run(body, 5) == [10] * 5
+
+
+def test_all_reduce_maxnumf_and_a_barrier() -> None:
+    body = """
+    %i = arith.index_cast %tid : index to i32
+    %f = arith.sitofp %i : i32 to f32
+    %neg = arith.negf %f : f32
+    gpu.barrier
+    %m = gpu.all_reduce maxnumf %neg uniform {} : (f32) -> (f32)
+    memref.store %m, %out[%tid] : memref<3xf32>
+"""
+    assert _run(body, 3, "f32") == [0.0, 0.0, 0.0]
+
+
+def test_a_collective_some_threads_skip_has_no_outcome() -> None:
+    body = """
+    %c0 = arith.constant 0 : index
+    %first = arith.cmpi eq, %tid, %c0 : index
+    scf.if %first {
+      gpu.barrier
+    }
+"""
+    with pytest.raises(KernelUnsupported, match="barrier reached by 1 of 2 threads"):
+        _run(body, 2)
