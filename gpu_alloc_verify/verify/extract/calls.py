@@ -106,6 +106,7 @@ _NOOPS = {"llvm.mlir.addressof", "llvm.getelementptr", "memref.dim"}
 # neither make nor take a stream or event.
 _LIBC = {"malloc", "free", "aligned_alloc", "calloc", "_mlir_memref_to_llvm_alloc",
          "_mlir_memref_to_llvm_free"}
+_PRIVATE_LINKAGE = frozenset({"#llvm.linkage<internal>", "#llvm.linkage<private>"})
 DEFAULT_LOOP_BOUND = 4
 MAX_INLINE = 4
 
@@ -508,10 +509,12 @@ def extract(module: IRModule, arg_names: dict[str, list[str]] | None = None,
     if not roots:  # every function is called by another: each is a root
         roots = [f for f in funcs.values() if has_body(f)]
     ex = _Extractor(arg_names or {}, loop_bound, funcs)
-    ex.pointer_globals = {func_name(op) for op in module.body.blocks[0].ops
-                          if op_name(op) == "llvm.mlir.global" and pointer_like_type(
-                              str(getattr(attr_of(op, "global_type"), "type",
-                                          attr_of(op, "global_type"))))}
+    globals_ = [op for op in module.body.blocks[0].ops if op_name(op) == "llvm.mlir.global"]
+    ex.pointer_globals = {func_name(op) for op in globals_ if pointer_like_type(
+        str(getattr(attr_of(op, "global_type"), "type", attr_of(op, "global_type"))))}
+    if len(roots) == 1:
+        ex.private_globals = {func_name(op) for op in globals_
+                              if str(attr_of(op, "linkage")) in _PRIVATE_LINKAGE}
     for fn in roots:
         ex.root(fn)
     ex.facts.residue = module_residue(module)  # a fact of the module, not of paths

@@ -93,13 +93,16 @@ class LoweredFacts:
     # live and die in it (`verify.extract.summary`): every invariant but
     # async-order is decided on it; the order across iterations is not.
     order_cuts: list[Cut] = field(default_factory=list)
+    # What the paths that end satisfy: a summarized loop is left by one of
+    # its exits, whose conditions hold of the round it leaves by.
+    assumptions: list[smt.BoolRef] = field(default_factory=list)
     _explored: smt.BoolRef | None = None
 
     @property
     def explored(self) -> smt.BoolRef:
         """The paths every loop and call was followed on to the end."""
         if self._explored is None:
-            self._explored = conj(*(neg(c.guard) for c in self.cuts))
+            self._explored = conj(*(neg(c.guard) for c in self.cuts), *self.assumptions)
         return self._explored
 
     def handles_of(self, kind: str) -> Iterable[tuple[int, Call]]:

@@ -175,9 +175,10 @@ class Memory(WalkerState):
     def globals_escape(self, guard: smt.BoolRef, where_: str, let_go: bool) -> None:
         """The handles in globals reach code the analysis does not see (a
         root's return, an external call); `let_go`: that code may also
-        change them, so they are not followed from here on."""
-        for slot in self.global_slots.values():
-            if slot in self.escaped_slots:
+        change them, so they are not followed from here on.  At the return
+        of the module's only root an internal global is read by nothing."""
+        for name, slot in self.global_slots.items():
+            if slot in self.escaped_slots or (not let_go and name in self.private_globals):
                 continue
             if let_go:
                 self.escape_slot(lit(slot), guard, where_, None)
@@ -192,6 +193,9 @@ class Memory(WalkerState):
         base = self.val(op.operands[0])
         s = literal(base)
         if s is None or (s not in self.slots and s not in self.derived):
+            if len(op.operands) == 1 and self.constant_offset(op) == 0:
+                self.define(op.results[0], base, guard)  # `p[0]`: p itself
+                return True
             return False
         slot, off = (s, 0) if s in self.slots else self.derived[s]
         raw = int_tuple(attr_of(op, "rawConstantIndices")) or ()
@@ -219,6 +223,17 @@ class Memory(WalkerState):
             self.derived[literal(ptr)] = (slot, at)  # type: ignore[index]
         self.define(op.results[0], ptr, guard)
         return True
+
+    def constant_offset(self, op: IROp) -> int | None:
+        """The byte offset of a `getelementptr` whose indices are all
+        constants, None otherwise."""
+        raw = int_tuple(attr_of(op, "rawConstantIndices"))
+        if raw is None or any(i == _DYNAMIC for i in raw):
+            return None
+        elem = attr_of(op, "elem_type")
+        if elem is None:
+            return None
+        return gep_offset(str(getattr(elem, "type", elem)), list(raw))
 
     def insert_value(self, op: IROp, guard: smt.BoolRef) -> None:
         if len(op.operands) != 2:

@@ -109,6 +109,7 @@ class Snapshot:
     order_cuts: int
     handles: int
     returns: list[int]
+    assumptions: int = 0
 
 
 class Slicing(WalkerState):
@@ -132,7 +133,7 @@ class Slicing(WalkerState):
         f = self.facts
         return Snapshot(state, {s: dict(c) for s, c in self.mem.items()}, len(f.calls),
                         len(f.cuts), len(f.hidden_creates), len(f.order_cuts), len(f.handles),
-                        [len(r) for r in self.returns])
+                        [len(r) for r in self.returns], len(f.assumptions))
 
     def restore(self, snap: Snapshot) -> None:
         fresh_count = self.fresh_count  # names already given stay given
@@ -145,6 +146,7 @@ class Slicing(WalkerState):
         del f.cuts[snap.cuts:]
         del f.hidden_creates[snap.hidden:]
         del f.order_cuts[snap.order_cuts:]
+        del f.assumptions[snap.assumptions:]
         for h in list(f.handles)[snap.handles:]:
             del f.handles[h]
         f._explored = None
@@ -245,6 +247,7 @@ class Slicing(WalkerState):
         if w is not None:
             self.fresh_count += 1
             term = fold.bits_var(f"{self.func}:?iter{self.fresh_count}", w)
+            self.loop_vars.append(term)
             self.define(ssa, as_value(term), guard)
             if type_text(ssa) == "i1":
                 self.define_cond(ssa, fold.eq(term, 1), guard)

@@ -79,7 +79,13 @@ class WalkerState:
         # followed as slots (`verify.extract.memory`): name -> slot, once used.
         self.pointer_globals: set[str] = set()
         self.global_slots: dict[str, int] = {}
+        # Those no code outside the module can name (internal, private)
+        # when the module has one root: dead once it returns.
+        self.private_globals: set[str] = set()
         self.escaped_slots: set[int] = set()
+        # The integer variables summaries made (havoc'd values, cells, exit
+        # rounds), in order: a summary renames its round's own at the exit.
+        self.loop_vars: list[smt.ExprRef] = []
         self.fresh_count = 0
         self.next_handle = HANDLE_BASE + 1
         self.func = ""

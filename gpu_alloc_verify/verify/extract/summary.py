@@ -4,7 +4,8 @@ what the loop defines and later code reads becomes unknown."""
 
 from __future__ import annotations
 
-from collections.abc import Hashable
+from collections.abc import Callable, Hashable
+from typing import Any
 
 from gpu_alloc_verify.verify import smt
 from gpu_alloc_verify.verify.extract.facts import Cut
@@ -14,7 +15,7 @@ from gpu_alloc_verify.verify.ir.lowered_ir import op_name
 from gpu_alloc_verify.verify.ir.protocols import IRBlock, IROp, IRValue
 from gpu_alloc_verify.verify.model import fold
 from gpu_alloc_verify.verify.model.fold import conj, neg
-from gpu_alloc_verify.verify.model.values import literal
+from gpu_alloc_verify.verify.model.values import literal, unknown_vars
 
 # An exit edge of a summarized `cf` loop: (condition, operands, target block).
 Exit = tuple[smt.BoolRef, list[IRValue], Hashable]
@@ -145,6 +146,7 @@ class LoopSummaries(Slicing):
                 continue
             self.fresh_count += 1
             term = fold.bits_var(f"{self.func}:?cell{self.fresh_count}", w)
+            self.loop_vars.append(term)
             old = snap.mem.get(s, {}).get(o)
             slot = self.mem.setdefault(s, {})
             slot[o] = (term if old is None else fold.ite(guard, term, old[0]), size)
@@ -162,6 +164,7 @@ class LoopSummaries(Slicing):
                 continue
             self.fresh_count += 1
             term = fold.bits_var(f"{self.func}:?cell{self.fresh_count}", w)
+            self.loop_vars.append(term)
             slot[o] = (term if old is None else fold.ite(guard, term, old[0]), size)
 
     def in_bounds(self, iv: smt.ArithRef, within: Bounds) -> smt.BoolRef:
@@ -217,6 +220,11 @@ class LoopSummaries(Slicing):
             return fold.boolean(bool(v & 1))
         return fold.eq(fold.resize(term, 1, False), 1)  # type: ignore[arg-type]
 
+    def same_cond(self, v: IRValue, init: smt.BoolRef | None) -> bool:
+        """Is the i1 `v` yielded for the next round provably the condition
+        the round began with (`and %flag, true` passes `%flag` on)?"""
+        return init is not None and type_text(v) == "i1" and self.cond(v) is init
+
     def same_value(self, v: IRValue, init: smt.ArithRef, stored: smt.ArithRef | None) -> bool:
         """Is the value `v` yielded for the next round provably the one the
         round began with (passed through, or the same constant)?"""
@@ -253,6 +261,7 @@ class LoopSummaries(Slicing):
         # one that every back edge passes on unchanged keeps it in every
         # round; the others are havoc'd (asked again until none fails).
         inits = [self.env.get(a) for a in header.args]
+        init_conds = [self.conds.get(a) for a in header.args]
         kept = {k for k, t in enumerate(inits) if t is not None}
         cells: Cells = {}
         outer_cells = self.carried_cells
@@ -264,7 +273,8 @@ class LoopSummaries(Slicing):
             exits = self.walk_cfg(body, inner, guard, scope)
             failed = {k for e, ops in exits.get(back, []) if e is not fold.FALSE
                       for k in kept if k >= len(ops)
-                      or not self.same_value(ops[k], inits[k], inits[k])}  # type: ignore[arg-type]
+                      or not (self.same_value(ops[k], inits[k], inits[k])  # type: ignore[arg-type]
+                              or self.same_cond(ops[k], init_conds[k]))}
             grown = self.loop_cells(snap, cells)
             if grown is None:
                 break  # a slot's cell that is no integer: the effect check refuses
@@ -286,21 +296,66 @@ class LoopSummaries(Slicing):
             if not self._closed(snap, carried + sorted(defined_in(body) & later, key=id),
                                 guard, where(list(header.ops)[-1])):
                 return None
+        # The round the loop leaves by: the walked round's terms with its own
+        # values renamed (the exit round is not the round whose events the
+        # walk recorded), so a value read after the loop keeps the exit
+        # condition's relation to it (`%i sge %n` after `%i slt %n` failed).
+        copy = self.exit_copy(self.loop_vars[len(snap.state["loop_vars"]):])
+        kept_args = {header.args[k] for k in kept}
         for v in defined_in(body) & later:
-            self.havoc(v, guard, why)
+            if v in kept_args:
+                continue  # the same in every round: what it entered with
+            term = self.env.get(v)
+            if term is None or fold.width_of(term) is None or unknown_vars(term):
+                self.havoc(v, guard, why)
+                continue
+            new = copy(term)
+            self.define(v, new, guard)
+            if type_text(v) == "i1":
+                c = self.conds.get(v)
+                self.define_cond(v, copy(c) if c is not None and not unknown_vars(c)
+                                 else fold.eq(new, 1), guard)
         self.leave_cells(snap, cells, guard, outer_cells)
         # The loop ends (it has no effect to see, real host loops do): by
-        # exactly one of the exits the walked iteration can take.
+        # exactly one of the exits the walked iteration can take, when its
+        # condition holds of the exit round.
         rest = guard
         chained: list[Exit] = []
-        for k, (_, ops, t) in enumerate(out):
+        for k, (e, ops, t) in enumerate(out):
+            taken = copy(e) if not unknown_vars(e) else self.true
             if k == len(out) - 1:
-                chained.append((rest, ops, t))
+                chained.append((conj(rest, taken), ops, t))
             else:
                 b = self.loop_branch()
-                chained.append((conj(rest, b), ops, t))
+                chained.append((conj(rest, b, taken), ops, t))
                 rest = conj(rest, neg(b))
+        self.facts.assumptions.append(fold.disj((neg(guard), *(e for e, _, _ in chained))))
+        self.facts._explored = None
         return chained
+
+    def exit_copy(self, names: list[smt.ExprRef]) -> Callable[[Any], Any]:
+        """A renaming of a round's own variables (`names`) to new ones: the
+        values of another round, the one the loop leaves by."""
+        pairs = []
+        for v in names:
+            w = fold.width_of(v)
+            if w is None:
+                continue
+            self.fresh_count += 1
+            new = fold.bits_var(f"{self.func}:?exit{self.fresh_count}", w)
+            self.loop_vars.append(new)
+            pairs.append((v, new))
+
+        def copy(term: Any) -> Any:
+            if not pairs or fold.value_of(term) is not None:
+                return term
+            out = smt.substitute(term, *pairs)
+            if out.eq(term):
+                return term
+            if smt.is_bool(out):
+                return fold.tagged(out, fold.Tags(taint=False))
+            return fold.tagged(out, fold.Tags(taint=False, width=fold.width_of(term)))
+        return copy
 
     def walk_cfg(self, blocks: list[IRBlock], succ: Graph, guard: smt.BoolRef,
                  scope: list[IRBlock]) -> Exits:
