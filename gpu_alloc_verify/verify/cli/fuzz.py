@@ -137,6 +137,10 @@ def new_options(args: argparse.Namespace, results: str | None) -> Any:
     check = check_options(selected_invariants(args.invariant), args.runtime,
                           args.solver_timeout, campaign_truth(args.crosscheck_share))
     chosen = portfolio_lowerings(args)
+    if all(lowering.external_tool() is None for lowering in chosen):
+        # In-process lowerings take the in-process model only: host code
+        # read from text would be not-applicable on each of them.
+        gen = gen.in_process()
     return FuzzOptions(
         check=check, lowerings=chosen,
         max_examples=args.max_examples, time_budget=args.time_budget, seed=seed,
