@@ -681,21 +681,38 @@ class _Compiler:
 
     def h_reduce(self, op: Operation, name: str, out: list[str], ind: int,
                  hoist: bool) -> None:
-        """gpu.all_reduce / gpu.subgroup_reduce with an operation attribute."""
-        if any(r.blocks and list(r.blocks[0].ops) for r in op.regions):
-            raise self.unsupported(f"{name} with a reduction region")
+        """gpu.all_reduce / gpu.subgroup_reduce: by its operation attribute,
+        or (all_reduce) by its region, compiled as a function of two values."""
         if prop(op, "cluster_size") is not None:
             raise self.unsupported(f"{name} over clusters")
         a = self.val(op.operands[0])
-        kind = reduction_kind(prop(op, "op"))
-        try:
-            combine = combiner(kind, a.width, a.ftype)
-        except ValueError as e:
-            raise self.unsupported(f"{name}: {e}") from None
-        key = f"_c{len(self.ns)}"
-        self.ns[key] = combine
+        region = next((r for r in op.regions if r.blocks and list(r.blocks[0].ops)), None)
+        if region is not None:
+            key = self._combiner_region(region.blocks[0], name, out, ind)
+        else:
+            try:
+                combine = combiner(reduction_kind(prop(op, "op")), a.width, a.ftype)
+            except ValueError as e:
+                raise self.unsupported(f"{name}: {e}") from None
+            key = f"_c{len(self.ns)}"
+            self.ns[key] = combine
         tag = "all_reduce" if name == "gpu.all_reduce" else "subgroup_reduce"
         self._request(op, f"({tag!r}, {id(op)}, {key}, {a.expr})", out, ind)
+
+    def _combiner_region(self, block: Block, name: str, out: list[str], ind: int) -> str:
+        """A reduction region as a nested function (lhs, rhs) -> its yield."""
+        term = block.last_op
+        if len(block.args) != 2 or term is None or _name(term) != "gpu.yield" \
+                or len(term.operands) != 1:
+            raise self.unsupported(f"{name} with a region that is no binary reduction")
+        fname = self.fresh("_comb")
+        for k, arg in enumerate(block.args):
+            self.define(arg, f"{fname}_{k}", 2)
+        pad = "    " * ind
+        out.append(f"{pad}def {fname}({fname}_0, {fname}_1):")
+        self.ops(block, out, ind + 1, hoist=False)
+        out.append(f"{pad}    return {self.val(term.operands[0]).expr}")
+        return fname
 
     def h_shuffle(self, op: Operation, name: str, out: list[str], ind: int,
                   hoist: bool) -> None:

@@ -104,3 +104,17 @@ def test_a_collective_some_threads_skip_has_no_outcome() -> None:
 """
     with pytest.raises(KernelUnsupported, match="barrier reached by 1 of 2 threads"):
         _run(body, 2)
+
+
+def test_all_reduce_by_region_combines_with_the_region() -> None:
+    body = """
+    %v = arith.index_cast %tid : index to i32
+    %m = gpu.all_reduce %v uniform {
+    ^bb0(%l : i32, %r : i32):
+      %gt = arith.cmpi sgt, %l, %r : i32
+      %x = arith.select %gt, %l, %r : i32
+      gpu.yield %x : i32
+    } : (i32) -> (i32)
+    memref.store %m, %out[%tid] : memref<4xi32>
+"""
+    assert _run(body, 4) == [3, 3, 3, 3]
