@@ -92,3 +92,19 @@ def test_no_reason_on_the_corpus_names_a_python_exception() -> None:
         if proc.returncode != 2:
             json.loads(text)
     assert not found, found
+
+
+def test_the_backstop_makes_what_is_open_unknown_naming_the_stage(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from gpu_alloc_verify.verify.model import budget
+
+    monkeypatch.setattr(budget, "BACKSTOP_GRACE_S", 0.05)
+    f = tmp_path / "nest.mlir"
+    body = "  %t0 = gpu.wait async\n  gpu.wait [%t0]\n"
+    f.write_text("func.func @main() {\n" + body * 400 + "  return\n}\n")
+    reasons = _reasons(f, ("stream-no-leak", "async-order"), limit=0.01)
+    assert {v for v, _ in reasons.values()} == {"unknown"}, reasons
+    for _, reason in reasons.values():
+        assert reason.startswith("the time limit of 0.01 s per file (--time-limit) ran out in "
+                                 ), reason
+        assert not reason.endswith(" in the check"), reason  # a stage is named

@@ -74,8 +74,36 @@ def time_left() -> float | None:
     return None if _deadline is None else max(0.0, _deadline - time.monotonic())
 
 
+# The stage a module belongs to, by its name's prefix (most specific first).
+_STAGES = (
+    ("gpu_alloc_verify.verify.invariants.solver", "the solver"),
+    ("gpu_alloc_verify.verify.smt", "the solver"),
+    ("gpu_alloc_verify.verify.invariants.witness", "the execution cross-check"),
+    ("gpu_alloc_verify.verify.invariants.ground_truth", "the execution cross-check"),
+    ("gpu_alloc_verify.verify.invariants", "the analysis"),
+    ("gpu_alloc_verify.verify.extract", "reading the lowered code's calls"),
+    ("gpu_alloc_verify.verify.source", "reading the source"),
+    ("gpu_alloc_verify.verify.ir", "reading the IR"),
+    ("gpu_alloc_verify.verify.tools", "a run of mlir-opt"),
+    ("gpu_alloc_verify.verify.lowerings", "the lowering"),
+    ("gpu_alloc_verify.oracles", "the interpreters"),
+    ("gpu_alloc_verify.reports", "the report"),
+)
+
+
+def stage_of(frame: FrameType | None) -> str:
+    """The stage the innermost frame of this package is in, in words."""
+    while frame is not None:
+        module = str(frame.f_globals.get("__name__", ""))
+        for prefix, words in _STAGES:
+            if module.startswith(prefix):
+                return words
+        frame = frame.f_back
+    return "the check"
+
+
 def _alarm(signum: int, frame: FrameType | None) -> None:
-    raise TimeLimitReached(limit_words("a stage that does not stop by itself"))
+    raise TimeLimitReached(limit_words(stage_of(frame)))
 
 
 @contextmanager
