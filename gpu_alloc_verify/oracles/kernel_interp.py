@@ -50,7 +50,7 @@ from typing import Any
 from xdsl.dialects import builtin
 from xdsl.ir import Attribute, Block, Operation, SSAValue
 
-from gpu_alloc_verify.oracles import kernel_math
+from gpu_alloc_verify.oracles import kernel_math, kernel_mma
 from gpu_alloc_verify.oracles.floats import (
     F16 as _F16,
 )
@@ -250,7 +250,7 @@ _HELPERS: dict[str, Any] = {
     "_bits_of": _bits_of, "_bits_float": bits_float, "_float_bits": float_bits,
     "_sdiv": sdiv, "_srem": _srem, "_floordivsi": _floordivsi, "_ceildivsi": _ceildivsi,
     "_ceildivui": _ceildivui, "_range": _range, "_dim": _dim, "_too_long": _too_long,
-    "_assert_failed": _assert_failed, "_run_block": run_block,
+    "_assert_failed": _assert_failed, "_run_block": run_block, "_mma": kernel_mma,
     "_INF": _INF, "_NAN": math.nan, "_fb": int.from_bytes, "_NaN": _NaN,
     "_uf32": _F32.unpack, "_pf32": _F32.pack, "_uf16": _F16.unpack, "_pf16": _F16.pack,
     "_uf64": _F64.unpack, "_pf64": _F64.pack, "_math": math,
@@ -723,6 +723,62 @@ class _Compiler:
         self._request(op, f"('shuffle', {id(op)}, {mode!r}, {value.expr}, {offset.expr}, "
                       f"{width.expr})", out, ind, 2)
 
+    # -- subgroup MMA (`kernel_mma`) -----------------------------------------------
+    def _mma(self, v: SSAValue, what: str) -> tuple[int, int, str]:
+        dims = kernel_mma.matrix_type(str(v.type))
+        if dims is None:
+            raise self.unsupported(f"{what} of {v.type}")
+        return dims
+
+    def _lead(self, op: Operation, name: str) -> int:
+        if prop(op, "transpose") is not None:
+            raise self.unsupported(f"{name} transposed")
+        ld = getattr(getattr(prop(op, "leadDimension"), "value", None), "data", None)
+        if not isinstance(ld, int):
+            raise self.unsupported(f"{name} without a leadDimension")
+        return ld
+
+    def h_mma_load(self, op: Operation, name: str, out: list[str], ind: int,
+                   hoist: bool) -> None:
+        rows, cols, elem = self._mma(op.results[0], name)
+        m = self.memref(op, op.operands[0])
+        if m.ftype != elem:
+            raise self.unsupported(f"{name} of {elem} from {m.ftype} memory")
+        v = self.fresh()
+        out.append(f"{'    ' * ind}{v} = _mma.load(load, {self.address(m, op.operands[1:])}, "
+                   f"{rows}, {cols}, {self._lead(op, name)}, {elem!r})")
+        self.vals[op.results[0]] = _Val(v, "mma", 2, ftype=elem)
+
+    def h_mma_store(self, op: Operation, name: str, out: list[str], ind: int,
+                    hoist: bool) -> None:
+        rows, cols, elem = self._mma(op.operands[0], name)
+        m = self.memref(op, op.operands[1])
+        if m.ftype != elem:
+            raise self.unsupported(f"{name} of {elem} to {m.ftype} memory")
+        out.append(f"{'    ' * ind}_mma.store(store, {self.val(op.operands[0]).expr}, "
+                   f"{self.address(m, op.operands[2:])}, {rows}, {cols}, "
+                   f"{self._lead(op, name)}, {elem!r})")
+
+    def h_mma_compute(self, op: Operation, name: str, out: list[str], ind: int,
+                      hoist: bool) -> None:
+        if prop(op, "a_transpose") is not None or prop(op, "b_transpose") is not None:
+            raise self.unsupported(f"{name} transposed")
+        m, k, _ = self._mma(op.operands[0], name)
+        _, n, _ = self._mma(op.operands[1], name)
+        _, _, elem = self._mma(op.results[0], name)
+        a, b, c = (self.val(x).expr for x in op.operands)
+        v = self.fresh()
+        out.append(f"{'    ' * ind}{v} = _mma.compute({a}, {b}, {c}, {m}, {n}, {k}, {elem!r})")
+        self.vals[op.results[0]] = _Val(v, "mma", 2, ftype=elem)
+
+    def h_mma_constant(self, op: Operation, name: str, out: list[str], ind: int,
+                       hoist: bool) -> None:
+        rows, cols, elem = self._mma(op.results[0], name)
+        v = self.fresh()
+        out.append(f"{'    ' * ind}{v} = _mma.constant({self.val(op.operands[0]).expr}, "
+                   f"{rows}, {cols})")
+        self.vals[op.results[0]] = _Val(v, "mma", 2, ftype=elem)
+
     def h_assert(self, op: Operation, name: str, out: list[str], ind: int,
                  hoist: bool) -> None:
         """Nothing while the condition holds; a failed one traps the kernel."""
@@ -935,6 +991,10 @@ _HANDLERS: dict[str, Callable[[_Compiler, Operation, str, list[str], int, bool],
     "gpu.all_reduce": _Compiler.h_reduce,
     "gpu.subgroup_reduce": _Compiler.h_reduce,
     "gpu.shuffle": _Compiler.h_shuffle,
+    "gpu.subgroup_mma_load_matrix": _Compiler.h_mma_load,
+    "gpu.subgroup_mma_store_matrix": _Compiler.h_mma_store,
+    "gpu.subgroup_mma_compute": _Compiler.h_mma_compute,
+    "gpu.subgroup_mma_constant_matrix": _Compiler.h_mma_constant,
     **{name: _Compiler.h_id for name in _IDS},
 }
 _MATH = frozenset({*kernel_math.UNARY, *kernel_math.BINARY, *kernel_math.INTEGER,

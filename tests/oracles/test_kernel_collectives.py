@@ -118,3 +118,18 @@ def test_all_reduce_by_region_combines_with_the_region() -> None:
     memref.store %m, %out[%tid] : memref<4xi32>
 """
     assert _run(body, 4) == [3, 3, 3, 3]
+
+
+def test_subgroup_mma_computes_a_times_b_plus_c() -> None:
+    from gpu_alloc_verify.oracles import kernel_mma
+
+    a = (1.0, 2.0, 3.0, 4.0)  # [[1, 2], [3, 4]]
+    b = (5.0, 6.0, 7.0, 8.0)  # [[5, 6], [7, 8]]
+    c = (1.0, 1.0, 1.0, 1.0)
+    assert kernel_mma.compute(a, b, c, 2, 2, 2, "f32") == (20.0, 23.0, 44.0, 51.0)
+    assert kernel_mma.matrix_type('!gpu.mma_matrix<16x16xf16, "AOp">') == (16, 16, "f16")
+    mem = _Memory(64)
+    kernel_mma.store(mem.store, (1.5, 2.5, 3.5, 4.5), 0, 2, 2, 4, "f32")  # leading dim 4
+    got = kernel_mma.load(mem.load, 0, 2, 2, 4, "f32")
+    assert got == (1.5, 2.5, 3.5, 4.5)
+    assert struct.unpack("<4f", bytes(mem.data[16:32]))[:2] == (3.5, 4.5)  # row 1 at 4 elems

@@ -261,7 +261,20 @@ BINARY_OPS: dict[str, Callable[[Any, Interpreter, Operation, Values], Values]] =
     **{f"llvm.{k}": _int_binary(k) for k in BINARY},
     **{f"arith.{k}": _int_binary(v) for k, v in ARITH_BINARY.items()},
 }
-for _name, _run in BINARY_OPS.items():
+def _float_convert() -> Callable[[Any, Interpreter, Operation, Values], Values]:
+    """fpext (exact) and fptrunc (rounded once to the narrower type); one
+    function object per op name, as `impl` marks the function itself."""
+    def run(self: Any, interp: Interpreter, op: Operation, args: Values) -> Values:
+        t = type_name(op.results[0].type)
+        if t not in ROUND:
+            raise Unsupported(f"{op_name(op)} to {t}")
+        return (ROUND[t](float(args[0])),)
+    return run
+
+
+# Float widening and narrowing (`arith.extf`/`truncf` as lowered, or left).
+FLOAT_CONVERSIONS = ("llvm.fpext", "llvm.fptrunc", "arith.extf", "arith.truncf")
+for _name, _run in [*BINARY_OPS.items(), *((n, _float_convert()) for n in FLOAT_CONVERSIONS)]:
     setattr(ScalarFunctions, "run_" + _name.replace(".", "_"), impl(op_type(_name))(_run))
 register_impls(ScalarFunctions)  # again: the binary ops are part of it now
 

@@ -12,6 +12,7 @@ from xdsl.dialects.builtin import IndexType, IntegerType
 from xdsl.interpreter import Interpreter, InterpreterFunctions, PythonValues, impl, register_impls
 from xdsl.ir import Attribute, Operation
 
+from gpu_alloc_verify.oracles.floats import ROUND
 from gpu_alloc_verify.oracles.source_xdsl.values import INDEX_BITS, Unmodelled, as_int, scalar
 
 
@@ -96,6 +97,19 @@ class ArithExtraFunctions(InterpreterFunctions):
         else:
             q = a / b
         return (scalar(q, op.result.type),)
+
+    @impl(arith.ExtFOp)
+    def run_extf(self, interpreter: Interpreter, op: arith.ExtFOp,
+                 args: PythonValues) -> PythonValues:
+        return (scalar(float(args[0].value.data), op.result.type),)  # widening: exact
+
+    @impl(arith.TruncFOp)
+    def run_truncf(self, interpreter: Interpreter, op: arith.TruncFOp,
+                   args: PythonValues) -> PythonValues:
+        to = str(op.result.type)
+        if to not in ROUND:
+            raise Unmodelled(f"arith.truncf to {to}")
+        return (scalar(ROUND[to](float(args[0].value.data)), op.result.type),)
 
     @impl(arith.NegfOp)
     def run_negf(self, interpreter: Interpreter, op: arith.NegfOp,
