@@ -324,10 +324,11 @@ class _Lives:
     def _candidates(self, handles: tuple[tuple[smt.ArithRef, str], ...]) -> Sequence[int]:
         """The destroys that may end one of `handles`, in order: every one,
         but those `_distinct` from each handle."""
-        values = {fold.value_of(handle) for handle, _ in handles}
-        if None in values:
+        values = [fold.value_of(handle) for handle, _ in handles]
+        known = {v for v in values if v is not None}
+        if len(known) < len(set(values)):  # a handle of no known value
             return range(len(self.destroys))
-        return sorted([*self._symbolic, *(k for v in values
+        return sorted([*self._symbolic, *(k for v in known
                                           for k in self._by_value.get(v, []))])
 
     def alive(self, c: Call, handles: tuple[tuple[smt.ArithRef, str], ...]) -> Life:
