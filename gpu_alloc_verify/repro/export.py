@@ -32,7 +32,7 @@ from gpu_alloc_verify.repro.proof import (
     run_filecheck,
     tool_path,
 )
-from gpu_alloc_verify.repro.upstream_shape import run_line, shaped
+from gpu_alloc_verify.repro.upstream_shape import run_line, shaped, upstream_file
 from gpu_alloc_verify.verify.invariants.common import describe_path
 from gpu_alloc_verify.verify.ir.ir_lines import parse_source, strip_locs
 from gpu_alloc_verify.verify.ir.text import (
@@ -412,8 +412,10 @@ def write_provenance(directory: str | Path, buckets: list[Bucket],
         seen = ", ".join(b.lowerings) if b else "?"
         inv = b.signature.invariant if b else "?"
         proof = t.proof.summary() if t.proof is not None else "not proven"
+        home = upstream_file(t.slug, b.pass_name if b else "gpu-to-llvm")
         lines.append(f"- `{t.path.name}`: root cause {t.key} ({inv}), "
-                     f"{b.count if b else '?'} program(s) on {seen}; {proof}.")
+                     f"{b.count if b else '?'} program(s) on {seen}; {proof}; a "
+                     f"`-split-input-file` case for upstream's `{home}`.")
     path = Path(directory) / "README.md"
     path.write_text("\n".join(lines) + "\n", encoding="utf-8")
     return path
