@@ -100,6 +100,7 @@ class Defect:
     reason: str  # what FileCheck or mlir-opt says there
     campaign_pipeline: str  # the pipeline the campaign's program showed the defect on
     rule: str  # the invariant of this tool that the defect breaks
+    upstream: str  # what upstream says or did about it, in words
 
     @property
     def case(self) -> Path:
@@ -504,7 +505,8 @@ def report(rows: list[Row], log: list[str]) -> str:
     for defect in {r.defect.slug: r.defect for r in rows}.values():
         out.append(f"- `{defect.slug}`: {defect.title}; test for "
                    f"`{defect.upstream_test}`, fix in `{defect.source}`; campaign "
-                   f"pipeline `{defect.campaign_pipeline}`, rule `{defect.rule}`.")
+                   f"pipeline `{defect.campaign_pipeline}`, rule `{defect.rule}`.  "
+                   f"Upstream: {defect.upstream}")
     if log:
         out += ["", "Notes:", ""] + [f"- {line}" for line in log]
     return "\n".join(out) + "\n"
