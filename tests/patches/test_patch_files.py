@@ -113,3 +113,17 @@ def test_pass_flag_maps_to_the_plugin_pass_with_its_options(prove_patches: Modul
     assert "/usr/lib/llvm-19/bin/FileCheck '/t/x.mlir'" in got
     stock = prove_patches.substitute("mlir-opt %s --gpu-to-llvm", Path("/t/x.mlir"), 22, None)
     assert stock == "/usr/lib/llvm-22/bin/mlir-opt '/t/x.mlir' --gpu-to-llvm"
+
+
+def test_a_stock_run_counts_only_when_it_fails_at_the_pin(prove_patches: ModuleType) -> None:
+    defect = next(d for d in prove_patches.load_defects() if d.pin.startswith("// CHECK"))
+    line = defect.pin_line()
+    Outcome = prove_patches.Outcome
+    at_pin = f"{defect.case}:{line}:5: error: {defect.reason}\n"
+    assert prove_patches.fails_at_pin(defect, Outcome(False, at_pin)).startswith("yes")
+    assert prove_patches.fails_at_pin(defect, Outcome(True, "")).startswith("no: it passes")
+    elsewhere = f"{defect.case}:{line + 1}:5: error: {defect.reason}\n"
+    assert prove_patches.fails_at_pin(defect, Outcome(False, elsewhere)).startswith("no:")
+    other_reason = f"{defect.case}:{line}:5: error: CHECK-LABEL: expected string not found\n"
+    assert prove_patches.fails_at_pin(defect, Outcome(False, other_reason)).startswith("no:")
+    assert prove_patches.fails_at_pin(defect, Outcome(False, "crash")).startswith("no:")
