@@ -43,6 +43,7 @@ from __future__ import annotations
 
 import copy
 import math
+import re
 from collections.abc import Callable, Sequence
 from functools import lru_cache
 from typing import Any
@@ -50,7 +51,7 @@ from typing import Any
 from xdsl.dialects import builtin
 from xdsl.ir import Attribute, Block, Operation, SSAValue
 
-from gpu_alloc_verify.oracles import kernel_math, kernel_mma
+from gpu_alloc_verify.oracles import kernel_math, kernel_mma, kernel_vector
 from gpu_alloc_verify.oracles.floats import (
     F16 as _F16,
 )
@@ -310,7 +311,9 @@ class _Val:
 
 
 def _type_info(t: Attribute, where: str) -> tuple[str, int, str]:
-    """(kind, width, float type) of a scalar type."""
+    """(kind, width, float type) of a scalar type (of a vector's lanes)."""
+    if isinstance(t, builtin.VectorType):
+        t = t.element_type
     if isinstance(t, builtin.IndexType):
         return "int", 64, ""
     if isinstance(t, builtin.IntegerType):
@@ -372,6 +375,18 @@ _CASTS = ("arith.index_cast", "arith.index_castui", "arith.extsi", "arith.extui"
           "arith.extf", "arith.truncf", "arith.bitcast")
 
 
+class _LaneOp:
+    """An op seen lane by lane: `_Compiler.op` must not take it for a
+    vector op again (its value types stay the vector's; `_type_info`
+    reads their element type)."""
+
+    def __init__(self, op: Operation) -> None:
+        self._op = op
+
+    def __getattr__(self, attr: str) -> Any:
+        return getattr(self._op, attr)
+
+
 class _Compiler:
     def __init__(self, name: str, func: Operation) -> None:
         self.name = name
@@ -383,6 +398,7 @@ class _Compiler:
         self.n = 0
         self.loops = False
         self.collective = False  # a thread yields at collective ops (`kernel_collectives`)
+        self.vecs: dict[SSAValue, list[_Val]] = {}  # a 1-D vector's lanes (`kernel_vector`)
         self.params: list[Param] = []
 
     def fresh(self, prefix: str = "v") -> str:
@@ -565,6 +581,10 @@ class _Compiler:
         for r in op.results:
             if isinstance(r.type, builtin.MemRefType):
                 raise self.unsupported(f"{name} (it makes a memref)")
+        if name not in kernel_vector.HANDLERS and not isinstance(op, _LaneOp) and any(
+                kernel_vector.lanes_of(v.type) is not None for v in (*op.results, *op.operands)):
+            self.elementwise(op, name, out, ind, hoist)
+            return
         handler = _HANDLERS.get(name)
         if handler is None:
             if name in _INT_BIN or name in _INT_DIV or name in _FLOAT_BIN:
@@ -855,9 +875,57 @@ class _Compiler:
             terms.append(f"{iv.expr} * S{p}_{k}")
         return terms[0] if len(terms) == 1 else f"({' + '.join(terms)}) & {M64}"
 
-    def h_load(self, op: Operation, name: str, out: list[str], ind: int, hoist: bool) -> None:
-        m = self.memref(op, op.operands[0])
-        addr = self.address(m, op.operands[1:])
+    # -- vectors (`kernel_vector`) ---------------------------------------------------
+    def lanes(self, v: SSAValue, what: str) -> list[_Val]:
+        found = self.vecs.get(v)
+        if found is None:
+            raise self.unsupported(f"{what} of a vector made outside the ops modelled")
+        return found
+
+    def scalar(self, expr: str, elem: str) -> _Val:
+        """A thread-level value of memref element type `elem`."""
+        if elem in FLOAT_BITS:
+            return _Val(expr, "float", 2, width=FLOAT_BITS[elem], ftype=elem)
+        return _Val(expr, "int", 2, width=64 if elem == "index" else int(elem[1:]))
+
+    def elementwise(self, op: Operation, name: str, out: list[str], ind: int,
+                    hoist: bool) -> None:
+        """A scalar op on 1-D vectors: compiled once per lane."""
+        typed = [v for v in (*op.results, *op.operands)
+                 if kernel_vector.lanes_of(v.type) is not None]
+        n = min(kernel_vector.lanes_of(v.type) or 0 for v in typed)
+        if n < 1:  # a vector of rank 0 or above 1
+            raise self.unsupported(f"{name} on {typed[0].type}")
+        if name == "arith.constant":
+            value = prop(op, "value")
+            splat = re.fullmatch(r"dense<([^<>\[\],]+)>.*", str(value))
+            if splat is None:
+                raise self.unsupported(f"arith.constant {value} (not a splat)")
+            text = splat.group(1).strip()
+            kind, _, ftype = _type_info(op.results[0].type, name)
+            lit: int | float = float(text) if kind == "float" else int(text, 0)
+            lane = _Val(self.literal(ROUND[ftype](lit) if ftype else lit), kind, 0, const=lit,
+                        width=_type_info(op.results[0].type, name)[1], ftype=ftype)
+            self.vecs[op.results[0]] = [lane] * n
+            return
+        scalar = name in _INT_BIN or name in _INT_DIV or name in _FLOAT_BIN \
+            or name in _CASTS or name in _MATH \
+            or name in ("arith.cmpi", "arith.cmpf", "arith.select", "arith.negf")
+        if not scalar or len(op.results) != 1:
+            raise self.unsupported(f"{name} on vectors")
+        vector_operands = [o for o in op.operands if kernel_vector.lanes_of(o.type) is not None]
+        lanes: list[_Val] = []
+        for k in range(n):
+            for o in vector_operands:
+                self.vals[o] = self.lanes(o, name)[k]
+            self.op(_LaneOp(op), out, ind, hoist)
+            lanes.append(self.vals.pop(op.results[0]))
+        for o in vector_operands:
+            self.vals.pop(o, None)
+        self.vecs[op.results[0]] = lanes
+
+    def load_at(self, m: _Val, addr: str, out: list[str], ind: int) -> _Val:
+        """Emit a load of one element of memref `m` at byte address `addr`."""
         elem = m.ftype
         n = ELEM_BYTES[elem]
         pad = "    " * ind
@@ -874,12 +942,10 @@ class _Compiler:
             out.append(f"{pad}{v} = {t}[0] & 1 if {t} is not None else 0")
         else:
             out.append(f"{pad}{v} = _fb({t}, 'little') if {t} is not None else 0")
-        self.define(op.results[0], v, 2)
+        return self.scalar(v, elem)
 
-    def h_store(self, op: Operation, name: str, out: list[str], ind: int, hoist: bool) -> None:
-        value = self.val(op.operands[0])
-        m = self.memref(op, op.operands[1])
-        addr = self.address(m, op.operands[2:])
+    def store_line(self, m: _Val, addr: str, value: _Val) -> str:
+        """The statement storing `value` as memref `m`'s element at `addr`."""
         elem = m.ftype
         n = ELEM_BYTES[elem]
         x = value.expr
@@ -890,7 +956,17 @@ class _Compiler:
             data = f"_float_bits({x}, 'bf16').to_bytes(2, 'little')"
         else:
             data = f"({x} & {(1 << (8 * n)) - 1}).to_bytes({n}, 'little')"
-        out.append(f"{'    ' * ind}store({addr}, {data})")
+        return f"store({addr}, {data})"
+
+    def h_load(self, op: Operation, name: str, out: list[str], ind: int, hoist: bool) -> None:
+        m = self.memref(op, op.operands[0])
+        v = self.load_at(m, self.address(m, op.operands[1:]), out, ind)
+        self.define(op.results[0], v.expr, 2)
+
+    def h_store(self, op: Operation, name: str, out: list[str], ind: int, hoist: bool) -> None:
+        value = self.val(op.operands[0])
+        m = self.memref(op, op.operands[1])
+        out.append(f"{'    ' * ind}{self.store_line(m, self.address(m, op.operands[2:]), value)}")
 
     def h_dim(self, op: Operation, name: str, out: list[str], ind: int, hoist: bool) -> None:
         m = self.memref(op, op.operands[0])
@@ -995,6 +1071,7 @@ _HANDLERS: dict[str, Callable[[_Compiler, Operation, str, list[str], int, bool],
     "gpu.subgroup_mma_store_matrix": _Compiler.h_mma_store,
     "gpu.subgroup_mma_compute": _Compiler.h_mma_compute,
     "gpu.subgroup_mma_constant_matrix": _Compiler.h_mma_constant,
+    **kernel_vector.HANDLERS,
     **{name: _Compiler.h_id for name in _IDS},
 }
 _MATH = frozenset({*kernel_math.UNARY, *kernel_math.BINARY, *kernel_math.INTEGER,

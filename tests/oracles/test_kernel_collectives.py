@@ -133,3 +133,31 @@ def test_subgroup_mma_computes_a_times_b_plus_c() -> None:
     got = kernel_mma.load(mem.load, 0, 2, 2, 4, "f32")
     assert got == (1.5, 2.5, 3.5, 4.5)
     assert struct.unpack("<4f", bytes(mem.data[16:32]))[:2] == (3.5, 4.5)  # row 1 at 4 elems
+
+
+def test_vector_transfer_pads_past_the_dimension_and_writes_in_bounds_only() -> None:
+    text = """
+gpu.module @m {
+  gpu.func @k(%out: memref<5xf32>) kernel {
+    %c0 = arith.constant 0 : index
+    %c3 = arith.constant 3 : index
+    %pad = arith.constant 7.0 : f32
+    %v = vector.transfer_read %out[%c3], %pad : memref<5xf32>, vector<4xf32>
+    %two = arith.constant dense<2.0> : vector<4xf32>
+    %w = arith.mulf %v, %two : vector<4xf32>
+    %s = vector.reduction <add>, %w : vector<4xf32> into f32
+    memref.store %s, %out[%c0] : memref<5xf32>
+    vector.transfer_write %w, %out[%c3] : vector<4xf32>, memref<5xf32>
+    gpu.return
+  }
+}
+"""
+    generic = subprocess.run([need_mlir_opt(19), "--mlir-print-op-generic"], input=text,
+                             capture_output=True, text=True, check=True, timeout=60).stdout
+    mem = _Memory(20)
+    mem.data[12:20] = struct.pack("<2f", 1.5, 2.5)  # out[3], out[4]
+    load_kernel(generic, "k").run((1, 1, 1), (1, 1, 1), [MemRefView(0, 0, (5,), (1,), "f32")],
+                                  mem)
+    # lanes 0, 1 read out[3], out[4]; lanes 2, 3 (past the dimension) the padding 7;
+    # doubled: (3, 5, 14, 14), summed 36 into out[0]; only lanes 0, 1 are written back.
+    assert struct.unpack("<5f", bytes(mem.data)) == (36.0, 0.0, 0.0, 3.0, 5.0)
