@@ -8,10 +8,12 @@ ops are first rewritten to their generic spelling) and compiles the body
 once into Python source: one function per launch that loops over blocks and
 threads, with every value that depends only on the launch (constants,
 `gpu.block_dim`, `memref.dim`, ...) computed once per launch and those that
-depend only on the block once per block.  What the interpreter does not model
-(`gpu.shuffle`, `gpu.barrier`, `memref.atomic_rmw`, vector types, memref
-values made inside the body, ...) raises `KernelUnsupported` naming it, at
-load time.
+depend only on the block once per block.  Ops where the block's threads meet
+(`gpu.barrier`, `gpu.all_reduce`, `gpu.shuffle`, ...) make each thread a
+generator (`kernel_collectives`); `gpu.subgroup_mma_*` and 1-D `vector` ops
+are `kernel_mma` and `kernel_vector`.  What the interpreter does not model
+(`memref.atomic_rmw`, `gpu.lane_id`, vectors of rank > 1, memref values made
+inside the body, ...) raises `KernelUnsupported` naming it, at load time.
 
 Semantics, chosen so that the simple kernels generated programs launch give
 what a GPU gives:
