@@ -201,6 +201,21 @@ def features(program: prog.Program) -> list[str]:
     return sorted(out)
 
 
+SWARM_PREFIX = "tag.swarm."
+
+
+def needed_switches(feature_sets: list[list[str]]) -> list[str]:
+    """The swarm switches and kinds on in every one of a root cause's
+    programs (their recorded `features`): what the cause may need, read as
+    swarm testing reads it (a switch some triggering program had off is not
+    needed).  Empty for programs drawn without swarm."""
+    sets = [{f.removeprefix(SWARM_PREFIX) for f in fs if f.startswith(SWARM_PREFIX)}
+            for fs in feature_sets]
+    if not sets or not all(sets):
+        return []
+    return sorted(set.intersection(*sets))
+
+
 KNOWN_FEATURES = sorted(
     [f"{k}.{m}" for k in _KIND.values() for m in ("sync", "async")]
     # A launch takes one dependency at most unless `GenConfig.launch_fanin`.

@@ -13,7 +13,11 @@ from functools import cache
 
 import pytest
 
-from gpu_alloc_verify.generators.features import HOST_CODE_FEATURES, features
+from gpu_alloc_verify.generators.features import (
+    HOST_CODE_FEATURES,
+    features,
+    needed_switches,
+)
 from gpu_alloc_verify.generators.hypothesis_private import draw_seeded
 from gpu_alloc_verify.generators.programs import GenConfig, programs
 from gpu_alloc_verify.verify.invariants.options import CheckOptions
@@ -60,6 +64,16 @@ def test_each_program_records_its_swarm_subset() -> None:
         feats = features(p)
         if any(isinstance(op, prog.Execute) for op in p.walk()):
             assert "tag.swarm.kind.execute" in feats
+
+
+def test_the_switches_a_cause_needs_are_those_every_program_had_on() -> None:
+    with_execute = [features(p) for p in _swarm(150)
+                    if any(isinstance(op, prog.Execute) for op in p.walk())]
+    assert len(with_execute) > 5
+    needed = needed_switches(with_execute)
+    assert "kind.execute" in needed and "kind.wait" in needed
+    assert "kind.view" not in needed  # some of them had views off
+    assert needed_switches([features(_EXECUTE)]) == []  # drawn without swarm
 
 
 def test_a_flag_forces_its_switch_and_supported_narrows() -> None:
