@@ -47,6 +47,8 @@ class Finding:
     buckets: list[Bucket] = field(default_factory=list)
     # Knock-ons of these buckets whose cause is a defect entry's: listed there.
     moved: set[str] = field(default_factory=set)
+    # A knock-on listed here -> the other limitations it also follows from.
+    also: dict[str, list[str]] = field(default_factory=dict)
 
     @property
     def lead(self) -> Bucket:
@@ -106,8 +108,22 @@ def findings_of(triage: Triage) -> list[Finding]:
                     home.buckets.append(knock)  # listed there, not under `b`
                     f.moved.add(knock.key)
     # Defects first by severity, then limitations (knock-ons sit under a lead).
-    return sorted(groups.values(), key=lambda f: (KIND_ORDER.get(f.lead.kind, 9),
-                                                  f.lead.severity, -f.count, f.lead.key))
+    found = sorted(groups.values(), key=lambda f: (KIND_ORDER.get(f.lead.kind, 9),
+                                                   f.lead.severity, -f.count, f.lead.key))
+    # A knock-on cause under several limitations is listed once, under the
+    # first, which names the others.
+    first: dict[tuple[str, str, str], tuple[Finding, Bucket]] = {}
+    for f in found:
+        for b in f.buckets:
+            for knock in b.knock_ons:
+                if knock.key in f.moved:
+                    continue
+                kept = first.setdefault(cause(knock.signature), (f, knock))
+                if kept[1] is not knock:
+                    f.moved.add(knock.key)
+                    kept[0].also.setdefault(kept[1].key, []).append(
+                        f"`{f.lead.signature.slug()}` ({knock.count} program(s))")
+    return found
 
 
 def cause(sig: Signature) -> tuple[str, str, str]:
@@ -387,6 +403,7 @@ def _knock_on_lines(f: Finding, b: Bucket) -> list[str]:
     """`b`'s knock-ons, those a defect entry took in left out."""
     return [f"  - knock-on: `{k.signature.slug()}` ({k.key}, `{k.signature.invariant}`, "
             f"{k.count} program(s)): follows from the op this leaves unconverted"
+            + (f"; also under {', '.join(f.also[k.key])}" if k.key in f.also else "")
             for k in b.knock_ons if k.key not in f.moved]
 
 

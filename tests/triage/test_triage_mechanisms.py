@@ -188,3 +188,36 @@ def test_an_unrelated_leftover_is_reduced_away_before_the_knock_on_verdict() -> 
     # A defect of its own, its reproducer without the leftover it never needed.
     assert alias[0].kind == "defect" and alias[0].parent is None
     assert alias[0].reduced is not None and "host_shared" not in alias[0].reduced
+
+
+# gpu-async-region makes the trailing `gpu.wait async` wait on the memset it
+# made async: gpu-to-llvm records an event on that stream and drops it.
+REGION_MADE_WAIT = """\
+func.func @region_made_wait() {
+  %cst = arith.constant 0.0 : f32
+  %m, %t0 = gpu.alloc async () : memref<4xf32>
+  gpu.wait [%t0]
+  gpu.memset %m, %cst : memref<4xf32>, f32
+  %t1 = gpu.wait async
+  return
+}
+"""
+PLAIN_WAIT = """\
+func.func @plain_wait() {
+  %t1 = gpu.wait async
+  %t2 = gpu.wait async [%t1]
+  gpu.wait [%t2]
+  return
+}
+"""
+
+
+@needs_19
+def test_a_stream_dropped_after_its_event_is_one_leak_whoever_made_the_wait() -> None:
+    region = "func.func(gpu-async-region),gpu-to-llvm"
+    found = rejudge([REGION_MADE_WAIT], ["p"], Settings("mlir-opt-19", region),
+                    [["stream-no-leak"]])[0]
+    plain = _signatures(PLAIN_WAIT)
+    assert found and plain
+    slugs = {signature_of(v, region).slug() for v in found}
+    assert slugs == {s.slug() for _, s in plain} == {"stream-leak-wait-async-dep"}

@@ -80,6 +80,7 @@ MECHANISMS: dict[str, tuple[str, str, str]] = {
 }
 
 
+WAIT_ASYNC_DEP = "gpu.wait async [%t]"
 # gpu.alloc / gpu.dealloc of a memref in a non-zero memory space: (source, calls).
 GPU_SPACE = ("gpu.alloc or gpu.dealloc in memory space",
              "the runtime's !llvm.ptr meets the memref's !llvm.ptr<N> uncast: invalid IR")
@@ -321,6 +322,11 @@ def _leak(invariant: str, src: Source, off: Offense, cex: Record, fam: str) -> S
     calls = [off.calls[0].callee if off.calls else "?"]
     if last is not None and last is not off.calls[0]:
         calls.append(last.callee)
+    if count == 0 and calls[-1] == "mgpuEventRecord":
+        # Dropped once an event is recorded on it: `gpu.wait async [%t]`'s
+        # leak of %t's stream, whichever op of the source that wait is (a
+        # pass before gpu-to-llvm, gpu-async-region, may have made it).
+        form = WAIT_ASYNC_DEP
     return Signature(invariant, form, f"{' -> '.join(calls)}; {fate}", fam, form)
 
 
