@@ -6,7 +6,7 @@ times: spaces, a newline, non-ASCII), its bytes and the family it comes
 from.  `scale` (0 to 1) sizes the large families, from a few ops to the
 sizes issue 46 measured (10^9-element memrefs, 1,000-wide waits, 5 MB
 functions).  Every family is plain text written here; no program of the
-generator's model is needed.  `verify.campaign.odd_lane` runs `check` on
+generator's model is needed.  `verify.cli.odd_lane` runs `check` on
 them and counts what must never happen: a traceback, an internal error,
 a run past its time limit.
 """

@@ -10,7 +10,7 @@ import subprocess
 import pytest
 
 from gpu_alloc_verify.generators.odd_inputs import VALID, damaged, odd_input
-from gpu_alloc_verify.verify.campaign.odd_lane import run_lane
+from gpu_alloc_verify.verify.cli.odd_lane import run_lane
 from tests.conftest import need_mlir_opt
 
 

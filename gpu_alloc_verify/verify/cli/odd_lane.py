@@ -2,7 +2,7 @@
 must never happen (issue 46): a traceback or internal error, a run past
 its time limit, a reason carrying a Python exception's name.
 
-    .venv/bin/python -m gpu_alloc_verify.verify.campaign.odd_lane [-n 500] [--seed S]
+    .venv/bin/python -m gpu_alloc_verify.verify.cli.odd_lane [-n 500] [--seed S]
         [--scale F] [--time-limit S] [--lowering SPEC]
 
 Runs the real CLI (`verify.cli.entry.main`) in this process, one input at
