@@ -376,7 +376,7 @@ def _defect_entry(k: int, f: Finding, tests: dict[str, LitTest], out: Path,
             lines.append(f"- Same reduced program as: `{m.signature.slug()}` ({m.key})")
         lines += _knock_on_lines(f, x)
     program = (_program_of(test) if test is not None and test.written else "") or \
-        shaped(program_text(b), sig.slug(), keep_space=True)
+        shaped(program_text(b), sig.slug(), keep_space=True).rstrip()
     if program:
         lines += ["", "Reproducer (reduced):", "", "```mlir", program, "```"]
     return [*lines, ""]
