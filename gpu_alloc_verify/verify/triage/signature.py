@@ -259,14 +259,21 @@ def _crash(record: Record, cex: Record, src: Source, fam: str) -> Signature:
         reason = mask_names(mask_types(said.error))[:120]
         at = said.error_at or ""
         op = src.by_id(at) if at else None
-        line = op.text if op is not None else _line_of(str(record.get("program") or ""), at)
-        if not line and "insertvalue" in said.error and "ptr<" in said.error:
-            # A pointer of another address space inserted into a descriptor
-            # at no location that maps (a split batch): the alloc whose
-            # descriptor it is.  A `free` of one (memref.dealloc) is its own.
-            op = next((o for o in src.ops if o.name == "gpu.alloc" and has_memory_space(o.text)),
+        program = str(record.get("program") or "")
+        line = op.text if op is not None else _line_of(program, at)
+        inserted = "insertvalue" in said.error
+        if "ptr<" in said.error and (not line or inserted and (op is None
+                                                               or op.name != "gpu.alloc")):
+            # A pointer of another address space inserted into a descriptor:
+            # the alloc's, wherever the verifier says (a use of the memref,
+            # a location of a split batch).  Given to a call at no location
+            # that maps: the dealloc's (gpu's, else memref's).
+            wanted = ("gpu.alloc",) if inserted else ("gpu.dealloc",)
+            op = next((o for o in src.ops if o.name in wanted and has_memory_space(o.text)),
                       None)
-            line = op.text if op is not None else ""
+            line = op.text if op is not None else next(
+                (ln for ln in program.splitlines() if "memref.dealloc" in ln
+                 and has_memory_space(ln)), "") if "llvm.call" in said.error else ""
         form = op.name if op is not None else first_op_name(line) or "?"
         if has_memory_space(line):
             form += " in memory space"
@@ -285,16 +292,8 @@ def _crash(record: Record, cex: Record, src: Source, fam: str) -> Signature:
 def _line_of(text: str, loc: str) -> str:
     """The line of `text` carrying `loc("<loc>")` (the reader of gpu ops does
     not keep a host op such as memref.dealloc), or ""."""
-    if not loc:
-        return ""
     tag = f'loc("{loc}")'
-    found = next((ln for ln in text.splitlines() if tag in ln), "")
-    # A text without names: the location is `<file>[...]:LINE:COL`.
-    m = re.search(r":(\d+):\d+$", loc)
-    lines = text.splitlines()
-    if not found and m and 0 < int(m.group(1)) <= len(lines):
-        found = lines[int(m.group(1)) - 1]
-    return found
+    return next((ln for ln in text.splitlines() if tag in ln), "") if loc else ""
 
 
 def _unconverted(src: Source, off: Offense, pipeline: str, fam: str) -> Signature:
