@@ -266,8 +266,7 @@ NARROW_LOWERED = """module {
 @pytest.mark.parametrize("bounds", [(100, 200, 100), (0, 200, 1), (1, 250, 50)])
 def test_narrow_unsigned_loop_runs_its_rounds(bounds: tuple[int, int, int]) -> None:
     """Each of these loops runs (2, 200, 5 rounds) as unsigned i8, none as
-    signed.  Judged without the execution cross-check: the lowered
-    interpreter's `scf.for` compares signed (left to part A's item)."""
+    signed; the leak is confirmed by running the lowered code."""
     tool = need_mlir_opt(22)
     lb, ub, step = bounds
 
@@ -283,6 +282,8 @@ def test_narrow_unsigned_loop_runs_its_rounds(bounds: tuple[int, int, int]) -> N
         assert proc.returncode == 0, proc.stderr
         j = judge(from_text(fill(NARROW_SOURCE), "src.mlir", tool),
                   LoweringOutcome("ok", lowered=proc.stdout), "hand-written",
-                  CheckOptions(runtime="cuda", timeout_ms=2000, truth=None))
+                  CheckOptions(invariants=(LEAK,), runtime="cuda", timeout_ms=2000))
         verdicts[bug] = j.results[LEAK].verdict
+        if bug:
+            assert "confirmed by execution" in str(j.results[LEAK].violations[0].confirmation)
     assert verdicts == {False: "holds", True: "violated"}

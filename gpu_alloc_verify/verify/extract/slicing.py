@@ -11,7 +11,8 @@ A loop is summarized only when both checks pass:
 - dynamic (`Slicing.effects_since`): one iteration walked symbolically,
   with every loop-carried value havoc'd, adds nothing but host accesses:
   no escape, no runtime call, no cut, no handle, no store to a tracked
-  stack slot, and no handle is carried into the loop.
+  stack slot (but to an integer cell the summary carries from round to
+  round, `verify.extract.summary`), and no handle is carried into the loop.
 
 Host accesses (loads and stores with a source op's location) are what
 async-order orders against gpu work; a loop with no gpu op inside runs all

@@ -1,6 +1,14 @@
 """Loop summaries (`verify.extract.slicing` says which loops): one iteration
-walked with its loop-carried values havoc'd, stands for every iteration;
-what the loop defines and later code reads becomes unknown."""
+walked with its loop-carried values havoc'd, stands for every iteration.
+
+A havoc'd integer is one variable (the value in some round), so every
+condition on it is a condition on one term; the body runs under the
+loop's own guard (an `scf.for`'s bounds, an `scf.while`'s condition, a
+`cf` header's branch).  Carried values and integer cells of stack slots
+that every round passes on unchanged keep their entry value (a fixpoint
+drops any that a walk does not give back).  After a `cf` loop, values read
+later are the walked round's terms renamed to the exit round's, and the
+exit taken holds of them; other values the loop defines become unknown."""
 
 from __future__ import annotations
 
