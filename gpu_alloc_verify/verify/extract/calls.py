@@ -368,7 +368,8 @@ class _Extractor(ControlFlow, Memory, Integers):
                      and fold.width_of(a) is not None else a
                      for i, a in enumerate(args))
         call = Call(len(self.facts.calls), self.func, callee, args, guard, source_loc(op),
-                    iters=self.iters, sites=self.sites())
+                    iters=self.iters, sites=self.sites(),
+                    arity=len(operands) if len(operands) != len(args) else None)
         if callee in HANDLE_CREATORS:
             call.handle = self.next_handle
             self.next_handle += 1

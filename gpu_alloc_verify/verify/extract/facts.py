@@ -49,6 +49,9 @@ class Call:
     # The calls of module functions it runs inside (location of the call,
     # callee), outermost first: which activation of its source op it is.
     sites: tuple[tuple[str | None, str], ...] = ()
+    # The arguments the call really passes, where `args` adds one the
+    # checkers read uniformly (LLVM 16's two-argument mgpuMemAlloc).
+    arity: int | None = None
 
     @property
     def is_host_access(self) -> bool:

@@ -40,11 +40,12 @@ def check_runtime_contract(ctx: CheckContext) -> CheckResult:
         if call.is_host_access or not (call.callee.startswith("mgpu") or call.callee == LAUNCH):
             continue
         sig = roles(call.callee, len(call.args))
-        if sig is None or not knows(ctx.runtime, call.callee, len(call.args), ctx.llvm_version):
+        passed = call.arity if call.arity is not None else len(call.args)
+        if sig is None or not knows(ctx.runtime, call.callee, passed, ctx.llvm_version):
             at = f" at LLVM {ctx.llvm_version}" if ctx.llvm_version in versions() else ""
             f.violations.append(Violation(
                 InvariantId.RUNTIME_CONTRACT,
-                f"{ctx.runtime} runtime{at} has no {call.callee} taking {len(call.args)} "
+                f"{ctx.runtime} runtime{at} has no {call.callee} taking {passed} "
                 "argument(s)",
                 Roles(source_op=call.source_op).entries(),
                 [call.source_op] if call.source_op else []))
