@@ -259,7 +259,9 @@ class Slicing(WalkerState):
     def loop_branch(self) -> smt.BoolRef:
         """A condition nothing is known of (which exit a summarized loop takes)."""
         self.fresh_count += 1
-        return fold.branch(f"{self.func}:?exit{self.fresh_count}")
+        c = fold.branch(f"{self.func}:?exit{self.fresh_count}")
+        self.loop_vars.append(c)
+        return c
 
 
 def defined_in(blocks: Iterable[IRBlock]) -> set[IRValue]:

@@ -83,8 +83,9 @@ class WalkerState:
         # when the module has one root: dead once it returns.
         self.private_globals: set[str] = set()
         self.escaped_slots: set[int] = set()
-        # The integer variables summaries made (havoc'd values, cells, exit
-        # rounds), in order: a summary renames its round's own at the exit.
+        # The variables walks made (havoc'd integers, cells, exit rounds,
+        # branches on values not followed), in order: a loop summary renames
+        # the ones its round made at the exit.
         self.loop_vars: list[smt.ExprRef] = []
         self.fresh_count = 0
         self.next_handle = HANDLE_BASE + 1
@@ -184,7 +185,9 @@ class WalkerState:
         self.fresh_count += 1
         loc = source_loc(op)
         at = f"@{loc}" if loc else ""
-        return fold.branch(f"{self.func}:{op_name(op)}{at}#{self.fresh_count}")
+        c = fold.branch(f"{self.func}:{op_name(op)}{at}#{self.fresh_count}")
+        self.loop_vars.append(c)  # a round's own, if a loop summary walks it
+        return c
 
     def cond(self, ssa: IRValue) -> smt.BoolRef:
         c = self.conds.get(ssa)
@@ -198,6 +201,7 @@ class WalkerState:
                 return fold.eq(fold.resize(term, 1, False), 1)  # type: ignore[arg-type]
             self.fresh_count += 1
             c = fold.branch(f"{self.func}:?{self.fresh_count}")
+            self.loop_vars.append(c)
             self.conds[ssa] = c
         return c
 

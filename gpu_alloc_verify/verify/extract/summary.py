@@ -347,10 +347,14 @@ class LoopSummaries(Slicing):
         pairs = []
         for v in names:
             w = fold.width_of(v)
-            if w is None:
-                continue
             self.fresh_count += 1
-            new = fold.bits_var(f"{self.func}:?exit{self.fresh_count}", w)
+            new: smt.ExprRef
+            if w is not None:
+                new = fold.bits_var(f"{self.func}:?exit{self.fresh_count}", w)
+            elif smt.is_bool(v):  # a branch the round took on a value not followed
+                new = fold.branch(f"{self.func}:?exitb{self.fresh_count}")
+            else:
+                continue
             self.loop_vars.append(new)
             pairs.append((v, new))
 
