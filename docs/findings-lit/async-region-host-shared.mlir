@@ -1,14 +1,9 @@
-// RUN: mlir-opt %s --pass-pipeline='builtin.module(func.func(gpu-async-region),gpu-to-llvm)' | FileCheck %s
+// RUN: mlir-opt %s --pass-pipeline='builtin.module(func.func(gpu-async-region),gpu-to-llvm)' -split-input-file | FileCheck %s
 
-// async-region-host-shared: `gpu.alloc host_shared` is left unconverted although the lowering succeeds.
-
-module {
-  // CHECK-LABEL: llvm.func @f0(
-  // `gpu.alloc host_shared` is lowered to runtime calls, not left as gpu.alloc:
+// CHECK-LABEL: llvm.func @async_region_host_shared(
+func.func @async_region_host_shared() {
   // CHECK-NOT: gpu.alloc
+  %m4 = gpu.alloc host_shared () : memref<4xf32>
   // CHECK: llvm.return
-  func.func @f0() {
-    %m1 = gpu.alloc host_shared () : memref<4xf32, 1>
-    return
-  }
+  return
 }
