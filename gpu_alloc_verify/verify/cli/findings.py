@@ -1,5 +1,6 @@
 """`findings`: the catalogue of upstream defects, from campaigns that run this
-command line's `fuzz` (`main` is passed in: this module cannot import it)."""
+command line's `fuzz` options (`campaign`: without fuzz's summary, whose
+triage would be done again for the whole file)."""
 
 from __future__ import annotations
 
@@ -10,6 +11,8 @@ from pathlib import Path
 
 
 def cmd_findings(args: argparse.Namespace, main: Callable[[list[str]], int]) -> int:
+    """`main` (the command line) is kept for the callers' sake: the campaigns
+    run through `campaign`, the same options without fuzz's summary."""
     from gpu_alloc_verify.verify.findings import (
         Interrupted,
         Run,
@@ -30,7 +33,7 @@ def cmd_findings(args: argparse.Namespace, main: Callable[[list[str]], int]) -> 
     budget = args.time_budget if args.time_budget > 0 else None
     failed: list[Run] = []
     try:
-        found = build_findings(main, out, results, lowerings,
+        found = build_findings(campaign, out, results, lowerings,
                                list(args.pipeline or [PORTFOLIO]), args.max_examples, args.seed,
                                resolve_jobs(args.jobs), args.lit,
                                progress=lambda msg: print(msg, file=sys.stderr),
@@ -49,3 +52,31 @@ def cmd_findings(args: argparse.Namespace, main: Callable[[list[str]], int]) -> 
               file=sys.stderr)
         return 2
     return 0
+
+
+def campaign(argv: list[str]) -> int:
+    """`gpu-alloc-verify fuzz ARGV` without its summary: the campaign's exit
+    status (1 with violations, 0 without, 2 on an error, said on stderr; 130
+    when interrupted, every finished program kept in its results file)."""
+    from gpu_alloc_verify.verify.campaign.fuzz import run_fuzz
+    from gpu_alloc_verify.verify.campaign.progress import ProgressPrinter
+    from gpu_alloc_verify.verify.cli.fuzz import new_options, resumed_options
+    from gpu_alloc_verify.verify.cli.parser import build_parser
+    from gpu_alloc_verify.verify.model.errors import GpuAllocVerifyError
+
+    args = build_parser().parse_args(argv)
+    args.runtime = args.runtime or "cuda"  # no ROCDL pipeline here
+    printer = ProgressPrinter()
+    try:
+        opts = (resumed_options(args, args.results) if args.resume
+                else new_options(args, args.results))
+        opts.progress = printer
+        report = run_fuzz(opts)
+    except KeyboardInterrupt:
+        return 130
+    except GpuAllocVerifyError as e:
+        print(f"gpu-alloc-verify: {e}", file=sys.stderr)
+        return 2
+    finally:
+        printer.done()
+    return 1 if report.found or report.first_seen else 0
