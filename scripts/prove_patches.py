@@ -277,6 +277,11 @@ def build_plugin(version: int, patch: Path | None, fetch: bool) -> Path:
         _run(["g++", "-shared", "-Wl,-Bsymbolic", "-o", str(work / "plugin.so"), *objects])
         plugin.parent.mkdir(parents=True, exist_ok=True)
         shutil.move(str(work / "plugin.so"), plugin)
+        stem = plugin.parent.name.rsplit("-", 1)[0]
+        for stale in build.iterdir():  # earlier revisions of this patch
+            if stale != plugin.parent and re.fullmatch(rf"{re.escape(stem)}-[0-9a-f]{{12}}",
+                                                       stale.name):
+                shutil.rmtree(stale, ignore_errors=True)
         return plugin
     finally:
         shutil.rmtree(work, ignore_errors=True)
