@@ -222,6 +222,51 @@ def test_value_after_the_loop_keeps_its_exit_condition() -> None:
     assert check_module(SOURCE, _exit_guard("sgt"))[LEAK].verdict == "violated"
 
 
+def _result_guard(form: str, pred: str) -> str:
+    """One stream, synchronized by a summarized loop to %n; after it the
+    stream is destroyed where `pred` holds of the loop's result: scf.for's
+    last induction value (against %n - 1, or any result when no round
+    runs), scf.while's value at the exit (against %n)."""
+    create = MAKE.replace("      ", "    ")
+    sync = '      llvm.call @mgpuStreamSynchronize(%s) : (!llvm.ptr) -> () loc("src.mlir":6:5)\n'
+    if form == "for":
+        loop = f"""    %r = scf.for %i = %c0 to %n step %c1 iter_args(%x = %c0) -> (i8) : i8 {{
+{sync}      scf.yield %i : i8
+    }} loc("src.mlir":4:3)
+    %nm1 = llvm.sub %n, %c1 : i8
+    %at = llvm.icmp "{pred}" %r, %nm1 : i8
+    %none = llvm.icmp "sle" %n, %c0 : i8
+    %last = llvm.or %at, %none : i1
+"""
+    else:
+        loop = f"""    %r = scf.while (%i = %c0) : (i8) -> i8 {{
+      %more = llvm.icmp "slt" %i, %n : i8
+      scf.condition(%more) %i : i8
+    }} do {{
+    ^bb0(%j: i8):
+{sync}      %next = llvm.add %j, %c1 : i8
+      scf.yield %next : i8
+    }} loc("src.mlir":4:3)
+    %last = llvm.icmp "{pred}" %r, %n : i8
+"""
+    return _end(HEAD + create + loop + f"""    llvm.cond_br %last, ^d, ^e
+  ^d:
+    {KILL}
+    llvm.br ^e
+  ^e:
+""")
+
+
+@pytest.mark.parametrize(("form", "twin", "bug"), [("for", "eq", "ne"), ("while", "sge", "sgt")])
+def test_result_of_a_structured_loop_keeps_its_exit(form: str, twin: str, bug: str) -> None:
+    """scf.for's result after its last round is `%n - 1` (yielded `%i`);
+    scf.while's is `>= %n` (its condition failed).  Before: a free value,
+    so both twins were false alarms."""
+    r = check_module(SOURCE, _result_guard(form, twin))
+    assert (r[LEAK].verdict, r[UAD].verdict) == ("holds", "holds"), r[LEAK]
+    assert check_module(SOURCE, _result_guard(form, bug))[LEAK].verdict == "violated"
+
+
 @pytest.mark.parametrize("form", ["for", "while", "cf"])
 def test_loop_leaking_every_round_is_violated(form: str) -> None:
     """The trip count is the argument %n on both sides: a leak in every

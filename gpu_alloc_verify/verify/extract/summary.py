@@ -110,9 +110,41 @@ class LoopSummaries(Slicing):
         if not effect_free and not self._closed(snap, out, g, where(op)):
             self.restore(snap)
             return False
+        # The results are what the round the loop leaves by gives: the
+        # walked round's terms renamed to that round's (see `cf_summary`),
+        # of which the exit condition holds (an scf.while's condition is
+        # false; an scf.for's next induction value is not below `ub`).
+        copy = self.exit_copy(self.loop_vars[len(snap.state["loop_vars"]):])
+        ran = conj(guard, runs)
+        given = list(yielded[1:]) if len(op.regions) > 1 else list(back)
+        leave: smt.BoolRef | None = None
+        if len(op.regions) > 1 and yielded:
+            leave = neg(self.cond(yielded[0]))
+        elif is_for and within is not None:
+            iv_term = self.val(first.args[0])
+            w = fold.width_of(iv_term)
+            if w is not None:
+                step_up = fold.binop("add", iv_term, fold.bv(within[2], w))  # type: ignore[arg-type]
+                if step_up is not None:
+                    leave = conj(self.in_bounds(iv_term, within),
+                                 neg(fold.compare(6 if within[3] else 2, step_up,
+                                                  within[1])))  # type: ignore[arg-type]
+        exit_known = leave is not None and not unknown_vars(leave)
+        if exit_known:
+            self.facts.assumptions.append(fold.disj((neg(ran), copy(leave))))
+            self.facts._explored = None
         self.leave_cells(snap, cells, guard, outer_cells)
         for k, r in enumerate(op.results):
-            self.havoc(r, guard, why)
+            term = self.val(given[k]) if exit_known and k < len(given) else None
+            if term is not None and fold.width_of(term) is not None \
+                    and not unknown_vars(term):
+                self.define(r, copy(term), ran)
+                if type_text(r) == "i1":
+                    rc = self.conds.get(given[k])
+                    self.define_cond(r, copy(rc) if rc is not None and not unknown_vars(rc)
+                                     else fold.eq(copy(term), 1), ran)
+            else:
+                self.havoc(r, ran, why)
             if is_for and k < len(inits) and runs is not fold.TRUE:
                 # A loop that runs no round gives back its initial values.
                 self.define(r, inits[k], conj(guard, neg(runs)))
