@@ -127,3 +127,17 @@ def test_a_stock_run_counts_only_when_it_fails_at_the_pin(prove_patches: ModuleT
     other_reason = f"{defect.case}:{line}:5: error: CHECK-LABEL: expected string not found\n"
     assert prove_patches.fails_at_pin(defect, Outcome(False, other_reason)).startswith("no:")
     assert prove_patches.fails_at_pin(defect, Outcome(False, "crash")).startswith("no:")
+
+
+def test_without_headers_or_source_a_version_is_unavailable_in_words(
+    prove_patches: ModuleType, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(prove_patches, "CACHE", tmp_path)
+    with pytest.raises(prove_patches.Unavailable, match="not cached"):
+        prove_patches.source_dir(19, fetch=False)
+    if not prove_patches.Path("/usr/lib/llvm-19/include/mlir").is_dir():
+        with pytest.raises(prove_patches.Unavailable, match="neither installed nor cached"):
+            prove_patches.include_dir(19, fetch=False)
+    # The proof's cells then read "not run: <reason>", never a traceback.
+    rows = prove_patches.prove(prove_patches.load_defects()[:1], 19, False, [])
+    assert rows[0].passes_patched.startswith("not run: upstream source of 19 is not cached")
