@@ -22,7 +22,7 @@ from gpu_alloc_verify.verify.invariants.truth_inputs import boundary_inputs
 from gpu_alloc_verify.verify.source.of_program import source_facts
 from gpu_alloc_verify.verify.source.to_program import program_from_text
 from tests.builders import decls_for, generic
-from tests.soundness.test_adversarial import BUGS, BY_FILE, TWINS, _id, sections
+from tests.soundness.test_adversarial import BUGS, BY_FILE, TWINS, _id, lane, sections
 
 # Why execution may not decide a bug program (each must name one of these).
 BLIND = ("@opaque", "external", "too large", "unsupported", "not a function", "races",
@@ -55,7 +55,7 @@ def _runs(file: str, name: str) -> tuple[list[tuple[str, list[str]]], list[str]]
     return shown, undecided
 
 
-@pytest.mark.parametrize("item", TWINS, ids=_id)
+@pytest.mark.parametrize("item", lane(TWINS), ids=_id)
 def test_no_twin_is_broken_when_run(item: tuple[str, str]) -> None:
     shown, _ = _runs(*item)
     broken = [(inputs, seen) for inputs, seen in shown if seen]
@@ -67,7 +67,7 @@ def test_no_twin_is_broken_when_run(item: tuple[str, str]) -> None:
 RUN_BUGS = [b for b in BUGS if set(BY_FILE[b[0]].bug_targets) & set(EXECUTION_DECIDED)]
 
 
-@pytest.mark.parametrize("item", RUN_BUGS, ids=_id)
+@pytest.mark.parametrize("item", lane(RUN_BUGS), ids=_id)
 def test_every_bug_is_broken_when_run_or_blind_for_a_known_reason(
         item: tuple[str, str]) -> None:
     shown, undecided = _runs(*item)
