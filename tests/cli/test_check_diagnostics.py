@@ -93,7 +93,7 @@ def test_check_lit_writes_a_test_that_fails_on_the_buggy_lowering(
     text = test.read_text()
     # Upstream's shape: a RUN line piping mlir-opt into FileCheck, CHECK lines,
     # the reduced program with no location and none of the file's comments.
-    assert text.startswith("// RUN: mlir-opt %s --pass-pipeline=")
+    assert text.startswith("// RUN: mlir-opt %s --gpu-to-llvm -split-input-file | FileCheck %s")
     assert "// CHECK: llvm.call @mgpuStreamDestroy(" in text
     assert "loc(" not in text and "EXPECT" not in text
     # The differential run sees the same bug: one test, not two.
