@@ -37,6 +37,7 @@ HOST_SHARED = """func.func @f0() {
 """
 
 
+@pytest.mark.slow
 def test_without_pipeline_fuzz_takes_the_portfolio_and_pipeline_overrides_it() -> None:
     need_mlir_opt(19)
     parser = build_parser()
@@ -53,7 +54,7 @@ def test_without_pipeline_fuzz_takes_the_portfolio_and_pipeline_overrides_it() -
 def test_a_portfolio_campaign_records_each_programs_pipeline(tmp_path: Path) -> None:
     offered = {e.pipeline for e in available(need_mlir_opt(19))}
     results = tmp_path / "r.jsonl"
-    run_fuzz(FuzzOptions(lowerings=[resolve("mlir-opt-19", PORTFOLIO)], max_examples=12,
+    run_fuzz(FuzzOptions(lowerings=[resolve("mlir-opt-19", PORTFOLIO)], max_examples=8,
                          seed=0, pipeline=PORTFOLIO, shrink=False, results=str(results)))
     records = read_records(results)
     assert next(r for r in records if r["kind"] == "campaign-start")["pipeline"] == PORTFOLIO
