@@ -64,6 +64,10 @@ RACES = (HOST_RACE, DEVICE_RACE)
 # destroyed stream or on no stream at all never runs (async-order counts
 # that as a broken edge), a host read of memory still being written.
 ORDER_ERRORS = (*RACES, USE_AFTER_DESTROY, DOUBLE_DESTROY, INVALID_HANDLE, NULL_STREAM)
+# Queued work a refused handle keeps from running (`CheckedRuntime`'s call
+# names; an allocation that ignores its stream still happens).
+REFUSED_WORK = ("memset8", "memset16", "memset32", "memset64", "memcpy", "launch",
+                "mem_alloc_async", "mem_free_async")
 
 
 @dataclass
@@ -236,7 +240,27 @@ def _broken_edges(ex: Execution, facts: SourceFacts) -> list[str]:
     if ex.source_order is None or ex.lowered_order is None:
         return []
     quiet = frozenset(op.id for op in facts.ops.values() if op.kind == "dealloc")
-    return broken_edges(ex.source_order, ex.lowered_order, quiet) or []
+    broken = broken_edges(ex.source_order, ex.lowered_order, quiet) or []
+    # Work the runtime refused (its stream destroyed, null where the profile
+    # dereferences it, no stream at all) never runs: every edge of its op
+    # is broken, though no effect of it is left to compare.
+    assert ex.lowered is not None and ex.lowered.outcome is not None
+    refused = [e for e in ex.lowered.outcome.errors
+               if e.kind in (USE_AFTER_DESTROY, NULL_STREAM, INVALID_HANDLE)
+               and e.call.split(" ")[0] in REFUSED_WORK and e.loc is not None]
+    if refused:
+        ordered = _ordered_ops(facts)
+        broken += [f"{e.call} of {e.loc} never runs ({e.kind}: {e.detail}), though the "
+                   "source orders it" for e in refused if e.loc in ordered]
+    return broken
+
+
+def _ordered_ops(facts: SourceFacts) -> set[str]:
+    """The source's gpu ops at an end of some edge: synchronous ones, those
+    with dependencies, those whose token another op depends on."""
+    consumed = {d for op in facts.ops.values() for d in op.deps}
+    return {op.id for op in facts.ops.values() if op.is_gpu
+            and (op.is_sync or op.deps or (op.token is not None and op.token in consumed))}
 
 
 def _leaks(invariant: InvariantId, ex: Execution, facts: SourceFacts) -> Observation:
