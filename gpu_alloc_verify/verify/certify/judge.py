@@ -64,18 +64,21 @@ def judge_shard(shard: Shard, options: CheckOptions | None = None) -> list[Recor
                     "index": index, "ops": len(enum.programs[index]), "program": text,
                     "status": j.status,
                     "verdicts": {str(k): str(v) for k, v in j.verdicts().items()},
-                    "reasons": reasons, "causes": _causes(program, j, shard.target)})
+                    "reasons": reasons, "causes": _causes(text, j, shard.target)})
     return out
 
 
-def _causes(program: Any, j: Any, target: Target) -> list[dict[str, str]]:
+def _causes(text: str, j: Any, target: Target) -> list[dict[str, str]]:
     """Each violation's root cause, as triage names it (its signature slug)."""
-    from gpu_alloc_verify.verify.api import violation_records
     from gpu_alloc_verify.verify.triage.signature import signature_of
 
     causes = []
-    for rec in violation_records(program, j):
-        rec["pipeline"] = target.pipeline or "gpu-to-llvm"
+    for v in j.violations():
+        # The record triage reads (the shape of `api.violation_records`).
+        rec = {"invariant": v.invariant, "lowering": j.spec, "program": text,
+               "lowered": j.lowered, "detail": v.detail,
+               "counterexample": v.counterexample, "marked_calls": v.marked_calls,
+               "pipeline": target.pipeline or "gpu-to-llvm"}
         try:
             sig = signature_of(rec, rec["pipeline"])
             slug = sig.slug()

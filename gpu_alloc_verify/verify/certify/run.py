@@ -178,10 +178,11 @@ def default_targets(pipelines: Sequence[str] | None, lowerings: Sequence[str] | 
     `gpu-to-llvm` and `func.func(gpu-async-region)` before it, the two of
     the portfolio that change a program without loops, launches to outline
     or async.execute)."""
-    from gpu_alloc_verify.verify.findings import installed_versions
     from gpu_alloc_verify.verify.lowerings.mlir_opt import DEFAULT_PIPELINE
+    from gpu_alloc_verify.verify.tools.runner import KNOWN_VERSIONS, find_mlir_opt
 
-    specs = list(lowerings) if lowerings else [*installed_versions(), "xdsl:reference"]
+    installed = [f"mlir-opt-{v}" for v in sorted(KNOWN_VERSIONS) if find_mlir_opt(v)]
+    specs = list(lowerings) if lowerings else [*installed, "xdsl:reference"]
     pipes = list(pipelines) if pipelines else [
         DEFAULT_PIPELINE, f"func.func(gpu-async-region),{DEFAULT_PIPELINE}"]
     out = []
