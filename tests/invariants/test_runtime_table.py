@@ -20,6 +20,7 @@ from gpu_alloc_verify.verify import api
 from gpu_alloc_verify.verify.model import runtime_api, runtime_table
 from gpu_alloc_verify.verify.model.runtime_effects import EFFECTS
 from gpu_alloc_verify.verify.model.verdicts import CheckResult
+from gpu_alloc_verify.verify.tools.llvm_version import lowering_version
 from tests.builders import check
 from tests.conftest import need_mlir_opt
 from tests.invariants.test_contract_handles import EVENT, EVENT_DESTROY, ONE_STREAM, _main
@@ -138,8 +139,8 @@ def test_sycl_22_exports_the_memcpy_of_its_pr_and_19_does_not() -> None:
     assert not runtime_api.knows("sycl", "mgpuMemcpy", 4, 19)
     # No version read (an in-process lowering): any version's exports.
     assert runtime_api.knows("sycl", "mgpuMemcpy", 4, None)
-    assert runtime_table.lowering_version("mlir-opt-22") == 22
-    assert runtime_table.lowering_version("xdsl:pr69969") is None
+    assert lowering_version("mlir-opt-22") == 22
+    assert lowering_version("xdsl:pr69969") is None
 
 
 # Real lowered IR: mlir-opt-19 lowers gpu.set_default_device and a cuSPARSE

@@ -29,7 +29,7 @@ class CheckContext:
     # module: `differential` interprets it where `program` is None.
     source_text: str | None = None
     # The LLVM version whose runtime wrappers the lowered code links against
-    # (`runtime_table.lowering_version`); None: an in-process lowering.
+    # (`tools.llvm_version.lowering_version`); None: an in-process lowering.
     llvm_version: int | None = None
 
     @property

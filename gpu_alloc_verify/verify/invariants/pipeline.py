@@ -21,7 +21,6 @@ from gpu_alloc_verify.verify.lowerings.failure_kind import CONFIRMED_BY_TOOL
 from gpu_alloc_verify.verify.model.errors import SourceParseError
 from gpu_alloc_verify.verify.model.program import Program
 from gpu_alloc_verify.verify.model.roles import Roles
-from gpu_alloc_verify.verify.model.runtime_table import lowering_version
 from gpu_alloc_verify.verify.model.verdicts import (
     VERDICTS,
     CheckResult,
@@ -33,6 +32,7 @@ from gpu_alloc_verify.verify.source.facts import read_source
 from gpu_alloc_verify.verify.source.of_program import judged_as, source_facts
 from gpu_alloc_verify.verify.source.text import parse_text
 from gpu_alloc_verify.verify.source.user_file import SourceModule
+from gpu_alloc_verify.verify.tools.llvm_version import lowering_version
 
 # `DEFAULT_TRUTH` and `active_invariants` live in `options`; imported from here too.
 # Invariants about what gpu-to-llvm does with the ops it is given.

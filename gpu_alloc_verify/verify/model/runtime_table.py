@@ -9,7 +9,6 @@ functions do is `runtime_effects`.
 from __future__ import annotations
 
 import json
-import re
 from dataclasses import dataclass
 from functools import cache
 from importlib import resources
@@ -104,26 +103,6 @@ def exported(version: int, platform: str) -> tuple[Function, ...]:
 
 def all_functions() -> tuple[Function, ...]:
     return tuple(f for e in entries() for f in e.functions)
-
-
-def lowering_version(spec: str) -> int | None:
-    """The LLVM major version whose wrappers a lowering's output links
-    against: N for `mlir-opt-N`, what a built `mlir-opt:PATH` says with
-    `--version`; None for an in-process re-creation (it stands for several
-    versions) or a tool that does not say."""
-    m = re.fullmatch(r"mlir-opt-(\d+)", spec)
-    if m:
-        return int(m.group(1))
-    if spec.startswith("mlir-opt:"):
-        return _tool_version(spec.removeprefix("mlir-opt:"))
-    return None
-
-
-@cache
-def _tool_version(path: str) -> int | None:
-    from gpu_alloc_verify.verify.tools.runner import tool_version
-
-    return tool_version(path)
 
 
 def versions_for(version: int | None) -> tuple[int, ...]:
