@@ -920,7 +920,7 @@ class _Compiler:
         for k in range(n):
             for o in vector_operands:
                 self.vals[o] = self.lanes(o, name)[k]
-            self.op(_LaneOp(op), out, ind, hoist)
+            self.op(_LaneOp(op), out, ind, hoist)  # type: ignore[arg-type] # an Operation by delegation
             lanes.append(self.vals.pop(op.results[0]))
         for o in vector_operands:
             self.vals.pop(o, None)
