@@ -11,7 +11,6 @@ program that shows it) and every `unknown` with its reason.
 from __future__ import annotations
 
 import json
-import subprocess
 from collections import Counter
 from collections.abc import Sequence
 from functools import cache
@@ -36,9 +35,12 @@ def tool_of(lowering: str) -> str:
     path = getattr(resolve(lowering), "path", None)
     if not path:
         return lowering
+    from gpu_alloc_verify.verify.model.errors import GpuAllocVerifyError
+    from gpu_alloc_verify.verify.tools.runner import ToolTimedOut, run_tool
+
     try:
-        out = subprocess.run([path, "--version"], capture_output=True, text=True, timeout=30)
-    except (OSError, subprocess.TimeoutExpired):
+        out = run_tool([path, "--version"], timeout_s=30)
+    except (GpuAllocVerifyError, ToolTimedOut):
         return str(path)
     said = " ".join(line.strip() for line in out.stdout.splitlines()
                     if "version" in line.lower())
