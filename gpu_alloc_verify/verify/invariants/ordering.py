@@ -20,6 +20,7 @@ the earlier one's work is done.
 
 from __future__ import annotations
 
+import bisect
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
@@ -219,25 +220,32 @@ class _Edges:
                 for x in self.behind(d):
                     yield _Edge(x, y, fold.TRUE, "token", via=d)
         ordered = [h for h in ops if _host_ordered(h) or h.is_gpu]
+        # `ops` is in host order, so `ordered` is too: where in it an op's
+        # successors start is a bisection, not a walk (a long function).
+        places = [self.order[h.id] for h in ordered]
         for w in ops:
             if w.kind == "wait" and w.token is None:
-                yield from self._host_wait(w, self._after(w, ordered))
+                yield from self._host_wait(w, self._after(w, ordered, places))
             elif _host_ordered(w):
-                yield from self._host_op(w, self._after(w, ordered))
+                yield from self._host_op(w, self._after(w, ordered, places))
 
-    def _after(self, w: SourceOp, ops: list[SourceOp]) -> list[SourceOp]:
+    def _after(self, w: SourceOp, ops: list[SourceOp], places: list[int]
+               ) -> Iterable[SourceOp]:
         """The ops an edge made at `w`'s place in host order may reach: those
-        after it, or all of them where a loop may bring one round again."""
+        after it, or all of them where a loop may bring one round again.
+        Lazy: most ops make no edge and never look."""
         if not self.straight:
             return ops
-        k = self.order[w.id]
-        return [h for h in ops if self.order[h.id] > k]
+        start = bisect.bisect_right(places, self.order[w.id])
+        return (ops[k] for k in range(start, len(ops)))
 
     def _host_wait(self, w: SourceOp, ops: list[SourceOp]) -> Iterable[_Edge]:
         # The host blocks until the awaited work is done: every host access
         # and every op issued after it (in host order) starts later.
         guard = self.flat.guards[w.id]
         awaited = [x for d in w.deps for x in self.behind(d)]
+        if not awaited:
+            return  # awaits no work: orders nothing
         for h in ops:
             if h is w:
                 continue
