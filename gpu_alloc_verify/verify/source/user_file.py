@@ -137,7 +137,9 @@ class SourceModule:
         in-process lowerings and the differential oracle need it); None
         when the file uses what the model does not hold."""
         if self._program == "":
-            from gpu_alloc_verify.verify.source.to_program import model_of
+            # By the fast reader where it reads the whole file (xDSL's parse
+            # costs ten times as much on a long one), else by xDSL.
+            from gpu_alloc_verify.verify.source.fast_program import model_of
 
             self._program = model_of(self.text, self.name)
         return self._program if isinstance(self._program, Program) else None
