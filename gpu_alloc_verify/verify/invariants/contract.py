@@ -22,7 +22,7 @@ from gpu_alloc_verify.verify import smt
 from gpu_alloc_verify.verify.extract.facts import Call
 from gpu_alloc_verify.verify.invariants.common import Findings, describe_path
 from gpu_alloc_verify.verify.invariants.context import CheckContext
-from gpu_alloc_verify.verify.model.fold import conj, eq, neg, one_of
+from gpu_alloc_verify.verify.model.fold import boolean, conj, eq, neg, one_of, value_of
 from gpu_alloc_verify.verify.model.roles import Roles
 from gpu_alloc_verify.verify.model.runtime_api import LAUNCH, PROFILES, knows, roles
 from gpu_alloc_verify.verify.model.runtime_table import versions
@@ -36,6 +36,9 @@ _OTHER = {"stream": "event", "event": "stream"}
 def check_runtime_contract(ctx: CheckContext) -> CheckResult:
     f = Findings(InvariantId.RUNTIME_CONTRACT, ctx)
     made = {kind: [h for h, _ in ctx.lowered.handles_of(kind)] for kind in _AN}
+    # The same handles as sets, built once: a concrete argument is looked up,
+    # not compared with every handle of a long function.
+    members = {kind: frozenset(hs) for kind, hs in made.items()}
     for call in ctx.lowered.calls:
         if call.is_host_access or not (call.callee.startswith("mgpu") or call.callee == LAUNCH):
             continue
@@ -52,7 +55,7 @@ def check_runtime_contract(ctx: CheckContext) -> CheckResult:
             continue
         for role, value in zip(sig, call.args, strict=False):
             if role in _AN:
-                _check_handle(f, call, role, value, made)
+                _check_handle(f, call, role, value, made, members)
     if ctx.runtime == "hip":
         _hip_host_access(ctx, f)
     for v in f.violations:
@@ -67,8 +70,15 @@ def _null_ok(runtime: str, callee: str, role: str) -> bool:
         and callee not in PROFILES[runtime].needs_stream
 
 
+def _among(value: smt.ArithRef, handles: list[int], members: frozenset[int]) -> smt.BoolRef:
+    """`one_of(value, handles)`, where `members` holds `handles`: a concrete
+    value is looked up in it."""
+    v = value_of(value)
+    return boolean(v in members) if v is not None else one_of(value, handles)
+
+
 def _check_handle(f: Findings, call: Call, role: str, value: smt.ArithRef,
-                  made: dict[str, list[int]]) -> None:
+                  made: dict[str, list[int]], members: dict[str, frozenset[int]]) -> None:
     """`value`, given as the `role` argument of `call`, is a `role` handle the
     runtime created (or the null stream where the profile takes it)."""
     runtime = f.ctx.runtime
@@ -80,7 +90,7 @@ def _check_handle(f: Findings, call: Call, role: str, value: smt.ArithRef,
                    about=[value])
         return
     other = _OTHER[role]
-    f.query(conj(call.guard, one_of(value, made[other])),
+    f.query(conj(call.guard, _among(value, made[other], members[other])),
             f"{where} is given {_AN[other]} where {_AN[role]} is expected", marked,
             Roles(source_op=call.source_op, given=other, expected=role).entries())
     if not _null_ok(runtime, call.callee, role):
@@ -102,7 +112,10 @@ def _check_handle(f: Findings, call: Call, role: str, value: smt.ArithRef,
     own = [v for v in ints if v in PROFILES[runtime].special_streams and role == "stream"]
     why = f" (the {runtime} runtime's own stream {', '.join(map(str, own))} cannot be " \
         "destroyed)" if own else ""
-    f.query(conj(call.guard, neg(one_of(value, handles))),
+    v = value_of(value)
+    created = boolean(v in members[role] or v in members[other] or v in {0, *special, *pointers}) \
+        if v is not None else one_of(value, handles)
+    f.query(conj(call.guard, neg(created)),
             f"{where} is given {what}, which is no {role} the {runtime} runtime created{why}",
             marked)
     if pointers:
