@@ -27,6 +27,7 @@ with element k = k + 1 so that what the program does to it shows.
 from __future__ import annotations
 
 import struct
+import weakref
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from math import prod
@@ -346,13 +347,30 @@ def unmodelled(fn: prog.Function) -> str | None:
     return None
 
 
+# `program_unmodelled`'s answer by the program's identity, while it lives: a
+# program is immutable, and each of its functions' checks asks again.
+_UNMODELLED: dict[int, tuple[weakref.ref[prog.Program], str | None]] = {}
+
+
 def program_unmodelled(program: prog.Program) -> str | None:
     """What in `program` the reference semantics does not run, if anything."""
+    key = id(program)
+    known = _UNMODELLED.get(key)
+    if known is not None and known[0]() is program:
+        return known[1]
+    found = None
     for fn in program.functions:
         reason = unmodelled(fn)
         if reason is not None:
-            return f"the reference semantics does not run {reason}"
-    return None
+            found = f"the reference semantics does not run {reason}"
+            break
+
+    def forget(ref: weakref.ref[prog.Program]) -> None:
+        if _UNMODELLED.get(key, (None, None))[0] is ref:
+            del _UNMODELLED[key]
+
+    _UNMODELLED[key] = (weakref.ref(program, forget), found)
+    return found
 
 
 def run_function(fn: prog.Function, args: Mapping[str, ArgValue], rt: Runtime) -> SourceRun:

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
+from functools import cached_property
 from typing import Any, TypeVar, get_args
 
 # Buffer element types the generator uses (16 lowers a memset of f32 / i32
@@ -357,9 +358,11 @@ class Program:
     def op_by_id(self) -> dict[str, Op]:
         return {op.id: op for op in self.walk()}
 
-    @property
+    @cached_property
     def kernels(self) -> tuple[KernelRef, ...]:
-        """The kernels the program launches (its `gpu.module @kernels`), by name."""
+        """The kernels the program launches (its `gpu.module @kernels`), by name.
+        Kept once found: a program is immutable, and the checks of each of
+        its functions ask (quadratic in a file of many functions)."""
         found = {op.kernel.name: op.kernel for op in self.walk() if isinstance(op, Launch)}
         return tuple(found[name] for name in sorted(found))
 

@@ -88,16 +88,32 @@ def inline_source(src: SourceFacts, root: str) -> tuple[HostOrder, str | None]:
     return _Inliner(src).run(root)
 
 
+_Tables = tuple[dict[str, int], dict[str, list[SourceOp]], dict[str, list[SourceCall]]]
+# The tables of the last facts inlined: each function of a module is
+# inlined in turn, and building them is a walk of the whole module.
+_LAST: list[tuple[SourceFacts, int, int, _Tables]] = []
+
+
+def _tables(src: SourceFacts) -> _Tables:
+    """Each op's place in program order, each function's own ops and calls."""
+    for facts, n_ops, n_calls, tables in _LAST:
+        if facts is src and n_ops == len(src.ops) and n_calls == len(src.calls):
+            return tables
+    index = {op_id: k for k, op_id in enumerate(src.ops)}
+    own: dict[str, list[SourceOp]] = {}
+    for op in src.ops.values():
+        own.setdefault(src.func_of[op.id], []).append(op)
+    calls: dict[str, list[SourceCall]] = {}
+    for c in src.calls:
+        calls.setdefault(c.func, []).append(c)
+    _LAST[:] = [(src, len(src.ops), len(src.calls), (index, own, calls))]
+    return index, own, calls
+
+
 class _Inliner:
     def __init__(self, src: SourceFacts) -> None:
         self.src = src
-        self.index = {op_id: k for k, op_id in enumerate(src.ops)}
-        self.own: dict[str, list[SourceOp]] = {}
-        for op in src.ops.values():
-            self.own.setdefault(src.func_of[op.id], []).append(op)
-        self.calls: dict[str, list[SourceCall]] = {}
-        for c in src.calls:
-            self.calls.setdefault(c.func, []).append(c)
+        self.index, self.own, self.calls = _tables(src)
         self.names = _Names()
         # (op, stack, guard of its activation) in host order; the guard is
         # None under a callee's own condition (not in the root's terms).
