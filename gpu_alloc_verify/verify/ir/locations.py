@@ -213,7 +213,13 @@ def parse_at(text: str, pos: int = 0) -> tuple[Location, int] | None:
         return None
 
 
-@lru_cache(maxsize=4096)
+# Caches as large as a long module's ops: each reader and interpreter run
+# walks every op in turn, and a walk longer than an LRU cache misses on
+# every op (xDSL's attribute printed anew each time).
+_CACHED = 1 << 16
+
+
+@lru_cache(maxsize=_CACHED)
 def parse(text: str) -> Location | None:
     """The location a whole text is (`loc(...)`, whitespace around it allowed)."""
     found = parse_at(text)
@@ -222,7 +228,7 @@ def parse(text: str) -> Location | None:
     return found[0]
 
 
-@lru_cache(maxsize=4096)
+@lru_cache(maxsize=_CACHED)
 def _parse_attribute(attr: object) -> Location | None:
     return parse(str(attr))
 
