@@ -5,7 +5,8 @@ from __future__ import annotations
 import argparse
 
 
-def add_arguments(c: argparse.ArgumentParser) -> None:
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    c = parser.add_argument_group("bound and targets")
     c.add_argument("--ops", type=int, default=3, metavar="N",
                    help="check every valid program of up to N GPU ops (default: %(default)s; "
                    "programs per N without --spaces: 1: 11, 2: 208, 3: 6690, 4: 727446)")
@@ -18,12 +19,14 @@ def add_arguments(c: argparse.ArgumentParser) -> None:
     c.add_argument("--spaces", action="store_true",
                    help="also gpu.alloc in memory space 1 (about twice the programs, each "
                    "failing on 19 and 22, so about ten times the time)")
+    c = parser.add_argument_group("output")
     c.add_argument("--out", default="out/certificate", metavar="DIR",
                    help="where results.jsonl, certificate.json and certificate.html go; "
                    "rerunning with the same DIR resumes an interrupted run "
                    "(default: %(default)s)")
+    c.add_argument("--json", action="store_true",
+                   help="print the certificate (schema: verify/schema/certificate.schema.json)")
+    c = parser.add_argument_group("cluster")
     c.add_argument("--cluster", metavar="ADDRESS",
                    help="judge the shards on a Dask cluster: local:N (N worker processes "
                    "here) or tcp://HOST:PORT (needs the [cluster] extra)")
-    c.add_argument("--json", action="store_true",
-                   help="print the certificate (schema: verify/schema/certificate.schema.json)")

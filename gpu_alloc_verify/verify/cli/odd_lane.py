@@ -110,13 +110,10 @@ def run_lane(count: int, seed: int = 0, scale: float = 0.01, time_limit: float =
 
 
 def main() -> int:
+    from gpu_alloc_verify.verify.cli.odd_lane_args import add_arguments
+
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("-n", type=int, default=500, help="inputs (default: %(default)s)")
-    ap.add_argument("--seed", type=int, default=0)
-    ap.add_argument("--scale", type=float, default=0.05,
-                    help="share of issue 46's sizes the large families reach")
-    ap.add_argument("--time-limit", type=float, default=10.0)
-    ap.add_argument("--lowering", default="mlir-opt-19")
+    add_arguments(ap)
     args = ap.parse_args()
     report = run_lane(args.n, args.seed, args.scale, args.time_limit, args.lowering, True)
     print(report.summary())
