@@ -326,6 +326,8 @@ def _lost_access(f: Findings, edges: _Edges, e: _Edge) -> bool:
     """A host access of the edge has no lowered access with its location
     while the other end has lowered code: the access may be there without
     a location (say, in an outlined helper), in any place.  Undecided."""
+    if not (e.earlier.is_host_access or e.later.is_host_access):
+        return False  # the common case, asked once per edge: no host access
     ends = ((e.earlier, e.later), (e.later, e.earlier))
     lost = [(op, other) for op, other in ends
             if op.is_host_access and not edges.items.get(op.id) and edges.items.get(other.id)
