@@ -239,7 +239,7 @@ class _Edges:
         start = bisect.bisect_right(places, self.order[w.id])
         return (ops[k] for k in range(start, len(ops)))
 
-    def _host_wait(self, w: SourceOp, ops: list[SourceOp]) -> Iterable[_Edge]:
+    def _host_wait(self, w: SourceOp, ops: Iterable[SourceOp]) -> Iterable[_Edge]:
         # The host blocks until the awaited work is done: every host access
         # and every op issued after it (in host order) starts later.
         guard = self.flat.guards[w.id]
@@ -253,7 +253,7 @@ class _Edges:
                 if x is not h and self.matters(x, h):
                     yield _Edge(x, h, guard, "wait", w.id)
 
-    def _host_op(self, y: SourceOp, ops: list[SourceOp]) -> Iterable[_Edge]:
+    def _host_op(self, y: SourceOp, ops: Iterable[SourceOp]) -> Iterable[_Edge]:
         # A synchronous op finishes, and a host access happens, before what
         # the host does after it: host accesses and synchronous ops, and any
         # gpu op issued later (a host access: one on a buffer it touches, or
