@@ -200,6 +200,11 @@ class _Edges:
         """Does edge `e` order instance `a` of its earlier op before `b`?
         `a`'s iteration stands for that of `e.after` (a wait inside a loop
         on a token from before it is taken in the first iteration only)."""
+        if self.straight:
+            # No call is in a loop: every instance is the op's one, and an
+            # edge made at a place in host order reaches only ops after it
+            # (`_after`): it applies.
+            return True
         if e.after is None:
             return _same_iteration(a, b)
         text_before = self.order[e.after] < self.order[e.later.id]
