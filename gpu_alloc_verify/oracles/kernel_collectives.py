@@ -69,7 +69,11 @@ def _fmax(a: float, b: float, nan: bool) -> float:
     return max(a, b)
 
 
-def combiner(kind: str, width: int, ftype: str) -> Callable[[Any, Any], Any]:
+# Values of any lane type (ints or floats), combined by a reduction.
+Combine = Callable[[Any, Any], Any]
+
+
+def combiner(kind: str, width: int, ftype: str) -> Combine:
     """The binary operation of reduction `kind` on values of the type."""
     if ftype:
         r = ROUND[ftype]

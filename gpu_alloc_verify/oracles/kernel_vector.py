@@ -26,7 +26,7 @@ from gpu_alloc_verify.oracles.llvm_values import prop
 M64 = (1 << 64) - 1
 
 
-def lanes_of(t: Any) -> int | None:
+def lanes_of(t: object) -> int | None:
     """N of a 1-D `vector<N x T>` type, None for any other type."""
     if isinstance(t, builtin.VectorType):
         shape = t.get_shape()
@@ -67,7 +67,7 @@ def _guard(c: Any, m: Any, indices: Sequence[SSAValue], k: int) -> str:
     return f"(({last}) + {k}) < D{m.param}_{m.width - 1}"
 
 
-def transfer_read(c: Any, op: Operation, name: str, out: list[str], ind: int,
+def _transfer_read(c: Any, op: Operation, name: str, out: list[str], ind: int,
                   hoist: bool) -> None:
     _minor_identity(c, op, name)
     n = _n(c, op.results[0], name)
@@ -89,7 +89,7 @@ def transfer_read(c: Any, op: Operation, name: str, out: list[str], ind: int,
     c.vecs[op.results[0]] = lanes
 
 
-def transfer_write(c: Any, op: Operation, name: str, out: list[str], ind: int,
+def _transfer_write(c: Any, op: Operation, name: str, out: list[str], ind: int,
                    hoist: bool) -> None:
     _minor_identity(c, op, name)
     lanes = c.lanes(op.operands[0], name)
@@ -102,14 +102,14 @@ def transfer_write(c: Any, op: Operation, name: str, out: list[str], ind: int,
         out.append(f"{'    ' * ind}{line}")
 
 
-def load(c: Any, op: Operation, name: str, out: list[str], ind: int, hoist: bool) -> None:
+def _load(c: Any, op: Operation, name: str, out: list[str], ind: int, hoist: bool) -> None:
     n = _n(c, op.results[0], name)
     m = c.memref(op, op.operands[0])
     c.vecs[op.results[0]] = [c.load_at(m, _lane_addr(c, m, list(op.operands[1:]), k), out, ind)
                              for k in range(n)]
 
 
-def store(c: Any, op: Operation, name: str, out: list[str], ind: int, hoist: bool) -> None:
+def _store(c: Any, op: Operation, name: str, out: list[str], ind: int, hoist: bool) -> None:
     lanes = c.lanes(op.operands[0], name)
     m = c.memref(op, op.operands[1])
     indices = list(op.operands[2:])
@@ -117,7 +117,7 @@ def store(c: Any, op: Operation, name: str, out: list[str], ind: int, hoist: boo
         out.append(f"{'    ' * ind}{c.store_line(m, _lane_addr(c, m, indices, k), v)}")
 
 
-def broadcast(c: Any, op: Operation, name: str, out: list[str], ind: int, hoist: bool) -> None:
+def _broadcast(c: Any, op: Operation, name: str, out: list[str], ind: int, hoist: bool) -> None:
     n = _n(c, op.results[0], name)
     src = op.operands[0]
     if lanes_of(src.type) is not None:
@@ -135,18 +135,18 @@ def _position(c: Any, op: Operation, name: str) -> int:
     return pos[0]
 
 
-def extract(c: Any, op: Operation, name: str, out: list[str], ind: int, hoist: bool) -> None:
+def _extract(c: Any, op: Operation, name: str, out: list[str], ind: int, hoist: bool) -> None:
     lanes = c.lanes(op.operands[0], name)
     c.vals[op.results[0]] = lanes[_position(c, op, name)]
 
 
-def insert(c: Any, op: Operation, name: str, out: list[str], ind: int, hoist: bool) -> None:
+def _insert(c: Any, op: Operation, name: str, out: list[str], ind: int, hoist: bool) -> None:
     lanes = list(c.lanes(op.operands[1], name))
     lanes[_position(c, op, name)] = c.val(op.operands[0])
     c.vecs[op.results[0]] = lanes
 
 
-def reduction(c: Any, op: Operation, name: str, out: list[str], ind: int, hoist: bool) -> None:
+def _reduction(c: Any, op: Operation, name: str, out: list[str], ind: int, hoist: bool) -> None:
     lanes = c.lanes(op.operands[0], name)
     if len(op.operands) > 1:
         raise c.unsupported(f"{name} with an accumulator")
@@ -164,8 +164,8 @@ def reduction(c: Any, op: Operation, name: str, out: list[str], ind: int, hoist:
 
 
 HANDLERS = {
-    "vector.transfer_read": transfer_read, "vector.transfer_write": transfer_write,
-    "vector.load": load, "vector.store": store, "vector.broadcast": broadcast,
-    "vector.splat": broadcast, "vector.extract": extract, "vector.insert": insert,
-    "vector.reduction": reduction,
+    "vector.transfer_read": _transfer_read, "vector.transfer_write": _transfer_write,
+    "vector.load": _load, "vector.store": _store, "vector.broadcast": _broadcast,
+    "vector.splat": _broadcast, "vector.extract": _extract, "vector.insert": _insert,
+    "vector.reduction": _reduction,
 }

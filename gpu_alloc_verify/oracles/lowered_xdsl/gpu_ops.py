@@ -46,7 +46,7 @@ register_impls(GpuFunctions)  # again: the residues are part of it now
 _KERNEL_CONTAINERS = frozenset({"gpu.module", "gpu.binary"})
 
 
-def unrunnable_gpu_ops(module: Any) -> list[tuple[str, str | None]]:
+def unrunnable_gpu_ops(module: Operation) -> list[tuple[str, str | None]]:
     """Each outermost `gpu.*` op of host code that no lowered run takes
     (neither `gpu.launch_func` nor a residue run with its source meaning),
     with the source location it carries; empty when every one runs."""

@@ -458,8 +458,12 @@ def pointer_like_type(t: str) -> bool:
     return "ptr" in t and not t.startswith("!llvm.array")
 
 
-def merged_fields(rets: list[tuple[smt.BoolRef, dict[tuple[int, ...], Any] | None]]
-                  ) -> dict[tuple[int, ...], Any] | None:
+# The fields of a struct an inlined helper returns, by position path.
+StructFields = dict[tuple[int, ...], Any]
+
+
+def merged_fields(rets: list[tuple[smt.BoolRef, StructFields | None]]
+                  ) -> StructFields | None:
     """The fields of a struct an inlined function returns, each the value of
     the return taken (by its guard); None unless every return gives a struct
     the walk built with the same positions and the same kind of fields."""

@@ -39,6 +39,10 @@ Bounds = tuple[smt.ArithRef, smt.ArithRef, int, bool]
 Exits = dict[Hashable, list[tuple[smt.BoolRef, list[IRValue]]]]
 
 
+# A substitution of one round's terms by another's (a `z3.substitute` closure).
+Renaming = Callable[[Any], Any]
+
+
 class LoopSummaries(Slicing):
     """Summaries of `scf.for`, `scf.while` and natural loops of branches."""
 
@@ -373,7 +377,7 @@ class LoopSummaries(Slicing):
         self.facts._explored = None
         return chained
 
-    def exit_copy(self, names: list[smt.ExprRef]) -> Callable[[Any], Any]:
+    def exit_copy(self, names: list[smt.ExprRef]) -> Renaming:
         """A renaming of a round's own variables (`names`) to new ones: the
         values of another round, the one the loop leaves by."""
         pairs = []
