@@ -17,7 +17,7 @@ from scripts.scale_check import chain as _chain
 
 def _run(tmp_path: Path, on_tty: bool) -> tuple[int, str]:
     f = tmp_path / "chain.mlir"
-    f.write_text(_chain(600))
+    f.write_text(_chain(3000))  # long enough to show progress (about 4 s)
     argv = [sys.executable, "-m", "gpu_alloc_verify", "check", str(f),
             "--lowering", "mlir-opt-19", "--lowering", "mlir-opt-22"]
     if not on_tty:
