@@ -115,25 +115,45 @@ def database(opts: FuzzOptions) -> ExampleDatabase | None:
 
 
 class _KeepOthers(ExampleDatabase):
-    """Saves through, never deletes: for a shrink round that chases one bug,
-    in which Hypothesis would clear the stored examples of the others as "no
-    longer failing"."""
+    """Saves through; deletes and moves only what it saved itself: for a
+    shrink round that chases one bug, in which Hypothesis would clear the
+    stored examples of the others as "no longer failing".
+
+    The round's own superseded steps must leave the primary corpus (the
+    move Hypothesis makes on each improvement): kept there, every step of
+    the shrink would be replayed by tomorrow's search, shortest first, and
+    that replay ends at its max_examples, before a longer counterexample.
+    A swarm program's shrink takes a step per coin, so it leaves dozens."""
 
     def __init__(self, db: ExampleDatabase) -> None:
         super().__init__()
         self.db = db
+        self.before: dict[bytes, set[bytes]] = {}  # each key's corpus when first touched
+        self.mine: set[tuple[bytes, bytes]] = set()  # (key, value) this round added
+
+    def _note(self, key: bytes) -> None:
+        if key not in self.before:
+            self.before[key] = set(self.db.fetch(key))
 
     def save(self, key: bytes, value: bytes) -> None:
+        self._note(key)
+        if value not in self.before[key]:
+            self.mine.add((key, value))
         self.db.save(key, value)
 
     def fetch(self, key: bytes) -> Any:
         return self.db.fetch(key)
 
     def delete(self, key: bytes, value: bytes) -> None:
-        pass
+        if (key, value) in self.mine:
+            self.mine.discard((key, value))
+            self.db.delete(key, value)
 
     def move(self, src: bytes, dest: bytes, value: bytes) -> None:
-        self.db.save(dest, value)
+        if (src, value) in self.mine:
+            self.mine.discard((src, value))
+            self.db.delete(src, value)
+        self.save(dest, value)
 
 
 def in_baseline(base_row: dict[str, Judgement], invariant: InvariantId) -> bool:
