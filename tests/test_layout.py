@@ -91,14 +91,11 @@ def test_reports_only_renders() -> None:
     caller, `verify.campaign.report`); reports/ imports repro only for type
     checking.  (The custom form of xDSL's output, which pretty_ir shows and
     repro.lower_tool prints, is a text rewrite of `verify.ir.custom_form`.)"""
-    # findings.md shows each reproducer in upstream's test shape: a text
-    # rewrite (`repro.upstream_shape` runs no tool and proves nothing).
-    allowed: dict[str, set[str]] = {"findings.py": {"gpu_alloc_verify.repro.upstream_shape"}}
     for path in sorted((PKG / "reports").glob("*.py")):
         assert not path.stem.startswith("lit_") and path.stem != "lower_tool", path.name
         used = {m for m in _runtime_imports(ast.parse(path.read_text(encoding="utf-8")))
                 if m.startswith("gpu_alloc_verify.repro.") and m.count(".") == 2}
-        assert used <= allowed.get(path.name, set()), (path.name, used)
+        assert not used, (path.name, used)
 
 
 def test_verify_has_no_flat_room_left() -> None:

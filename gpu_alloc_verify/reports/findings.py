@@ -17,7 +17,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from gpu_alloc_verify.repro.upstream_shape import shaped
+from gpu_alloc_verify.verify.ir.upstream_shape import shaped
 from gpu_alloc_verify.verify.model.verdicts import InvariantId, rule_of
 from gpu_alloc_verify.verify.triage.buckets import Bucket, Triage
 from gpu_alloc_verify.verify.triage.causes import program_text
@@ -357,7 +357,7 @@ def _defect_entry(k: int, f: Finding, tests: dict[str, LitTest], out: Path,
     if test is not None and test.written and test.path is not None:
         rel = _relative(test.path, out.parent)
         proof = test.proof.summary() if test.proof else ""
-        from gpu_alloc_verify.repro.upstream_shape import upstream_file
+        from gpu_alloc_verify.verify.ir.upstream_shape import upstream_file
 
         lines.append(f"- Test case: [{rel}]({rel}), a `-split-input-file` case for upstream's "
                      f"`{upstream_file(sig.slug(), b.pass_name)}` ({proof})")

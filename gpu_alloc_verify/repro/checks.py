@@ -11,7 +11,6 @@ first; `repro.proof` keeps the first one it can prove.
 
 from __future__ import annotations
 
-import re
 from typing import Any
 
 from gpu_alloc_verify.repro.order import order_plans
@@ -23,7 +22,7 @@ from gpu_alloc_verify.verify.ir.ir_lines import (
     parse_source,
     strip_locs,
 )
-from gpu_alloc_verify.verify.ir.text import branch_op
+from gpu_alloc_verify.verify.ir.text import branch_op, loop_op
 from gpu_alloc_verify.verify.model.verdicts import InvariantId
 from gpu_alloc_verify.verify.triage.offending import CREATES, DESTROYS, offense, roles
 from gpu_alloc_verify.verify.triage.signature import op_form
@@ -101,13 +100,9 @@ def _hoisted_out_of_branch(kind: str, creator: str | None, record: Record, buggy
         Directive("", branch, at=f"^{creator}"))
 
 
-_LOOP = re.compile(r"^\s*(?:%[\w#:, %]+ = )?(scf\.for|scf\.while)\b")
-
-
 def _region_op(line: str) -> str | None:
     """The branch or loop a lowered line opens (`scf.if`, `scf.for`, `cf.cond_br`)."""
-    m = _LOOP.match(line)
-    return branch_op(line) or (m.group(1) if m else None)
+    return branch_op(line) or loop_op(line)
 
 
 def _leak(kind: str, creator: str | None, ref: str, record: Record, name: str,

@@ -32,15 +32,16 @@ from gpu_alloc_verify.repro.proof import (
     run_filecheck,
     tool_path,
 )
-from gpu_alloc_verify.repro.upstream_shape import run_line, shaped, upstream_file
 from gpu_alloc_verify.verify.invariants.common import describe_path
 from gpu_alloc_verify.verify.ir.ir_lines import parse_source, strip_locs
+from gpu_alloc_verify.verify.ir.locations import plain_name_locs
 from gpu_alloc_verify.verify.ir.text import (
     first_func_arg_names,
     func_header,
     rename_numbered_args,
     replace_op_keys,
 )
+from gpu_alloc_verify.verify.ir.upstream_shape import run_line, shaped, upstream_file
 from gpu_alloc_verify.verify.model.errors import EnvironmentProblem, GpuAllocVerifyError
 from gpu_alloc_verify.verify.model.verdicts import InvariantId
 from gpu_alloc_verify.verify.tools.commands import lit_run_line, lit_run_pipeline
@@ -211,8 +212,8 @@ def anchors_of(program: str) -> dict[str, int]:
     """Source op location id (`op3`) -> its line in `program`."""
     out: dict[str, int] = {}
     for i, line in enumerate(program.splitlines()):
-        for m in re.finditer(r'loc\("([^"]+)"\)', line):
-            out.setdefault(m.group(1), i)
+        for name in plain_name_locs(line):
+            out.setdefault(name, i)
     return out
 
 
@@ -266,7 +267,7 @@ def export_bucket(bucket: Bucket, out_dir: str | Path, fixed: str | None = DEFAU
 
     The bucket's smallest examples are tried in turn; the first test proven
     to pass on the fixed lowering wins, else the first proven at all.
-    `upstream`: bring the program to upstream's shape (`repro.upstream_shape`:
+    `upstream`: bring the program to upstream's shape (`verify.ir.upstream_shape`:
     functions named after the root cause, no bare module, memory space 0);
     a user's own file keeps its names."""
     slug = name or bucket.signature.slug()

@@ -19,11 +19,11 @@ from __future__ import annotations
 
 import argparse
 import io
-import re
 import sys
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
+from gpu_alloc_verify.verify.ir.upstream_shape import SPLIT_MARKER, split_cases
 from gpu_alloc_verify.verify.model.errors import GpuAllocVerifyError
 
 if TYPE_CHECKING:
@@ -120,8 +120,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         with open(args.file, encoding="utf-8") as f:
             text = f.read()
-        cases = re.split(r"(?m)^// -----\s*$", text) if args.split_input_file else [text]
-        sys.stdout.write("// -----\n".join(
+        cases = split_cases(text) if args.split_input_file else [text]
+        sys.stdout.write(SPLIT_MARKER.join(
             lower_custom(case, args.lowering, args.mlir_print_debuginfo, args.file,
                          args.pass_pipeline) for case in cases))
     except (OSError, GpuAllocVerifyError) as e:

@@ -273,6 +273,13 @@ def where(loc: object) -> str:
 _SCAN = re.compile(rf'{_QUOTED}|(?<![\w$.#%@])loc\s*\(', re.S)
 _BATCH_TAG = re.compile(r"^p[0-9]+/")
 _FIRST_BATCH_TAG = re.compile(r'loc\("p(\d+)/')
+_PLAIN_NAME_LOC = re.compile(r'loc\("([^"]+)"\)')
+
+
+def plain_name_locs(line: str) -> list[str]:
+    """The names of the plain name locations on a line, in order
+    (`loc("op3")` -> "op3"; a quoted `"` or a child location is not read)."""
+    return _PLAIN_NAME_LOC.findall(line)
 
 
 def first_batch_index(text: str) -> int | None:

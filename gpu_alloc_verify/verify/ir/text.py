@@ -80,6 +80,7 @@ def rename_numbered_args(text: str, names: Sequence[str]) -> str:
 # -- ops of a line ----------------------------------------------------------
 
 _REGION_OPENER = re.compile(r"^\s*(scf\.if|scf\.for)\b.*\{\s*$")
+_LOOP = re.compile(r"^\s*(?:%[\w#:, %]+ = )?(scf\.for|scf\.while)\b")
 _BRANCH = re.compile(r"^\s*(?:%\S+\s*=\s*)?(scf\.if|cf\.cond_br|llvm\.cond_br)\b")
 _DEPS = re.compile(r"^(.*\b(?:async|gpu\.wait)\s*\[)([^\]]*)(\].*)$")
 _LAUNCH = re.compile(r"^\s*(?:%[\w$.#:]+\s*=\s*)?gpu\.launch_func\s*(?:<(%[\w$.#]+)\s*:[^>]*>)?"
@@ -98,6 +99,12 @@ def opens_scf_region(line: str) -> bool:
 def branch_op(line: str) -> str | None:
     """The branching op a line starts with (`scf.if`, `cf.cond_br`, `llvm.cond_br`)."""
     m = _BRANCH.match(line)
+    return m.group(1) if m else None
+
+
+def loop_op(line: str) -> str | None:
+    """The loop op a line starts with (`scf.for`, `scf.while`), results and all."""
+    m = _LOOP.match(line)
     return m.group(1) if m else None
 
 

@@ -31,6 +31,9 @@ WAIT_FILE = f"{GPU_COMMON}/lower-wait-to-gpu-runtime-calls.mlir"
 _MODULE = re.compile(r"^module\s*\{\s*$")
 _SPACE = re.compile(r"memref<([^<>]*?),\s*1\s*>")
 _FUNC = re.compile(r"func\.func (?:private )?@([\w.$-]+)")
+# `-split-input-file`'s marker: a line of `// -----` alone.
+_SPLIT_MARKER = re.compile(r"(?m)^// -----\s*$")
+SPLIT_MARKER = "// -----\n"
 
 
 def upstream_file(slug: str, pass_name: str = "gpu-to-llvm") -> str:
@@ -49,6 +52,11 @@ def run_line(pipeline: str) -> str:
     if pipeline.strip() in ("gpu-to-llvm", "builtin.module(gpu-to-llvm)"):
         return "// RUN: mlir-opt %s --gpu-to-llvm -split-input-file | FileCheck %s"
     return lit_run_line(pipeline).replace(" | FileCheck", " -split-input-file | FileCheck")
+
+
+def split_cases(text: str) -> list[str]:
+    """The cases of a `-split-input-file` file, cut at its `// -----` lines."""
+    return _SPLIT_MARKER.split(text)
 
 
 def function_name(slug: str) -> str:
