@@ -80,8 +80,8 @@ class CheckedRuntime:
     def set_location(self, loc: str | None) -> None:
         self.loc = loc
 
-    def error(self, kind: str, call: str, detail: str) -> None:
-        self.errors.append(RuntimeErrorRecord(kind, call, self.loc, detail))
+    def error(self, kind: str, call: str, detail: str, dims: tuple[int, ...] = ()) -> None:
+        self.errors.append(RuntimeErrorRecord(kind, call, self.loc, detail, dims))
 
     def _label(self, what: str) -> str:
         key = (what, self.loc)
@@ -323,7 +323,7 @@ class CheckedRuntime:
         if not self.check_handle(call, "stream", stream):
             return
         if min(*grid, *block) <= 0:
-            self.error(BAD_LAUNCH, call, f"grid {grid} block {block}")
+            self.error(BAD_LAUNCH, call, f"grid {grid} block {block}", (*grid, *block))
             return
         reads: set[int] = set()
         writes: set[int] = set()

@@ -25,7 +25,6 @@ from __future__ import annotations
 
 import itertools
 import random
-import re
 from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, Protocol, TypeAlias, TypedDict, cast
@@ -190,7 +189,7 @@ def _observable(error: RuntimeErrorRecord) -> bool:
     dimension 0, none negative), which does nothing at all."""
     if error.kind != BAD_LAUNCH:
         return True
-    dims = [int(d) for d in re.findall(r"-?\d+", error.detail or "")]
+    dims = error.dims
     return not dims or min(dims) < 0 or 0 not in dims
 
 

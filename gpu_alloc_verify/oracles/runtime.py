@@ -100,6 +100,7 @@ class RuntimeErrorRecord:
     call: str  # the API call that found it ("memset32", "host_read", ...)
     loc: str | None  # the source op id of the call ("op4")
     detail: str
+    dims: tuple[int, ...] = ()  # a bad launch's grid and block, as numbers (not its words)
 
 
 @dataclass(frozen=True)
