@@ -13,11 +13,11 @@ choice never decides a verdict).  Float elements only (f16, f32, f64).
 from __future__ import annotations
 
 import math
-import re
 import struct
 from collections.abc import Callable
 
 from gpu_alloc_verify.oracles.floats import ROUND
+from gpu_alloc_verify.verify.ir.types import mma_matrix
 
 Matrix = tuple[float, ...]
 _FORMAT = {"f16": "<e", "f32": "<f", "f64": "<d"}
@@ -28,10 +28,8 @@ _M64 = (1 << 64) - 1
 def matrix_type(text: str) -> tuple[int, int, str] | None:
     """(rows, cols, element) of `!gpu.mma_matrix<16x16xf16, "AOp">`; None
     for another type or element."""
-    m = re.search(r"mma_matrix<(\d+)x(\d+)x(\w+)", text)
-    if m is None or m.group(3) not in _FORMAT:
-        return None
-    return int(m.group(1)), int(m.group(2)), m.group(3)
+    found = mma_matrix(text)
+    return found if found is not None and found[2] in _FORMAT else None
 
 
 def load(read: Callable[[int, int], bytes | None], addr: int, rows: int, cols: int,

@@ -34,6 +34,15 @@ def memref_text(text: str) -> MemRefText | None:
     return MemRefText(dims, m.group(2), tuple(rest))
 
 
+_MMA_MATRIX = re.compile(r"mma_matrix<(\d+)x(\d+)x(\w+)")
+
+
+def mma_matrix(text: str) -> tuple[int, int, str] | None:
+    """(rows, cols, element type) of `!gpu.mma_matrix<16x16xf16, "AOp">`, else None."""
+    m = _MMA_MATRIX.search(text)
+    return (int(m.group(1)), int(m.group(2)), m.group(3)) if m else None
+
+
 _LLVM_ARRAY = re.compile(r"array<\s*(\d+)\s*x\s*(.+)>")
 _LLVM_STRUCT = re.compile(r"struct<\s*(packed\s*)?\((.*)\)\s*>")
 
