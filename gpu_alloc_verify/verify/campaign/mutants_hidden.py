@@ -12,11 +12,23 @@ op per line (`verify.ir.generic_lines`); new blocks are only made in an
 from __future__ import annotations
 
 import random
-import re
 
 from gpu_alloc_verify.verify.campaign.mutants_ir import PTR, pick, route
-from gpu_alloc_verify.verify.ir.generic_lines import Line, constant, fresh, op, read_lines
-from gpu_alloc_verify.verify.ir.text import properties, with_callee, with_one_operand_segment
+from gpu_alloc_verify.verify.ir.generic_lines import (
+    Line,
+    constant,
+    fresh,
+    llvm_function_type,
+    op,
+    read_lines,
+    two_successors,
+)
+from gpu_alloc_verify.verify.ir.text import (
+    properties,
+    with_callee,
+    with_function_type,
+    with_one_operand_segment,
+)
 
 WORK = ("mgpuMemset32", "mgpuMemset16", "mgpuMemset8", "mgpuMemcpy")
 SEG = "operandSegmentSizes = array<i32: 1, 0, 0>"
@@ -167,7 +179,8 @@ def token_parameter(text: str, rng: random.Random) -> str | None:
         'sym_visibility = "private"}> ({', "  }) : () -> ()"])
 
 
-_CREATE_TYPE = re.compile(r"function_type = !llvm\.func<(?:!llvm\.)?ptr \(\)>")
+# A creator's declared type: a pointer made from no argument (either spelling).
+_CREATE_TYPES = ("!llvm.func<ptr ()>", "!llvm.func<!llvm.ptr ()>")
 
 
 def void_wrapper(text: str, rng: random.Random) -> str | None:
@@ -181,10 +194,10 @@ def void_wrapper(text: str, rng: random.Random) -> str | None:
     name = rng.choice(names)
     lines = text.split("\n")
     decl = next((x for x in infos if x.name == "llvm.func" and f'sym_name = "{name}"' in x.text
-                 and _CREATE_TYPE.search(x.text)), None)
+                 and llvm_function_type(x.text) in _CREATE_TYPES), None)
     if decl is None:
         return None
-    lines[decl.index] = _CREATE_TYPE.sub("function_type = !llvm.func<void ()>", decl.text)
+    lines[decl.index] = with_function_type(decl.text, "!llvm.func<void ()>")
     for x in reversed([x for x in infos if x.callee == name and x.result]):
         call = x.text.replace(f"{x.result} = ", "", 1)
         k = call.rfind(f") -> {PTR}")
@@ -209,14 +222,14 @@ def switch_branch(text: str, rng: random.Random) -> str | None:
              and SEG in x.text and len(x.operands) == 1]
     if conds and rng.random() < 0.6:
         x = rng.choice(conds)
-        m = re.search(r"\)\[\^([\w$.-]+), \^([\w$.-]+)\]", x.text)
-        if m is None:
+        succ = two_successors(x.text)
+        if succ is None:
             return None
         v = "%" + fresh(text)
         lines = text.split("\n")
         lines[x.index:x.index + 1] = [
             op(f"{v}x", "llvm.zext", [x.operands[0]], ["i1"], "i32", x.loc, indent=x.indent),
-            _switch(x, f"{v}x", m.group(2), [(1, m.group(1))])]
+            _switch(x, f"{v}x", succ[1], [(1, succ[0])])]
         return "\n".join(lines)
     y = pick(rng, _void_calls(infos, top_level=True))
     if y is None:

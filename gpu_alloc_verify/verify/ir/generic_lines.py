@@ -21,6 +21,8 @@ from dataclasses import dataclass
 
 _HEAD = re.compile(r'^(\s*)(?:(%[\w$.-]+)(?::\d+)? = )?"([\w.]+)"\(([^()]*)\)')
 _CALLEE = re.compile(r"callee = @([\w$.-]+)")
+_FUNCTION_TYPE = re.compile(r"function_type = (!llvm\.func<.*?>)(?=[,}])")
+_TWO_SUCCESSORS = re.compile(r"\)\[\^([\w$.-]+), \^([\w$.-]+)\]")
 _TOKEN = r"(?<![\w$.-])%s(?![\w$.#-])"
 
 
@@ -95,6 +97,19 @@ def read_lines(text: str) -> list[Line]:
                 funcs.append(i)
         out.append(line)
     return out
+
+
+def llvm_function_type(text: str) -> str | None:
+    """The `!llvm.func<...>` an `llvm.func` line's properties declare, else None."""
+    m = _FUNCTION_TYPE.search(text)
+    return m.group(1) if m else None
+
+
+def two_successors(text: str) -> tuple[str, str] | None:
+    """The labels (no `^`) of a branch line's two successors without block
+    operands, `)[^a, ^b]` (a conditional branch: true, false), else None."""
+    m = _TWO_SUCCESSORS.search(text)
+    return (m.group(1), m.group(2)) if m else None
 
 
 def fresh(text: str, stem: str = "mu") -> str:
