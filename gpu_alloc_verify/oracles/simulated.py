@@ -155,6 +155,7 @@ class SimulatedRuntime(CheckedRuntime):
         self.executed: list[tuple[str, str | None]] = []  # (what, loc) in run order
         self.order = OrderLog()
         self._now = 0  # the action clock of the order log (work, host actions, waits)
+        self._clock_entries = 0  # the work's vector-clock entries so far (a memory bound)
 
     # -- scheduler ----------------------------------------------------------
     # Each stream is a queue its work runs through in order, so happens-before
@@ -189,6 +190,9 @@ class SimulatedRuntime(CheckedRuntime):
                     clock[q] = i
         clock[stream] = w.index
         w.clock = clock
+        self._clock_entries += len(clock)
+        if self._clock_entries > budget.SIMULATED_MAX_CLOCK_ENTRIES:
+            raise budget.TooMuchOrderToSimulate(self._now)
         if writes or reads:
             for p in self._unordered(w):
                 clash = w.conflicts(p)

@@ -53,6 +53,21 @@ class TooLargeToSimulate(InterpreterDeclined):  # noqa: N818
                          f"{SIMULATED_MAX_BYTES >> 20} MiB a simulated run holds")
 
 
+# The most vector-clock entries one simulated run keeps (each queued op's
+# clock names every stream it is ordered after): a loop that makes a stream
+# per round grows them quadratically, to gigabytes within the step limit.
+SIMULATED_MAX_CLOCK_ENTRIES = 2_000_000
+
+
+class TooMuchOrderToSimulate(TooLargeToSimulate):
+    """Past SIMULATED_MAX_CLOCK_ENTRIES: that run is declined."""
+
+    def __init__(self, ops: int) -> None:
+        InterpreterDeclined.__init__(
+            self, f"{ops} GPU operations ordered across more streams than a simulated run "
+            f"follows ({SIMULATED_MAX_CLOCK_ENTRIES} stream orderings)")
+
+
 def limit_words(stage: str) -> str:
     """The reason an `unknown` gives when the limit ran out in `stage`."""
     return f"the time limit of {_limit or 0:g} s per file (--time-limit) ran out in {stage}"
