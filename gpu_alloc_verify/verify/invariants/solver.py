@@ -14,6 +14,10 @@ from gpu_alloc_verify.verify import smt
 from gpu_alloc_verify.verify.model import fold
 
 DEFAULT_TIMEOUT_MS = 2000
+# A counterexample's integer arguments are first sought at or below this: a
+# witness then runs a loop a few rounds, not the 2**40 a model may pick, and
+# which model comes back no longer depends on what the reused solver saw before.
+SMALL_ARGUMENT = 16
 # An integer argument of a lowered function (`f0:%size0`), as `verify.extract.calls` names it.
 _ARG_RE = re.compile(r"[^:?!]+:%")
 _local = threading.local()
@@ -64,19 +68,43 @@ def check(formula: smt.BoolRef, timeout_ms: int = DEFAULT_TIMEOUT_MS) -> SatResu
     solver.push()
     try:
         solver.add(formula)
-        return _outcome(solver)
+        return _outcome(solver, formula)
     finally:
         solver.pop()
 
 
-def _outcome(solver: smt.Solver) -> SatResult:
-    """Check what `solver` holds; `unknown` keeps the solver's reason."""
+def _outcome(solver: smt.Solver, formula: smt.BoolRef | None = None) -> SatResult:
+    """Check what `solver` holds; `unknown` keeps the solver's reason.  A
+    `sat` model gives `formula`'s integer arguments small values where any
+    model can (`SMALL_ARGUMENT`)."""
     answer = solver.check()
     if answer == smt.sat:
-        return SatResult("sat", solver.model())
+        model = solver.model()
+        return SatResult("sat", _small(solver, formula, model) if formula is not None else model)
     if answer == smt.unsat:
         return SatResult("unsat")
     return SatResult("unknown", reason=solver.reason_unknown() or "solver gave up")
+
+
+def _small(solver: smt.Solver, formula: smt.BoolRef, model: smt.ModelRef) -> smt.ModelRef:
+    """A model of `solver` whose integer arguments in `formula` are all at
+    most SMALL_ARGUMENT (unsigned), if there is one; else `model`."""
+    bounds: list[smt.BoolRef] = []
+    for var in free_bools(formula):
+        value = model.eval(var, model_completion=True)
+        if smt.is_bv(var) and smt.is_bv_value(value) and value.as_long() > SMALL_ARGUMENT:
+            bounds.append(smt.ULE(var, smt.BitVecVal(SMALL_ARGUMENT, var.size())))
+        elif (smt.is_int(var) and smt.is_int_value(value)
+              and not 0 <= value.as_long() <= SMALL_ARGUMENT):
+            bounds.append(smt.And(var >= 0, var <= SMALL_ARGUMENT))
+    if not bounds:
+        return model  # already small: no second query
+    solver.push()
+    try:
+        solver.add(*bounds)
+        return solver.model() if solver.check() == smt.sat else model
+    finally:
+        solver.pop()
 
 
 def check_forall(formula: smt.BoolRef, hidden: list[smt.ExprRef],
@@ -196,7 +224,7 @@ class Session:
         solver.push()
         try:
             solver.add(formula)
-            return _outcome(solver)
+            return _outcome(solver, formula)
         finally:
             solver.pop()
 
