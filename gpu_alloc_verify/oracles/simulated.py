@@ -156,6 +156,7 @@ class SimulatedRuntime(CheckedRuntime):
         self.order = OrderLog()
         self._now = 0  # the action clock of the order log (work, host actions, waits)
         self._clock_entries = 0  # the work's vector-clock entries so far (a memory bound)
+        self._pairs_seen = 0  # pending work the race detector looked at (a time bound)
 
     # -- scheduler ----------------------------------------------------------
     # Each stream is a queue its work runs through in order, so happens-before
@@ -241,6 +242,12 @@ class SimulatedRuntime(CheckedRuntime):
                         if p.index <= known:
                             break  # p runs before w, and so does all before it in q
                         found.add(p)
+                        self._pairs_seen += 1
+        if self._pairs_seen > budget.SIMULATED_MAX_RACE_PAIRS:
+            # Work on ever more unordered streams: each op is compared with
+            # every pending one (and each clash is an error record), so time
+            # and memory grow quadratically within the step limit.
+            raise budget.TooMuchOrderToSimulate(self._now)
         return sorted(found, key=_by_seq)
 
     def _first_pending(self, index: int, write: bool) -> _Work | None:

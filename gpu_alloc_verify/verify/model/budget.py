@@ -57,6 +57,9 @@ class TooLargeToSimulate(InterpreterDeclined):  # noqa: N818
 # clock names every stream it is ordered after): a loop that makes a stream
 # per round grows them quadratically, to gigabytes within the step limit.
 SIMULATED_MAX_CLOCK_ENTRIES = 2_000_000
+# The most (op, pending op) pairs the race detector compares in one run: ops
+# on streams never ordered with each other are all pairwise unordered.
+SIMULATED_MAX_RACE_PAIRS = 2_000_000
 
 
 class TooMuchOrderToSimulate(TooLargeToSimulate):
@@ -65,7 +68,8 @@ class TooMuchOrderToSimulate(TooLargeToSimulate):
     def __init__(self, ops: int) -> None:
         InterpreterDeclined.__init__(
             self, f"{ops} GPU operations ordered across more streams than a simulated run "
-            f"follows ({SIMULATED_MAX_CLOCK_ENTRIES} stream orderings)")
+            f"follows ({SIMULATED_MAX_CLOCK_ENTRIES} stream orderings, "
+            f"{SIMULATED_MAX_RACE_PAIRS} unordered pairs)")
 
 
 def limit_words(stage: str) -> str:
