@@ -235,7 +235,8 @@ class _FunctionBuilder:
         halloc: memref.AllocOp = op_from(
             ("memref.alloc", attr_key(mtype), len(sizes)),
             lambda: memref.AllocOp.get(mtype.element_type, shape=mtype.get_shape(),
-                                       dynamic_sizes=sizes),
+                                       dynamic_sizes=sizes, layout=mtype.layout,
+                                       memory_space=mtype.memory_space),
             sizes, loc, result_types=(mtype,))
         self.bind(op.result, halloc.results[0])
         return halloc
