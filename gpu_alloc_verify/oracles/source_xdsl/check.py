@@ -126,7 +126,7 @@ def _check(source: str, lowered: str, factory: RuntimeFactory) -> CheckResult:
                         f"breaks an op's precondition (the first: {why_skipped[0]})"
                         if why_skipped else "no input to run")
     return CheckResult(INV, Verdict.HOLDS, coverage=(
-        f"{runs} input(s) over {len(fns)} function(s): every i1 assignment, sizes and "
+        f"{runs} input(s) over {len(fns)} function(s): every i1 assignment, dynamic sizes and "
         f"integers 0, 1, 3, 5 and integer boundaries within 16 per function; lazy "
         f"schedule stands for every schedule"
         f"{f'; {skipped} skipped (budgets, preconditions)' if skipped else ''}"

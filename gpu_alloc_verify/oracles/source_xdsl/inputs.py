@@ -2,14 +2,19 @@
 assignment of its i1 arguments with the default size, then sizes and
 integers 0, 1, one past the analysis's unroll bound and, for integer (not
 index) arguments, the boundaries -1, the signed maximum and minimum of the
-width, each with the all-false and all-true assignments."""
+width, each with the all-false and all-true assignments.
+
+The size reaches a run only through a buffer argument's dynamic dimension
+(`machine.bind`): a function without one gets the default size only, so
+that an input differing in nothing the run reads is not run again (the
+interpreters are deterministic: it would give the same outcome)."""
 
 from __future__ import annotations
 
 import itertools
 from dataclasses import dataclass
 
-from xdsl.dialects.builtin import IntegerType
+from xdsl.dialects.builtin import IntegerType, MemRefType
 from xdsl.ir import Attribute
 
 from gpu_alloc_verify.oracles.differential import DEFAULT_SIZE
@@ -37,8 +42,10 @@ def inputs(types: list[Attribute], kinds: list[str], budget: int = BUDGET) -> li
         (DEFAULT_SIZE, DEFAULT_SIZE, False), (0, 0, False), (1, 1, False),
         (DEFAULT_LOOP_BOUND + 1, DEFAULT_SIZE, False)]
     patterns = list(itertools.product((False, True), repeat=len(bools)))
+    sized = takes_size(types)
     out: list[Input] = []
     for r, (value, size, _) in enumerate(rounds + _boundaries(types, ints)):
+        size = size if sized else DEFAULT_SIZE
         for pattern in patterns if r == 0 else patterns[:1] + patterns[-1:]:
             scalars: dict[int, int | float] = {**floats, **dict(zip(bools, map(int, pattern),
                                                                   strict=True))}
@@ -51,6 +58,12 @@ def inputs(types: list[Attribute], kinds: list[str], budget: int = BUDGET) -> li
             if len(out) >= budget:
                 return out
     return out
+
+
+def takes_size(types: list[Attribute]) -> bool:
+    """Whether a buffer argument has a dynamic dimension: the only place an
+    input's size is read."""
+    return any(isinstance(t, MemRefType) and any(d < 0 for d in t.get_shape()) for t in types)
 
 
 _MAX, _MIN = 1 << 40, -(1 << 40)  # stand for "the width's signed maximum / minimum"
