@@ -92,8 +92,8 @@ def build_certificate(enum: Enumeration, targets: Sequence[Target], records: lis
             "removed_by_symmetry": enum.removed_by_symmetry,
             "per_size": [{"ops": n, "raw": r, "canonical": c} for n, r, c in enum.per_size],
             "digest": enum.digest,
-            "symmetry": "values renamed by first use; independent async ops "
-                        "(no shared token or buffer) reordered",
+            "symmetry": "values renamed by first use; op order kept (gpu-async-region "
+                        "reads the order of independent async ops)",
         },
         "complete": complete,
         "elapsed_s": elapsed_s,

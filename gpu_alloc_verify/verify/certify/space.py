@@ -3,7 +3,7 @@ GPU async ops, over every op kind and variant this module lists.
 
 A program is a sequence of abstract ops (`Step`).  Each step names the
 values it uses and defines by small integers; `canonical.py` renames and
-reorders them, `to_program` turns one into the model's `Program`, which
+keys them, `to_program` turns one into the model's `Program`, which
 prints as MLIR like a generated program does.
 
 Validity is the generator's (`generators.programs`): values dominate their
