@@ -30,6 +30,7 @@ from gpu_alloc_verify.oracles.source_xdsl.affine_ops import AffineMemFunctions
 from gpu_alloc_verify.oracles.source_xdsl.arith_extra import ArithExtraFunctions
 from gpu_alloc_verify.oracles.source_xdsl.gpu_ops import gpu_functions, kernel_symbol, launch_key
 from gpu_alloc_verify.oracles.source_xdsl.host_ops import MODELLED, HostFunctions
+from gpu_alloc_verify.oracles.source_xdsl.reader import parse_source
 from gpu_alloc_verify.oracles.source_xdsl.scf_unsigned import UnsignedForFunctions
 from gpu_alloc_verify.oracles.source_xdsl.state import MAX_BYTES, State, attach
 from gpu_alloc_verify.oracles.source_xdsl.values import INDEX_BITS, TooLarge, Unmodelled, scalar
@@ -85,9 +86,10 @@ class _Steps(Interpreter.Listener):
 @lru_cache(maxsize=32)
 def parse(text: str) -> ModuleOp:
     """Source text (generic form, as `verify.source.text` prints it) in xDSL's
-    classes, which the interpreter runs."""
+    classes, which the interpreter runs (read as xDSL reads it, repeated
+    signatures once: `reader`)."""
     try:
-        module: ModuleOp = mlir.parse(text, side="source", reader="xdsl", opaque=False)
+        module: ModuleOp = parse_source(text)
     except mlir.NotParsed as e:
         raise e.error from None  # xDSL's own error, as `check` reports it
     return module
