@@ -67,3 +67,20 @@ def test_the_corpus_reads_the_same() -> None:
         assert _printed(parse_source(text)) == expected, path.name
         read += 1
     assert read >= 20
+
+
+def test_op_keys_are_source_keys() -> None:
+    """`state.op_key`'s reading of plain locations from their fields is
+    `source_key`'s of their text, and every other form is left to it."""
+    from gpu_alloc_verify.oracles.source_xdsl.state import op_key
+    from gpu_alloc_verify.verify.ir.locations import source_key
+
+    locs = ['"f.mlir":3:5', '"op7"', '"op8"("g.mlir":1:2)', 'unknown', 'fused["f.mlir":9:1, "op9"]',
+            '"sp ace.mlir":6:7', '"q\\"uote.mlir":1:1', '"\\C3\\A9t\\C3\\A9.mlir":2:2',
+            'callsite("op3" at "f.mlir":4:4)']
+    ops = "\n".join(f'    "test.op"() : () -> () loc({loc})' for loc in locs)
+    text = f'"builtin.module"() ({{\n{ops}\n}}) : () -> ()\n'
+    module = parse_source(text)
+    keys = [(op_key(op), source_key(op.location)) for op in module.ops]
+    assert [k for k, _ in keys] == [k for _, k in keys]
+    assert keys[0][0] == "f.mlir:3:5" and keys[1][0] == "op7" and keys[3][0] is None

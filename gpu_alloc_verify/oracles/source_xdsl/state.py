@@ -10,6 +10,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from xdsl.dialects.builtin import FileLineColLoc, NameLoc, NoneAttr
 from xdsl.interpreter import Interpreter, InterpreterFunctions
 from xdsl.ir import Operation, SSAValue
 
@@ -17,7 +18,7 @@ from gpu_alloc_verify.oracles.kernel_api import Kernel, MemRefView
 from gpu_alloc_verify.oracles.runtime import Runtime
 from gpu_alloc_verify.oracles.source_xdsl.values import SourceValue, Token, Unmodelled
 from gpu_alloc_verify.oracles.token_streams import TokenStreams
-from gpu_alloc_verify.verify.ir.locations import source_key
+from gpu_alloc_verify.verify.ir.locations import file_key, source_key
 
 MAX_BYTES = 1 << 24  # one allocation past this: the input is skipped, not run
 
@@ -42,7 +43,7 @@ class State:
 
     def at(self, op: Operation) -> None:
         """Calls that follow come from `op` (its location's key, as lowered ops carry it)."""
-        self.rt.set_location(source_key(getattr(op, "location", None)))
+        self.rt.set_location(op_key(op))
 
     def stream_after(self, deps: Iterable[SourceValue]) -> int:
         return self.tokens.stream_after([token(d).event for d in deps])
@@ -58,7 +59,7 @@ class State:
         self.rt.event_record(e, s)
         self.tokens.recorded(e, s)
         inst = len(self.produced)
-        self.produced[inst] = source_key(getattr(op, "location", None)) or op.name
+        self.produced[inst] = op_key(op) or op.name
         implied = self.tokens.implied[inst] = tuple(token(d).instance for d in deps)
         return Token(e, inst, implied)
 
@@ -76,6 +77,27 @@ class State:
         for s in self.tokens.streams:
             self.rt.stream_destroy(s)
         return [self.produced[i] for i in sorted(set(self.produced) - self.tokens.awaited)]
+
+
+def op_key(op: Operation) -> str | None:
+    """`source_key` of the op's location.  A plain file or name location
+    (printable ASCII, no quote or backslash: its printed text reads back
+    as itself) is keyed from its fields; `source_key` reads any other from
+    the text xDSL prints, which for each distinct location costs a print."""
+    loc = getattr(op, "location", None)
+    if isinstance(loc, FileLineColLoc):
+        name = loc.filename.data
+        if _plain(name):
+            return file_key(name, loc.line.data, loc.column.data)
+    elif isinstance(loc, NameLoc) and isinstance(loc.location, NoneAttr):
+        name = loc.desc.data
+        if _plain(name):
+            return name
+    return source_key(loc)
+
+
+def _plain(text: str) -> bool:
+    return text.isascii() and text.isprintable() and '"' not in text and "\\" not in text
 
 
 def token(v: object) -> Token:
