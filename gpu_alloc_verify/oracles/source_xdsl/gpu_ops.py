@@ -17,7 +17,16 @@ from functools import lru_cache
 from math import prod
 from typing import Any
 
-from xdsl.dialects.builtin import MemRefType
+from xdsl.dialects.builtin import (
+    BFloat16Type,
+    Float16Type,
+    Float32Type,
+    Float64Type,
+    IndexType,
+    IntegerType,
+    MemRefType,
+    UnregisteredAttr,
+)
 from xdsl.interpreter import (
     Interpreter,
     InterpreterFunctions,
@@ -58,7 +67,16 @@ def _grid(sizes: list[int]) -> tuple[tuple[int, int, int], tuple[int, int, int]]
 
 
 def is_token(v: IRValue) -> bool:
-    return _token_type(v.type)
+    t = v.type
+    if isinstance(t, UnregisteredAttr) and t.attr_name.data == "gpu.async.token" \
+            and not t.value.data:
+        return True  # the token type itself, as the source reads it: no print, no hash
+    if isinstance(t, _NOT_TOKENS):
+        return False  # a builtin scalar: its text names no token
+    return _token_type(t)
+
+
+_NOT_TOKENS = (IndexType, IntegerType, Float16Type, BFloat16Type, Float32Type, Float64Type)
 
 
 @functools.lru_cache(maxsize=1024)
@@ -70,8 +88,9 @@ def _token_type(t: Any) -> bool:
 
 def _split(op: Operation, args: PythonValues) -> tuple[list[Any], list[Any], bool]:
     """(dependency values, the other operand values, whether the op is async)."""
-    deps = [a for x, a in zip(op.operands, args, strict=True) if is_token(x)]
-    rest = [a for x, a in zip(op.operands, args, strict=True) if not is_token(x)]
+    tokens = [is_token(x) for x in op.operands]
+    deps = [a for t, a in zip(tokens, args, strict=True) if t]
+    rest = [a for t, a in zip(tokens, args, strict=True) if not t]
     return deps, rest, any(is_token(r) for r in op.results)
 
 
