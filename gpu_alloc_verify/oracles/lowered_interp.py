@@ -29,6 +29,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
+from functools import lru_cache
 from typing import Any, Literal, cast
 
 from xdsl.dialects.builtin import ModuleOp
@@ -89,9 +90,12 @@ def parse_module(text: str) -> ModuleOp:
     return module
 
 
+@lru_cache(maxsize=1)
 def read_fast(text: str) -> fastparse.Op | None:
     """`verify.ir.fastparse`'s module of lowered text, or None where that reader
-    declines the text."""
+    declines the text.  The last text's module is kept: `differential` and
+    the execution cross-check of one check read the same text (a 5,000-op
+    module: 0.2 s each), and no reader of it changes it."""
     try:
         module: fastparse.Op = parse(text, side="lowered", reader="fast")
     except ReaderDeclined:
