@@ -3,9 +3,10 @@
     .venv/bin/python scripts/scale_check.py [--ops 5000] [--lowering mlir-opt-19]
 
 Writes files of about `--ops` ops in the shapes large host code takes and
-runs the real CLI on each, one at a time: wall time, the largest resident
-size of any process it ran (the harness, each mlir-opt) and the verdict
-counts.  (`check` shows progress on a terminal only, never in a pipe:
+runs the real CLI on each, one at a time: wall time, CPU seconds (the
+check and every tool it ran), the largest resident size of any process it
+ran (the harness, each mlir-opt) and the verdict counts.  (`check` shows
+progress on a terminal only, never in a pipe:
 tests/cli/test_check_progress.py.)  The shapes:
 - chain: one buffer, a dependency chain of async memsets;
 - fan: many buffers, each allocated, set and freed on its own stream;
@@ -258,7 +259,9 @@ def main() -> int:
     if args.issue46:
         with tempfile.TemporaryDirectory() as tmp:
             return _issue46(args, tmp)
-    print(f"{'shape':10s} {'ops':>6s} {'wall s':>7s} {'peak MB':>8s}  verdicts")
+    # CPU seconds too (the check and every tool it ran): on a shared machine
+    # the wall time is mostly waiting for a core.
+    print(f"{'shape':10s} {'ops':>6s} {'wall s':>7s} {'cpu s':>6s} {'peak MB':>8s}  verdicts")
     with tempfile.TemporaryDirectory() as tmp:
         for name in args.shape or list(SHAPES):
             text = SHAPES[name](args.ops)
@@ -266,15 +269,15 @@ def main() -> int:
             path.write_text(text)
             ops = sum(1 for line in text.splitlines() if "=" in line or "gpu." in line
                       or "memref.store" in line or "call @" in line)
-            start = time.perf_counter()
+            start, used = time.perf_counter(), _cpu()
             proc = subprocess.run([sys.executable, "-c", _MEASURED, str(path), args.lowering],
                                   capture_output=True, text=True)
-            wall = time.perf_counter() - start
+            wall, cpu = time.perf_counter() - start, _cpu() - used
             *rest, last = proc.stderr.rstrip("\n").split("\n")
             peak = int(last) / 1024 if last.isdigit() else float("nan")
             proc.stderr = "\n".join(rest)
             summary = re.search(r"\d+ holds?.*", proc.stdout)
-            print(f"{name:10s} {ops:6d} {wall:7.1f} {peak:8.0f}  "
+            print(f"{name:10s} {ops:6d} {wall:7.1f} {cpu:6.1f} {peak:8.0f}  "
                   f"exit {proc.returncode}: {summary.group(0) if summary else proc.stdout[-200:]}")
             if "Traceback" in proc.stderr:
                 print(proc.stderr[-2000:])
