@@ -14,10 +14,9 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from functools import lru_cache
-from typing import Any
 
 from xdsl.dialects import arith
-from xdsl.dialects.builtin import IndexType, IntegerAttr, IntegerType
+from xdsl.dialects.builtin import FloatAttr, IndexType, IntegerAttr, IntegerType
 from xdsl.interpreter import Interpreter, InterpreterFunctions, PythonValues, impl, register_impls
 from xdsl.interpreters.builtin import scalar_attr
 from xdsl.ir import Attribute, Operation
@@ -28,7 +27,7 @@ def _int_type(bits: int) -> IntegerType:
     return IntegerType(bits)
 
 
-def int_result(value: int, t: Attribute, index_bits: int) -> Any:
+def int_result(value: int, t: Attribute, index_bits: int) -> IntegerAttr | FloatAttr:
     """`scalar_attr(value, t, index_bits)` for an integer or index `t`."""
     if isinstance(t, IndexType):
         return IntegerAttr(value, _int_type(index_bits), truncate_bits=True)
