@@ -258,6 +258,7 @@ def build_findings(cli_main: Callable[[list[str]], int],
     )
     from gpu_alloc_verify.repro.proof import find_filecheck
     from gpu_alloc_verify.verify.triage.buckets import triage_file
+    from gpu_alloc_verify.verify.triage.reduce import reductions_out_of_time, reductions_until
 
     deadline = None if time_budget is None else time.monotonic() + time_budget
     if run:
@@ -267,7 +268,14 @@ def build_findings(cli_main: Callable[[list[str]], int],
             failed += [r for r in runs if r.status == 2]
     if progress is not None:
         progress(f"findings: triage of {results}")
-    triage = triage_file(results)
+    # Reductions stop with 15% of the budget left, for the lit tests.
+    reduce_by = None if deadline is None or time_budget is None \
+        else deadline - 0.15 * time_budget
+    with reductions_until(reduce_by):
+        triage = triage_file(results)
+        if progress is not None and reductions_out_of_time():
+            progress("findings: time budget spent in triage: the remaining root causes "
+                     "keep their examples unreduced")
     found = findings_of(triage)
     lit = Path(lit_dir) if lit_dir is not None else Path(out_file).parent / "findings-lit"
     names = unique_names([f.lead for f in found])

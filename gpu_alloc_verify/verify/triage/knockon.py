@@ -17,7 +17,11 @@ from typing import TYPE_CHECKING, Any
 
 from gpu_alloc_verify.verify.lowerings.mlir_opt import DEFAULT_PIPELINE
 from gpu_alloc_verify.verify.model.verdicts import InvariantId
-from gpu_alloc_verify.verify.triage.reduce import reduce_text, signature_predicate
+from gpu_alloc_verify.verify.triage.reduce import (
+    reduce_text,
+    reductions_out_of_time,
+    signature_predicate,
+)
 from gpu_alloc_verify.verify.triage.rejudge import Settings, lowering_for, rejudge
 from gpu_alloc_verify.verify.triage.signature import signature_of
 
@@ -50,6 +54,8 @@ def reduce_bucket(b: Bucket) -> Reduction | None:
     leaves a value dead that one version erases."""
     best: Reduction | None = None
     for k, ex in enumerate(b.examples[:EXAMPLES_TRIED]):
+        if reductions_out_of_time():
+            break  # the time budget is spent: the bucket stays as judged
         found = _reduce(b, ex, alone=False)
         if found is not None and not found.alone:
             found = _reduce(b, dict(ex, program=found.text), alone=True) or found

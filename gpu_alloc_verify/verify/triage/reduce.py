@@ -12,7 +12,9 @@ signature (`verify.triage.signature`) is still there.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+import time
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass
 
 from gpu_alloc_verify.verify.ir.fastparse import split_list
@@ -23,6 +25,26 @@ from gpu_alloc_verify.verify.triage.rejudge import Settings, rejudge
 from gpu_alloc_verify.verify.triage.signature import signature_of
 
 MAX_ROUNDS = 40
+
+# When reductions stop (time.monotonic()): `findings --time-budget` ends on
+# time.  Each accepted round keeps the predicate, so a reduction cut short
+# still gives a program that shows the violation, only a larger one.
+_deadline: float | None = None
+
+
+@contextmanager
+def reductions_until(deadline: float | None) -> Iterator[None]:
+    """Within this block, reductions stop at `deadline` (None: no limit)."""
+    global _deadline
+    before, _deadline = _deadline, deadline
+    try:
+        yield
+    finally:
+        _deadline = before
+
+
+def reductions_out_of_time() -> bool:
+    return _deadline is not None and time.monotonic() > _deadline
 
 
 @dataclass(frozen=True)
@@ -169,6 +191,8 @@ def reduce_text(text: str, keeps: Predicate, max_rounds: int = MAX_ROUNDS) -> st
     """The smallest text found from `text` for which `keeps` stays true."""
     lines = text.rstrip("\n").splitlines()
     for _ in range(max_rounds):
+        if reductions_out_of_time():
+            break
         edits = candidates(lines)
         if not edits:
             break
