@@ -25,8 +25,6 @@ form is left to xDSL.
 
 from __future__ import annotations
 
-import re
-
 from xdsl.context import Context
 from xdsl.dialects.builtin import (
     FileLineColLoc,
@@ -42,12 +40,11 @@ from xdsl.parser import Parser
 from xdsl.utils.mlir_lexer import MLIRTokenKind
 
 from gpu_alloc_verify.verify.ir import parse as mlir
+from gpu_alloc_verify.verify.ir.locations import plain_location_at
 from gpu_alloc_verify.verify.ir.strings import utf8_unescaped
 from gpu_alloc_verify.verify.ir.xdsl_context import gpu_unregistered
 
 _LOC = " loc("
-# `loc("file":line:col)` or `loc("name")`: no escape, newline or space inside.
-_PLAIN_LOC = re.compile(r'loc\("([^"\\\n]*)"(?::([0-9]+):([0-9]+))?\)')
 
 
 class SignatureCachingParser(Parser):
@@ -88,7 +85,7 @@ class SignatureCachingParser(Parser):
 
     def parse_optional_location(self) -> LocationAttr | None:
         start = self.pos
-        found = _PLAIN_LOC.match(self.lexer.input.content, start)
+        found = plain_location_at(self.lexer.input.content, start)
         if found is None:
             return super().parse_optional_location()
         name, line, col = found.groups()

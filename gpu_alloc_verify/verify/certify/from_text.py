@@ -18,25 +18,25 @@ one is read as that type and only noted.
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass, field
 
 from gpu_alloc_verify.verify.certify.space import Step
 from gpu_alloc_verify.verify.certify.to_program import ELEM, KERNEL_SHAPE, SHAPE
+from gpu_alloc_verify.verify.ir.program_lines import (
+    ARITH_CONSTANT,
+    FUNC_HEADER,
+    GPU_OP,
+    KERNEL_REF,
+    LAUNCH_ARGS,
+    MEMREF_TYPE,
+    OP_NAME,
+    TRAILING_LOC,
+    VALUE,
+    leading_deps,
+    opens_with_host_shared,
+    split_at_values,
+)
 from gpu_alloc_verify.verify.model.kernels import parse_kernel_name
-
-_FUNC = re.compile(r"^\s*func\.func\s+(private\s+)?@([\w$.]+)\((.*?)\)\s*(->\s*.*?)?\s*"
-                   r"(attributes\s*\{.*\})?\s*\{\s*$")
-_GPU_OP = re.compile(r"^\s*(?:(%[\w$.]+(?:\s*,\s*%[\w$.]+)*)\s*=\s*)?"
-                     r"gpu\.(wait|alloc|dealloc|memset|memcpy|launch_func)\b(.*)$")
-_CONST = re.compile(r"^\s*%[\w$.]+\s*=\s*arith\.constant\b")
-_MEMREF = re.compile(r"memref<([^<>]*(?:<[^<>]*>[^<>]*)*)>")
-_VALUE = re.compile(r"%[\w$.]+")
-_LOC = re.compile(r"\s+loc\(.*\)\s*$")
-_OP_NAME = re.compile(r"^\s*(?:%[^=]+=\s*)?\"?([a-z_]+\.[\w.]+)")
-# gpu.launch_func's kernel and its args(...) list.
-_KERNEL = re.compile(r"@[\w$.]+::@([\w$.]+)")
-_ARGS = re.compile(r"args\((.*)\)\s*$")
 
 
 @dataclass
@@ -95,7 +95,7 @@ class _Reader:
         return f"space{space}"
 
     def types(self, text: str, allocated: bool = False) -> tuple[str, ...] | None:
-        found = [self.memref(m.group(1), allocated) for m in _MEMREF.finditer(text)]
+        found = [self.memref(m.group(1), allocated) for m in MEMREF_TYPE.finditer(text)]
         return None if any(f is None for f in found) else tuple(f for f in found if f)
 
     def buffer(self, name: str) -> int:
@@ -117,7 +117,7 @@ def _functions(lines: list[str]) -> tuple[list[tuple[str, list[str]]], list[str]
         opens, closes = line.count("{"), line.count("}")
         if depth == 1 and line.lstrip().startswith("gpu.module"):
             in_kernels = True
-        elif depth == 1 and _FUNC.match(line):
+        elif depth == 1 and FUNC_HEADER.match(line):
             current = []
             funcs.append((line, current))
         elif current is not None and depth == 2 and line.strip() != "}":
@@ -136,7 +136,7 @@ def read_program(text: str, spaces: bool = False) -> Read:
     r = _Reader(spaces)
     funcs, other = _functions(text.splitlines())
     for line in other:
-        m = _OP_NAME.match(line)
+        m = OP_NAME.match(line)
         r.miss(f"module-level {m.group(1) if m else line.strip()}")
     busy = [(h, b) for h, b in funcs if any(ln.strip() not in ("return", "") for ln in b)]
     if len(busy) > 1:
@@ -144,13 +144,13 @@ def read_program(text: str, spaces: bool = False) -> Read:
     if not busy:
         return Read((), r.outside, r.notes)
     header, body = busy[0]
-    m = _FUNC.match(header)
+    m = FUNC_HEADER.match(header)
     assert m is not None
     if m.group(1):
         r.miss("a private function (a callee)")
     if m.group(4):
         r.miss("function results")
-    for arg in filter(None, (a.strip() for a in re.split(r",\s*(?=%)", m.group(3)))):
+    for arg in filter(None, (a.strip() for a in split_at_values(m.group(3)))):
         name, _, type_ = arg.partition(":")
         type_ = type_.strip()
         if type_.startswith("memref<"):
@@ -161,15 +161,15 @@ def read_program(text: str, spaces: bool = False) -> Read:
                    else f"scalar argument ({type_})")
     steps = []
     for line in body:
-        line = _LOC.sub("", line)
-        if not line.strip() or line.strip() == "return" or _CONST.match(line):
+        line = TRAILING_LOC.sub("", line)
+        if not line.strip() or line.strip() == "return" or ARITH_CONSTANT.match(line):
             continue
-        g = _GPU_OP.match(line)
+        g = GPU_OP.match(line)
         if line.lstrip().startswith("^"):
             r.miss("blocks (cf branches or loops)")
             continue
         if g is None:
-            name = _OP_NAME.match(line)
+            name = OP_NAME.match(line)
             r.miss(name.group(1) if name else line.strip())
             continue
         step = _step(r, g.group(2), g.group(1) or "", g.group(3))
@@ -186,11 +186,8 @@ def _step(r: _Reader, kind: str, results: str, rest: str) -> Step | None:
     is_async = rest.lstrip().startswith("async")
     if is_async:
         rest = rest.lstrip()[len("async"):]
-    deps: tuple[int, ...] = ()
-    dm = re.match(r"\s*\[([^\]]*)\]", rest)
-    if dm:
-        deps = tuple(r.value(d) for d in _VALUE.findall(dm.group(1)))
-        rest = rest[dm.end():]
+    dep_names, rest = leading_deps(rest)
+    deps = tuple(r.value(d) for d in dep_names)
     if len(deps) > 3:
         r.miss(f"{len(deps)} dependencies")
     mode = ("async",) if is_async else ("sync",)
@@ -200,7 +197,7 @@ def _step(r: _Reader, kind: str, results: str, rest: str) -> Step | None:
         kinds = r.types(rest, allocated=True)
         if kinds is None:
             return None
-        shared = ("shared",) if re.match(r"\s*host_shared\b", rest) else ()
+        shared = ("shared",) if opens_with_host_shared(rest) else ()
         return Step("alloc", mode + shared + kinds, deps, (),
                     tuple(r.value(v) for v in defined))
     if kind == "launch_func":
@@ -208,7 +205,7 @@ def _step(r: _Reader, kind: str, results: str, rest: str) -> Step | None:
     operands, _, type_text = rest.partition(":")
     if r.types(type_text, allocated=True) is None:
         return None
-    names = _VALUE.findall(operands)
+    names = VALUE.findall(operands)
     bufs = names[:2] if kind == "memcpy" else names[:1]
     return Step(kind, mode, deps, tuple(r.buffer(b) for b in bufs),
                 tuple(r.value(v) for v in defined))
@@ -216,13 +213,13 @@ def _step(r: _Reader, kind: str, results: str, rest: str) -> Step | None:
 
 def _launch(r: _Reader, mode: tuple[str, ...], deps: tuple[int, ...], defined: list[str],
             rest: str) -> Step | None:
-    km = _KERNEL.search(rest)
+    km = KERNEL_REF.search(rest)
     ref = parse_kernel_name(km.group(1)) if km else None
     if ref is None or ref.shape != KERNEL_SHAPE:
         r.miss(f"kernel {ref.shape if ref else km.group(1) if km else '?'}")
         return None
-    am = _ARGS.search(rest)
-    bufs = [a.split(":")[0].strip() for a in re.split(r",\s*(?=%)", am.group(1) if am else "")
+    am = LAUNCH_ARGS.search(rest)
+    bufs = [a.split(":")[0].strip() for a in split_at_values(am.group(1) if am else "")
             if "memref<" in a]
     if r.types(am.group(1) if am else "", allocated=True) is None:
         return None

@@ -442,3 +442,14 @@ _NEEDS_ESCAPE = re.compile(r'[\\"\x00-\x1f\x7f]')
 def _escaped(m: re.Match[str]) -> str:
     c = m.group(0)
     return "\\" + c if c in '\\"' else f"\\{ord(c):02X}"
+
+
+# `loc("file":line:col)` or `loc("name")` with no escape, newline or quote
+# inside: the plain forms a reader can take without xDSL's location parser.
+_PLAIN_LOC = re.compile(r'loc\("([^"\\\n]*)"(?::([0-9]+):([0-9]+))?\)')
+
+
+def plain_location_at(text: str, pos: int) -> re.Match[str] | None:
+    """The plain location starting at `pos` of `text` (groups: name or file,
+    line, column; line and column None for a name location), else None."""
+    return _PLAIN_LOC.match(text, pos)
