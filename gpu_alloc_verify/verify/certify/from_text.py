@@ -169,8 +169,8 @@ def read_program(text: str, spaces: bool = False) -> Read:
             r.miss("blocks (cf branches or loops)")
             continue
         if g is None:
-            name = OP_NAME.match(line)
-            r.miss(name.group(1) if name else line.strip())
+            op = OP_NAME.match(line)
+            r.miss(op.group(1) if op else line.strip())
             continue
         step = _step(r, g.group(2), g.group(1) or "", g.group(3))
         if step is not None:
