@@ -239,3 +239,20 @@ def test_a_root_cause_only_shrinking_reached_says_so() -> None:
     # A root cause always has its programs: here its shrunk one.
     assert leak.program_count == 1 and "1 program (shrunk)" in format_triage(t)
     assert "0 program" not in format_triage(t)
+
+
+@needs_reader
+def test_past_the_time_budget_violations_are_bucketed_without_judging_again() -> None:
+    # `findings --time-budget`: triage judges nothing more once the budget
+    # is spent; the rest is bucketed by invariant, with a note saying why.
+    import time
+
+    from gpu_alloc_verify.verify.triage.reduce import reductions_until
+
+    records = _campaign("c1", 1.0, [(LEAKY, ["stream-no-leak"])])
+    with reductions_until(time.monotonic() - 1):
+        late = triage_records(records)
+    assert any("the time budget ran out" in n for n in late.notes), late.notes
+    assert [b.signature.slug() for b in late.buckets] != ["stream-leak-wait-async-dep"]
+    judged = triage_records(records)
+    assert [b.signature.slug() for b in judged.buckets] == ["stream-leak-wait-async-dep"]

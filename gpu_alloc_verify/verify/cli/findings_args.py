@@ -17,7 +17,7 @@ def add_arguments(fd: argparse.ArgumentParser) -> None:
                      "campaign per version over fuzz's pipeline portfolio)")
     size = fd.add_argument_group(SIZE)
     size.add_argument("--time-budget", type=float, default=900.0, metavar="SEC",
-                      help="the whole run's wall-clock budget in seconds: 60%% spread over "
+                      help="the whole run's wall-clock budget in seconds: 35%% spread over "
                       "the campaigns (not shrunk: triage reduces), the rest left to triage and "
                       "lit tests; 0 for none (default: %(default)g, the nightly job on 2 cores)")
     size.add_argument("--max-examples", type=int, default=None, metavar="N",

@@ -34,6 +34,7 @@ from gpu_alloc_verify.verify.model.verdicts import INVARIANTS, InvariantId, Verd
 from gpu_alloc_verify.verify.triage.causes import organize, program_text
 from gpu_alloc_verify.verify.triage.kinds import DEFECT, KNOCK_ON, LIMITATION, SEVERITY
 from gpu_alloc_verify.verify.triage.offending import roles
+from gpu_alloc_verify.verify.triage.reduce import reductions_out_of_time
 from gpu_alloc_verify.verify.triage.rejudge import Settings, lowering_for, rejudge
 from gpu_alloc_verify.verify.triage.signature import Signature, family, signature_of
 
@@ -376,6 +377,8 @@ def triage_records(records: list[Record], progress: Progress | None = None,
                 progress(f"triage: judging {len(items)} program(s) of {camp.id} again "
                          f"on {settings.lowering}")
             try:
+                if reductions_out_of_time():
+                    raise GpuAllocVerifyError("the time budget ran out")
                 lowering = lowering_for(settings)
                 judged = rejudge([p["program"] for p, _ in items],
                                  [str(p.get("id", "?")) for p, _ in items], settings,
