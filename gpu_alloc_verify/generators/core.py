@@ -98,14 +98,11 @@ class GenConfig:
     # campaigns and their seeds would otherwise generate other programs.
     alloc_spaces: bool = False
     # Tokens that cross control flow: an `scf.if` yielding a token, an
-    # `scf.for` carrying one in `iter_args`, loop bodies using outer tokens.
+    # `scf.for` carrying one in `iter_args`.  (Loop bodies use outer tokens
+    # with `fanout` alone: that crosses no `scf.yield`.)
     # Off by default (`fuzz --cf-tokens`): it adds draws, and the in-process
     # xDSL lowerings carry no token through `scf.yield`; the source runner does.
     cf_tokens: bool = False
-    # Loops whose rounds wait on a token made before the loop (`gpu.wait
-    # async [%t]` opening the body; with `fanout`): on in the default
-    # campaign's swarm, off elsewhere so that seeded sets (bench) stay the same.
-    loop_outer_waits: bool = False
     # Host code of issue 40 (each judged from its text, `prog.in_process_gap`;
     # the kinds `view`, `execute`, `call`, ... are in `kinds`): `cf_forms`,
     # an `scf.if` or `scf.for` at a function's top level drawn as blocks and
@@ -132,7 +129,7 @@ class GenConfig:
         per program."""
         return cls(max_ops=max_ops, max_functions=2, kinds=ALL_KINDS, alloc_spaces=True,
                    cf_tokens=True, cf_forms=True, while_loops=True, arg_trips=True,
-                   loop_outer_waits=True, swarm=True)
+                   swarm=True)
 
     def in_process(self) -> GenConfig:
         """Without the constructs judged from text only."""

@@ -146,8 +146,7 @@ class _Builder(HostCodeOps):
         # A loop body runs many times: it may not consume outer tokens (nor
         # free outer buffers), which would happen once per iteration; with
         # fan-out it may use them, as often as it likes.
-        see_outer = not loop or (self.cfg.fanout
-                                 and (self.cfg.cf_tokens or self.cfg.loop_outer_waits))
+        see_outer = not loop or self.cfg.fanout
         inner = _Scope(
             buffers=outer,
             tokens=(list(scope.tokens) if see_outer else [])
@@ -246,7 +245,7 @@ class _Builder(HostCodeOps):
                 out.append(prog.Wait(self.op_id(), init, ()))
             arg = self.fresh("t")
         lead_dep = None
-        if self.cfg.loop_outer_waits and self.cfg.fanout and self.budget > 0 and self.coin():
+        if self.cfg.fanout and self.budget > 0 and self.coin():
             # Each round waits on setup done before the loop, as host code
             # does: `gpu.wait async [%t]` on an outer token (a fresh one if
             # none is live), the first op of the body.
