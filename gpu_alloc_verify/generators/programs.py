@@ -140,8 +140,8 @@ class _Builder(HostCodeOps):
         return None
 
     def gen_region(self, scope: _Scope, depth: int, loop: bool = False,
-                   yields: bool = False, carried: str | None = None,
-                   lead_dep: str | None = None) -> tuple[tuple[prog.Op, ...], _Scope]:
+                   yields: bool = False, carried: str | None = None
+                   ) -> tuple[tuple[prog.Op, ...], _Scope]:
         outer = [replace(b) for b in scope.buffers if b.last_token is None]
         # A loop body runs many times: it may not consume outer tokens (nor
         # free outer buffers), which would happen once per iteration; with
@@ -158,9 +158,12 @@ class _Builder(HostCodeOps):
             async_values=list(scope.async_values),
         )
         lead: list[prog.Op] = []
-        if lead_dep is not None:
-            lead.append(prog.Wait(self.op_id(), self.produce_token(inner, (lead_dep,)),
-                                  (lead_dep,)))
+        if loop and see_outer and scope.tokens and self.budget > 0 and self.coin():
+            # A round that waits on setup done before the loop, as host code
+            # does: `gpu.wait async [%t]` on an outer token, every trip.
+            self.budget -= 1
+            dep = self.pick(scope.tokens)
+            lead.append(prog.Wait(self.op_id(), self.produce_token(inner, (dep,)), (dep,)))
         ops = self.gen_ops(inner, depth + 1)
         return (*lead, *ops), inner
 
@@ -244,21 +247,9 @@ class _Builder(HostCodeOps):
                 init = self.produce_token(scope, ())
                 out.append(prog.Wait(self.op_id(), init, ()))
             arg = self.fresh("t")
-        lead_dep = None
-        if self.cfg.fanout and self.budget > 0 and self.coin():
-            # Each round waits on setup done before the loop, as host code
-            # does: `gpu.wait async [%t]` on an outer token (a fresh one if
-            # none is live), the first op of the body.
-            self.budget -= 1
-            if scope.tokens:
-                lead_dep = self.pick(scope.tokens)
-            else:
-                lead_dep = self.produce_token(scope, ())
-                out.append(prog.Wait(self.op_id(), lead_dep, ()))
         op_id = self.op_id()
         iv = self.fresh("i")
-        body, inner = self.gen_region(scope, depth, loop=True, yields=carry, carried=arg,
-                                      lead_dep=lead_dep)
+        body, inner = self.gen_region(scope, depth, loop=True, yields=carry, carried=arg)
         if init is not None and arg is not None:
             result = self.fresh("t")
             yielded = tuple(inner.yields or ())
