@@ -98,8 +98,7 @@ class GenConfig:
     # campaigns and their seeds would otherwise generate other programs.
     alloc_spaces: bool = False
     # Tokens that cross control flow: an `scf.if` yielding a token, an
-    # `scf.for` carrying one in `iter_args`.  (Loop bodies use outer tokens
-    # with `fanout` alone: that crosses no `scf.yield`.)
+    # `scf.for` carrying one in `iter_args`, loop bodies using outer tokens.
     # Off by default (`fuzz --cf-tokens`): it adds draws, and the in-process
     # xDSL lowerings carry no token through `scf.yield`; the source runner does.
     cf_tokens: bool = False

@@ -146,7 +146,7 @@ class _Builder(HostCodeOps):
         # A loop body runs many times: it may not consume outer tokens (nor
         # free outer buffers), which would happen once per iteration; with
         # fan-out it may use them, as often as it likes.
-        see_outer = not loop or self.cfg.fanout
+        see_outer = not loop or (self.cfg.cf_tokens and self.cfg.fanout)
         inner = _Scope(
             buffers=outer,
             tokens=(list(scope.tokens) if see_outer else [])
@@ -157,15 +157,8 @@ class _Builder(HostCodeOps):
             async_tokens=list(scope.async_tokens),
             async_values=list(scope.async_values),
         )
-        lead: list[prog.Op] = []
-        if loop and see_outer and scope.tokens and self.budget > 0 and self.coin():
-            # A round that waits on setup done before the loop, as host code
-            # does: `gpu.wait async [%t]` on an outer token, every trip.
-            self.budget -= 1
-            dep = self.pick(scope.tokens)
-            lead.append(prog.Wait(self.op_id(), self.produce_token(inner, (dep,)), (dep,)))
         ops = self.gen_ops(inner, depth + 1)
-        return (*lead, *ops), inner
+        return ops, inner
 
     def choose_yield(self, scope: _Scope, out: list[prog.Op]) -> None:
         """The token this region yields, kept out of its host waits.  A loop
