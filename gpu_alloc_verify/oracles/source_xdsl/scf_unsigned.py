@@ -2,9 +2,8 @@
 
 xDSL's own `scf.for` reads its bounds as signed integers, so an i8 loop from
 0 to 200 (stored as -56) runs no round; the upstream op compares unsigned
-when it carries `unsignedCmp`.  This runs that form and leaves the signed
-signed one as xDSL's does (its induction values made as `fast_int` makes
-them).
+when it carries `unsignedCmp`.  This runs that form, and runs the signed
+one as xDSL's does (its induction values made as `fast_int` makes them).
 """
 
 from __future__ import annotations

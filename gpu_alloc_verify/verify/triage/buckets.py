@@ -377,6 +377,8 @@ def triage_records(records: list[Record], progress: Progress | None = None,
                 progress(f"triage: judging {len(items)} program(s) of {camp.id} again "
                          f"on {settings.lowering}")
             try:
+                # The triage deadline (`findings --time-budget`) bounds judging
+                # again as well as reducing.
                 if reductions_out_of_time():
                     raise GpuAllocVerifyError("the time budget ran out")
                 lowering = lowering_for(settings)
